@@ -1,0 +1,185 @@
+-- Push path: the exact deduplication verdict (layer 3) and offset allocation.
+--
+-- push_segment probes one partition's deduplication window for a segment of transaction
+-- hashes BEFORE it allocates offsets, under the partition's row lock, so a duplicate writes
+-- nothing: no allocator bump, no message row, no hash row, and no savepoint is needed.
+-- push_bundle resolves (queue, partition) names, creates the missing ones, takes every
+-- partition lock in ascending id order (the one global lock order) and calls push_segment
+-- once per segment, so a request touching several partitions costs one round trip.
+
+-- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
+-- name order so that two bundles creating the same set cannot deadlock on each other.
+CREATE OR REPLACE FUNCTION exactly.ensure_partitions(p_queues text[], p_partitions text[])
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO exactly.queues (name)
+    SELECT DISTINCT q FROM unnest(p_queues) AS q
+    WHERE NOT EXISTS (SELECT 1 FROM exactly.queues x WHERE x.name = q)
+    ORDER BY q
+    ON CONFLICT (name) DO NOTHING;
+
+    INSERT INTO exactly.partitions (queue_id, name)
+    SELECT DISTINCT q.id, s.p
+    FROM unnest(p_queues, p_partitions) AS s(q, p)
+    JOIN exactly.queues q ON q.name = s.q
+    WHERE NOT EXISTS (SELECT 1 FROM exactly.partitions x WHERE x.queue_id = q.id AND x.name = s.p)
+    ORDER BY q.id, s.p
+    ON CONFLICT (queue_id, name) DO NOTHING;
+END
+$$;
+
+-- Pushes one segment (items of one partition) and returns one row per item, in item order.
+--   p_verified: the caller vouches that none of p_hashes occurs at or below this offset;
+--               -1 means it cannot vouch and the whole window is probed.
+--   p_window:   deduplication window in seconds; 0 turns the probe off (hashes are still written).
+--   p_probe:    false for items whose transactionId is their own fresh message id.
+-- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
+-- or the zero UUID when the original's data was purged), duplicate, and the allocator
+-- watermark found under the lock (prev_last_offset), which a warm cache needs.
+CREATE OR REPLACE FUNCTION exactly.push_segment(
+    p_pid           bigint,
+    p_verified      bigint,
+    p_window        integer,
+    p_hashes        bytea[],
+    p_probe         boolean[],
+    p_message_ids   uuid[],
+    p_txn_ids       text[],
+    p_payloads      bytea[],
+    p_content_types text[],
+    p_headers       text[],
+    p_trace_ids     text[])
+RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_last        bigint;
+    v_txns_start  bigint;
+    v_now         timestamptz;
+    v_from        bigint;
+    v_dup_idx     bigint[];
+    v_dup_off     bigint[];
+    v_fresh       integer;
+BEGIN
+    -- The row lock serialises writers of this partition: nothing can commit into the probed
+    -- span until we commit, so probe-then-allocate is race-free.
+    SELECT p.last_offset, p.txns_start INTO v_last, v_txns_start
+    FROM exactly.partitions p WHERE p.id = p_pid
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
+    END IF;
+
+    v_now := clock_timestamp();
+
+    IF p_window > 0 THEN
+        v_from := GREATEST(COALESCE(p_verified, -1), v_txns_start - 1);
+        IF v_last > v_from THEN
+            -- One primary-key descent per probed hash; MIN offset = the original occurrence.
+            SELECT array_agg(i.ord ORDER BY i.ord), array_agg(d.off ORDER BY i.ord)
+            INTO v_dup_idx, v_dup_off
+            FROM unnest(p_hashes, p_probe) WITH ORDINALITY AS i(h, probe, ord)
+            CROSS JOIN LATERAL (
+                SELECT t."offset" AS off
+                FROM exactly.txn_hashes t
+                WHERE t.partition_id = p_pid
+                  AND t.hash = i.h
+                  AND t."offset" > v_from
+                  AND t.created_at >= v_now - make_interval(secs => p_window)
+                ORDER BY t."offset"
+                LIMIT 1
+            ) d
+            WHERE i.probe;
+        END IF;
+    END IF;
+
+    v_fresh := cardinality(p_hashes) - COALESCE(cardinality(v_dup_idx), 0);
+    IF v_fresh > 0 THEN
+        UPDATE exactly.partitions SET last_offset = v_last + v_fresh WHERE id = p_pid;
+    END IF;
+
+    RETURN QUERY
+    WITH src AS (
+        SELECT i.ord, i.h, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, d.off AS dup_off
+        FROM unnest(p_hashes, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
+             WITH ORDINALITY AS i(h, mid, tx, pl, ct, hd, tr, ord)
+        LEFT JOIN unnest(v_dup_idx, v_dup_off) AS d(idx, off) ON d.idx = i.ord
+    ), fresh AS (
+        SELECT s.*, v_last + row_number() OVER (ORDER BY s.ord) AS off
+        FROM src s WHERE s.dup_off IS NULL
+    ), ins_hash AS (
+        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+        SELECT p_pid, f.h, f.off, v_now FROM fresh f
+    ), ins_msg AS (
+        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                      content_type, headers, trace_id, created_at)
+        SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, v_now FROM fresh f
+    )
+    SELECT s.ord::integer,
+           COALESCE(f.off, s.dup_off),
+           CASE WHEN s.dup_off IS NULL THEN s.mid
+                ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
+           s.dup_off IS NOT NULL,
+           v_last
+    FROM src s
+    LEFT JOIN fresh f ON f.ord = s.ord
+    LEFT JOIN exactly.messages m ON s.dup_off IS NOT NULL AND m.partition_id = p_pid AND m."offset" = s.dup_off
+    ORDER BY s.ord;
+END
+$$;
+
+-- Pushes a bundle: several segments, each (queue, partition), in one statement.
+-- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment).
+-- Per item, grouped by segment in segment order: the arrays of push_segment.
+-- Returns push_segment's rows tagged with the segment (1-based) and its partition id and window.
+CREATE OR REPLACE FUNCTION exactly.push_bundle(
+    p_queues        text[],
+    p_partitions    text[],
+    p_verified      bigint[],
+    p_counts        integer[],
+    p_hashes        bytea[],
+    p_probe         boolean[],
+    p_message_ids   uuid[],
+    p_txn_ids       text[],
+    p_payloads      bytea[],
+    p_content_types text[],
+    p_headers       text[],
+    p_trace_ids     text[])
+RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
+               duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pids     bigint[];
+    v_windows  integer[];
+    v_missing  boolean;
+    v_seg      integer;
+    v_lo       integer := 1;
+    v_hi       integer;
+BEGIN
+    FOR attempt IN 1..2 LOOP
+        SELECT array_agg(p.id ORDER BY s.seg), array_agg(q.dedup_window_seconds ORDER BY s.seg),
+               bool_or(p.id IS NULL)
+        INTO v_pids, v_windows, v_missing
+        FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS s(q, p, seg)
+        LEFT JOIN exactly.queues q ON q.name = s.q
+        LEFT JOIN exactly.partitions p ON p.queue_id = q.id AND p.name = s.p;
+        EXIT WHEN NOT v_missing;
+        PERFORM exactly.ensure_partitions(p_queues, p_partitions);
+    END LOOP;
+
+    -- Ascending partition id: the lock order shared with acks and retention.
+    PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (v_pids) ORDER BY p.id FOR UPDATE;
+
+    FOR v_seg IN 1..cardinality(p_queues) LOOP
+        v_hi := v_lo + p_counts[v_seg] - 1;
+        RETURN QUERY
+        SELECT v_seg, r.item, v_pids[v_seg], r."offset", r.message_id, r.duplicate,
+               r.prev_last_offset, v_windows[v_seg]
+        FROM exactly.push_segment(v_pids[v_seg], p_verified[v_seg], v_windows[v_seg],
+                                  p_hashes[v_lo:v_hi], p_probe[v_lo:v_hi], p_message_ids[v_lo:v_hi],
+                                  p_txn_ids[v_lo:v_hi], p_payloads[v_lo:v_hi],
+                                  p_content_types[v_lo:v_hi], p_headers[v_lo:v_hi],
+                                  p_trace_ids[v_lo:v_hi]) AS r;
+        v_lo := v_hi + 1;
+    END LOOP;
+END
+$$;

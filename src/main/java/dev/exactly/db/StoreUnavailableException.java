@@ -1,0 +1,14 @@
+package dev.exactly.db;
+
+/**
+ * The database cannot be reached or refused work for a transient reason (connection refused or
+ * closed, server shutting down, too many connections). Retrying the same request later is safe:
+ * every write path is idempotent. Adapters answer it with 503 and Retry-After.
+ */
+public class StoreUnavailableException extends RuntimeException {
+
+    /** @param cause the underlying client or server error */
+    public StoreUnavailableException(Throwable cause) {
+        super("database unavailable: " + cause.getMessage(), cause);
+    }
+}

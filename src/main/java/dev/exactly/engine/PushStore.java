@@ -1,0 +1,114 @@
+package dev.exactly.engine;
+
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The probe client: sends segments to {@code exactly.push_bundle} (sql/R__push.sql), which
+ * probes each partition's window under its row lock before allocating offsets. A bundle of any
+ * number of segments is one statement, one round trip, one transaction.
+ */
+public final class PushStore {
+
+    private static final String PUSH_BUNDLE =
+            "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
+                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+
+    private final Pool pool;
+
+    /** @param pool the connection pool of this engine instance */
+    public PushStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * Pushes segments with their p_verified watermarks.
+     *
+     * @param segments leader segments, each for a distinct partition
+     * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
+     * @return one outcome per segment, in segment order
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified) {
+        int s = segments.size();
+        int n = 0;
+        for (Segment seg : segments) {
+            n += seg.items().size();
+        }
+        String[] queues = new String[s];
+        String[] partitions = new String[s];
+        Long[] watermarks = new Long[s];
+        Integer[] counts = new Integer[s];
+        Buffer[] hashes = new Buffer[n];
+        Boolean[] probe = new Boolean[n];
+        UUID[] ids = new UUID[n];
+        String[] txns = new String[n];
+        Buffer[] payloads = new Buffer[n];
+        String[] contentTypes = new String[n];
+        String[] headers = new String[n];
+        String[] traces = new String[n];
+        int k = 0;
+        for (int i = 0; i < s; i++) {
+            Segment seg = segments.get(i);
+            queues[i] = seg.partition().queue();
+            partitions[i] = seg.partition().partition();
+            watermarks[i] = verified[i];
+            counts[i] = seg.items().size();
+            for (PushItem it : seg.items()) {
+                hashes[k] = Buffer.buffer(it.hash());
+                probe[k] = it.probe();
+                ids[k] = it.messageId();
+                txns[k] = it.transactionId();
+                payloads[k] = Buffer.buffer(it.command().payload());
+                contentTypes[k] = it.command().contentType();
+                headers[k] = it.command().headersJson();
+                traces[k] = it.command().traceId();
+                k++;
+            }
+        }
+        Tuple args = Tuple.tuple()
+                .addArrayOfString(queues).addArrayOfString(partitions)
+                .addArrayOfLong(watermarks).addArrayOfInteger(counts)
+                .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
+                .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
+                .addArrayOfString(traces);
+        return pool.preparedQuery(PUSH_BUNDLE).execute(args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> outcomes(segments, rows));
+    }
+
+    private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows) {
+        List<SegmentOutcome> out = new ArrayList<>(segments.size());
+        long[] offsets = null;
+        UUID[] ids = null;
+        boolean[] dup = null;
+        int current = 0;
+        for (Row r : rows) {
+            int seg = r.getInteger(0);
+            if (seg != current) {
+                current = seg;
+                int size = segments.get(seg - 1).items().size();
+                offsets = new long[size];
+                ids = new UUID[size];
+                dup = new boolean[size];
+                out.add(new SegmentOutcome(r.getLong(2), r.getLong(6), r.getInteger(7), offsets, ids, dup));
+            }
+            int item = r.getInteger(1) - 1;
+            offsets[item] = r.getLong(3);
+            ids[item] = r.getUUID(4);
+            dup[item] = r.getBoolean(5);
+        }
+        if (out.size() != segments.size()) {
+            throw new IllegalStateException("push_bundle answered " + out.size() + " of " + segments.size() + " segments");
+        }
+        return out;
+    }
+}

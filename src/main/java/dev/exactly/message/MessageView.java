@@ -1,0 +1,39 @@
+package dev.exactly.message;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.Base64;
+import java.util.UUID;
+
+/**
+ * A stored message on the wire. A JSON payload is returned as JSON, byte for byte as pushed;
+ * any other payload (a webhook body of another media type) as base64 in payloadBase64.
+ *
+ * @param messageId     its id
+ * @param queue         queue name
+ * @param partition     partition name
+ * @param offset        offset in the partition
+ * @param transactionId idempotency key
+ * @param payload       the JSON payload, raw, or null
+ * @param payloadBase64 a non-JSON payload in base64 (RFC 4648), or null
+ * @param contentType   media type of a non-JSON or webhook payload, or null
+ * @param headers       kept request headers (JSON object, raw), or null
+ * @param traceId       trace id, or null
+ * @param createdAt     when it was stored
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record MessageView(UUID messageId, String queue, String partition, long offset, String transactionId,
+                          @JsonRawValue String payload, String payloadBase64, String contentType,
+                          @JsonRawValue String headers, String traceId, OffsetDateTime createdAt) {
+
+    /** The wire form of a stored message. */
+    public static MessageView of(StoredMessage m) {
+        boolean json = m.isJson();
+        return new MessageView(m.messageId(), m.queue(), m.partition(), m.offset(), m.transactionId(),
+                json ? new String(m.payload(), StandardCharsets.UTF_8) : null,
+                json ? null : Base64.getEncoder().encodeToString(m.payload()),
+                m.contentType(), m.headersJson(), m.traceId(), m.createdAt());
+    }
+}

@@ -1,0 +1,73 @@
+package dev.exactly.problem;
+
+import java.util.List;
+
+/**
+ * Thrown by adapters to answer with a problem details document (RFC 9457). Nothing has been
+ * written when it is thrown for bad input.
+ */
+public class ApiProblem extends RuntimeException {
+
+    private final int status;
+    private final String kind;
+    private final String title;
+    private final List<FieldError> errors;
+
+    /**
+     * @param status HTTP status (4xx or 5xx)
+     * @param kind   the last segment of the problem type URI, e.g. "invalid-request"
+     * @param title  short summary of the kind
+     * @param detail this occurrence
+     * @param errors per-field reasons, may be empty
+     */
+    public ApiProblem(int status, String kind, String title, String detail, List<FieldError> errors) {
+        super(detail);
+        this.status = status;
+        this.kind = kind;
+        this.title = title;
+        this.errors = errors;
+    }
+
+    /** 400 invalid-request naming the offending fields. */
+    public static ApiProblem invalid(List<FieldError> errors) {
+        String detail = errors.size() == 1 ? describe(errors.get(0))
+                : errors.size() + " fields are invalid; the first: " + describe(errors.get(0));
+        return new ApiProblem(400, "invalid-request", "Invalid request", detail, errors);
+    }
+
+    /** 400 invalid-request for one field. */
+    public static ApiProblem invalid(Integer index, String field, String message) {
+        return invalid(List.of(new FieldError(index, field, message)));
+    }
+
+    /** 404 not-found. */
+    public static ApiProblem notFound(String detail) {
+        return new ApiProblem(404, "not-found", "Not found", detail, List.of());
+    }
+
+    /** 413 payload-too-large. */
+    public static ApiProblem tooLarge(String detail) {
+        return new ApiProblem(413, "payload-too-large", "Payload too large", detail, List.of());
+    }
+
+    private static String describe(FieldError e) {
+        StringBuilder b = new StringBuilder();
+        if (e.index() != null) {
+            b.append("items[").append(e.index()).append(']');
+        }
+        if (e.field() != null) {
+            b.append(b.length() > 0 ? "." : "").append(e.field());
+        }
+        return (b.length() > 0 ? b + ": " : "") + e.message();
+    }
+
+    /** The problem document to send. */
+    public Problem toProblem() {
+        return new Problem("/problems/" + kind, title, status, getMessage(), errors.isEmpty() ? null : errors);
+    }
+
+    /** HTTP status. */
+    public int status() {
+        return status;
+    }
+}

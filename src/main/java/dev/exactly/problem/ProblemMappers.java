@@ -1,0 +1,58 @@
+package dev.exactly.problem;
+
+import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.StoreUnavailableException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/** Turns every failure into an RFC 9457 problem details response. */
+public class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+
+    /** Seconds a client should wait before retrying while the database is away. */
+    static final int RETRY_AFTER_SECONDS = 2;
+
+    /** Adapter-raised problems, as they are. */
+    @ServerExceptionMapper
+    public Response apiProblem(ApiProblem p) {
+        return respond(p.toProblem());
+    }
+
+    /** The database is away: 503 with Retry-After; retrying the same request is safe. */
+    @ServerExceptionMapper
+    public Response unavailable(StoreUnavailableException e) {
+        LOG.warnf("database unavailable: %s", e.getCause() == null ? e.getMessage() : e.getCause().toString());
+        return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
+                .entity(new Problem("/problems/unavailable", "Service unavailable", 503,
+                        "The database is unavailable. Retrying the same request is safe.", null))
+                .build();
+    }
+
+    /** JAX-RS errors (unknown route, wrong method, unsupported media type, ...). */
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        String title = e.getResponse().getStatusInfo().getReasonPhrase();
+        String kind = status == 404 ? "not-found" : status == 405 ? "method-not-allowed"
+                : status == 415 ? "unsupported-media-type" : status == 413 ? "payload-too-large" : "http-" + status;
+        return respond(new Problem("/problems/" + kind, title, status, e.getMessage(), null));
+    }
+
+    /** Anything else: a 503 if the database is away, else a logged 500. */
+    @ServerExceptionMapper
+    public Response unexpected(Throwable t) {
+        if (DatabaseErrors.isUnavailable(t)) {
+            return unavailable(new StoreUnavailableException(t));
+        }
+        LOG.error("unexpected failure", t);
+        return respond(new Problem("/problems/internal", "Internal error", 500,
+                "An unexpected error occurred.", null));
+    }
+
+    private static Response respond(Problem p) {
+        return Response.status(p.status()).type(Problem.MEDIA_TYPE).entity(p).build();
+    }
+}

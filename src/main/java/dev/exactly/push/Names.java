@@ -1,0 +1,67 @@
+package dev.exactly.push;
+
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+
+/** Rules for the names and keys a producer sends, shared by every adapter that takes them. */
+public final class Names {
+
+    /** Queue and partition names: 1 to 255 characters of [A-Za-z0-9._:-]. */
+    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,255}");
+
+    /** Longest transactionId, in UTF-8 bytes. */
+    public static final int MAX_TRANSACTION_ID_BYTES = 256;
+
+    /** Longest traceId, in UTF-8 bytes. */
+    public static final int MAX_TRACE_ID_BYTES = 256;
+
+    /** The partition an item goes to when it names none. */
+    public static final String DEFAULT_PARTITION = "Default";
+
+    private Names() {
+    }
+
+    /** @return null when {@code name} is a valid queue or partition name, else the reason */
+    public static String checkName(String name) {
+        if (name.isEmpty()) {
+            return "must not be empty";
+        }
+        if (name.length() > 255) {
+            return "must be at most 255 characters";
+        }
+        return NAME.matcher(name).matches() ? null : "may contain only A-Z, a-z, 0-9, '.', '_', ':' and '-'";
+    }
+
+    /**
+     * Checks an opaque key (transactionId, traceId): non-empty, well-formed Unicode (no lone
+     * surrogate, which UTF-8 cannot carry), no NUL (PostgreSQL text cannot hold it), and at most
+     * {@code maxBytes} UTF-8 bytes. Keys compare byte for byte; nothing is normalised.
+     *
+     * @return null when valid, else the reason
+     */
+    public static String checkKey(String key, int maxBytes) {
+        if (key.isEmpty()) {
+            return "must not be empty";
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == 0) {
+                return "must not contain NUL (U+0000)";
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                return "must be well-formed Unicode (lone surrogate at character " + i + ")";
+            }
+            if (Character.isLowSurrogate(c)) {
+                return "must be well-formed Unicode (lone surrogate at character " + i + ")";
+            }
+        }
+        if (key.length() * 3 > maxBytes && key.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            return "must be at most " + maxBytes + " UTF-8 bytes";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,108 @@
+package dev.exactly.queue;
+
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.OffsetDateTime;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** Data access for exactly.queues: read, create-or-replace and merge a queue's options. */
+@ApplicationScoped
+public class QueueRepository {
+
+    private static final String COLUMNS = Arrays.stream(QueueOption.values()).map(QueueOption::column)
+            .collect(Collectors.joining(", "));
+    private static final String SELECT = "SELECT name, " + COLUMNS + ", created_at, updated_at FROM exactly.queues WHERE name = $1";
+    private static final String UPSERT = "INSERT INTO exactly.queues (name, " + COLUMNS + ") VALUES ($1, "
+            + placeholders(2) + ") ON CONFLICT (name) DO UPDATE SET "
+            + Arrays.stream(QueueOption.values()).map(o -> o.column() + " = EXCLUDED." + o.column())
+                    .collect(Collectors.joining(", "))
+            + ", updated_at = now() RETURNING name, " + COLUMNS + ", created_at, updated_at";
+
+    private final Pool pool;
+
+    /** Constructor injection. */
+    public QueueRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * A stored queue.
+     *
+     * @param name      queue name
+     * @param options   its options
+     * @param createdAt when it was created
+     * @param updatedAt when its options last changed
+     */
+    public record StoredQueue(String name, QueueOptions options, OffsetDateTime createdAt, OffsetDateTime updatedAt) {
+    }
+
+    /**
+     * An options change and what the queue held before it.
+     *
+     * @param before the queue before (null when it was created by this change)
+     * @param after  the queue after
+     */
+    public record Change(StoredQueue before, StoredQueue after) {
+    }
+
+    /** @return the queue, or null when it does not exist */
+    public Uni<StoredQueue> find(String name) {
+        return pool.preparedQuery(SELECT).execute(Tuple.of(name))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() == 0 ? null : toQueue(rows.iterator().next()));
+    }
+
+    /**
+     * Sets a queue's options, creating the queue if needed, in one transaction that reads the
+     * previous options under the row lock.
+     *
+     * @param name    queue name (validated)
+     * @param options the changes to apply
+     * @param replace true: every option not in {@code options} returns to its default (full
+     *                replace, /configure); false: omitted options keep their value (merge, PATCH)
+     * @return the options before and after
+     */
+    public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
+        return pool.withTransaction(conn -> conn.preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
+                .flatMap(rows -> {
+                    StoredQueue before = rows.size() == 0 ? null : toQueue(rows.iterator().next());
+                    QueueOptions base = replace || before == null ? QueueOptions.defaults() : before.options();
+                    QueueOptions after = base.with(options);
+                    return upsert(conn, name, after).map(q -> new Change(before, q));
+                }))
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    private static Uni<StoredQueue> upsert(SqlClient conn, String name, QueueOptions o) {
+        Tuple t = Tuple.tuple().addString(name);
+        for (QueueOption opt : QueueOption.values()) {
+            t.addInteger(o.get(opt));
+        }
+        return conn.preparedQuery(UPSERT).execute(t).map(rows -> toQueue(rows.iterator().next()));
+    }
+
+    private static StoredQueue toQueue(Row r) {
+        EnumMap<QueueOption, Integer> m = new EnumMap<>(QueueOption.class);
+        for (QueueOption o : QueueOption.values()) {
+            m.put(o, r.getInteger(o.column()));
+        }
+        return new StoredQueue(r.getString("name"), QueueOptions.defaults().with(m),
+                r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"));
+    }
+
+    private static String placeholders(int first) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < QueueOption.values().length; i++) {
+            b.append(i == 0 ? "" : ", ").append('$').append(first + i);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,164 @@
+package dev.exactly.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.http.JsonBodies;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.FieldError;
+import dev.exactly.push.Names;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * Queue options: POST /api/v1/configure (full replace: an omitted option returns to its
+ * default, and the answer lists each one it reset), PATCH /api/v1/queues/{queue} (merge) and
+ * GET /api/v1/queues/{queue}.
+ */
+@Path("/api/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class QueueResource {
+
+    private final QueueRepository queues;
+
+    /** Constructor injection. */
+    public QueueResource(QueueRepository queues) {
+        this.queues = queues;
+    }
+
+    /**
+     * Full replace of a queue's options, creating the queue if needed. Body:
+     * {@code {"queue":"orders","options":{"dedupWindowSeconds":600}}}.
+     *
+     * @return the queue, plus {@code reset} (options returned to their default that changed) and
+     *         {@code defaulted} (every omitted option)
+     */
+    @POST
+    @Path("/configure")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Configure a queue (full replace: omitted options return to their defaults)")
+    public Uni<QueueView> configure(byte[] body) {
+        JsonNode root = JsonBodies.object(body);
+        List<FieldError> errors = new ArrayList<>();
+        String name = null;
+        JsonNode q = root.get("queue");
+        if (q == null || !q.isTextual()) {
+            errors.add(new FieldError(null, "queue", "is required and must be a string"));
+        } else {
+            name = q.textValue();
+            String why = Names.checkName(name);
+            if (why != null) {
+                errors.add(new FieldError(null, "queue", why));
+            }
+        }
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("queue") && !f.equals("options")) {
+                errors.add(new FieldError(null, f, "unknown field"));
+            }
+        }
+        Map<QueueOption, Integer> options = options(root.get("options"), errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return queues.write(name, options, true).map(change -> {
+            List<QueueView.Reset> reset = new ArrayList<>();
+            List<String> defaulted = new ArrayList<>();
+            for (QueueOption o : QueueOption.values()) {
+                if (options.containsKey(o)) {
+                    continue;
+                }
+                defaulted.add(o.wire());
+                int before = change.before() == null ? o.defaultValue() : change.before().options().get(o);
+                if (before != o.defaultValue()) {
+                    reset.add(new QueueView.Reset(o.wire(), before, o.defaultValue()));
+                }
+            }
+            QueueView v = QueueView.of(change.after());
+            return new QueueView(v.queue(), v.options(), v.createdAt(), v.updatedAt(), reset, defaulted);
+        });
+    }
+
+    /**
+     * Merges options into a queue, creating it if needed; omitted options keep their value.
+     * Body: {@code {"options":{"retentionSeconds":86400}}}.
+     */
+    @PATCH
+    @Path("/queues/{queue}")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Change some options of a queue (merge)")
+    public Uni<QueueView> patch(@PathParam("queue") String queue, byte[] body) {
+        checkQueueName(queue);
+        JsonNode root = JsonBodies.object(body);
+        List<FieldError> errors = new ArrayList<>();
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("options")) {
+                errors.add(new FieldError(null, f, "unknown field"));
+            }
+        }
+        Map<QueueOption, Integer> options = options(root.get("options"), errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return queues.write(queue, options, false).map(c -> QueueView.of(c.after()));
+    }
+
+    /** A queue and its options; 404 when it does not exist. */
+    @GET
+    @Path("/queues/{queue}")
+    @Operation(summary = "Show a queue's options")
+    public Uni<QueueView> get(@PathParam("queue") String queue) {
+        checkQueueName(queue);
+        return queues.find(queue).map(q -> {
+            if (q == null) {
+                throw ApiProblem.notFound("no queue named '" + queue + "'");
+            }
+            return QueueView.of(q);
+        });
+    }
+
+    private static void checkQueueName(String queue) {
+        String why = Names.checkName(queue);
+        if (why != null) {
+            throw ApiProblem.invalid(null, "queue", why);
+        }
+    }
+
+    private static Map<QueueOption, Integer> options(JsonNode node, List<FieldError> errors) {
+        Map<QueueOption, Integer> out = new EnumMap<>(QueueOption.class);
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        if (!node.isObject()) {
+            errors.add(new FieldError(null, "options", "must be an object"));
+            return out;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            QueueOption o = QueueOption.byWire(e.getKey());
+            String field = "options." + e.getKey();
+            if (o == null) {
+                errors.add(new FieldError(null, field, "unknown option"));
+            } else if (!e.getValue().isIntegralNumber() || !e.getValue().canConvertToInt()) {
+                errors.add(new FieldError(null, field, "must be an integer"));
+            } else if (e.getValue().intValue() < o.min()) {
+                errors.add(new FieldError(null, field, "must be at least " + o.min()));
+            } else {
+                out.put(o, e.getValue().intValue());
+            }
+        }
+        return out;
+    }
+}
