@@ -23,6 +23,28 @@ public final class DatabaseErrors {
         return isUnavailable(t) ? new StoreUnavailableException(t) : t;
     }
 
+    /**
+     * True when t (or a cause) says the connection a statement ran on was lost: closed by the
+     * server or a proxy (idle timeout, pg_terminate_backend, restart). Whether the statement
+     * committed is then unknown, so only an idempotent statement may be retried.
+     */
+    public static boolean isConnectionLost(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof io.vertx.sqlclient.ClosedConnectionException) {
+                return true;
+            }
+            if (c instanceof PgException pg) {
+                String state = pg.getSqlState();
+                return state != null && (state.equals("57P01") || state.equals("57P02") || state.startsWith("08"));
+            }
+            String m = c.getMessage();
+            if (m != null && m.contains("Connection closed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when t (or a cause) says the database cannot be reached right now. */
     public static boolean isUnavailable(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

@@ -38,6 +38,22 @@ public final class PushStore {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified) {
+        return execute(segments, verified, false)
+                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
+                    long[] all = new long[segments.size()];
+                    java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+                    return execute(segments, all, true);
+                })
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /**
+     * One attempt. A retry (after the connection was lost, when the first attempt may or may not
+     * have committed) probes every item against the whole window, including items whose key is
+     * their own minted message id; an item found stored under its own message id was stored by
+     * the first attempt and is reported as queued. So the retry is exact either way.
+     */
+    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, boolean retry) {
         int s = segments.size();
         int n = 0;
         for (Segment seg : segments) {
@@ -64,7 +80,7 @@ public final class PushStore {
             counts[i] = seg.items().size();
             for (PushItem it : seg.items()) {
                 hashes[k] = Buffer.buffer(it.hash());
-                probe[k] = it.probe();
+                probe[k] = retry || it.probe();
                 ids[k] = it.messageId();
                 txns[k] = it.transactionId();
                 payloads[k] = Buffer.buffer(it.command().payload());
@@ -80,12 +96,10 @@ public final class PushStore {
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
                 .addArrayOfString(traces);
-        return pool.preparedQuery(PUSH_BUNDLE).execute(args)
-                .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(rows -> outcomes(segments, rows));
+        return pool.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
     }
 
-    private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows) {
+    private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows, boolean retry) {
         List<SegmentOutcome> out = new ArrayList<>(segments.size());
         long[] offsets = null;
         UUID[] ids = null;
@@ -104,7 +118,8 @@ public final class PushStore {
             int item = r.getInteger(1) - 1;
             offsets[item] = r.getLong(3);
             ids[item] = r.getUUID(4);
-            dup[item] = r.getBoolean(5);
+            dup[item] = r.getBoolean(5)
+                    && !(retry && ids[item].equals(segments.get(seg - 1).items().get(item).messageId()));
         }
         if (out.size() != segments.size()) {
             throw new IllegalStateException("push_bundle answered " + out.size() + " of " + segments.size() + " segments");

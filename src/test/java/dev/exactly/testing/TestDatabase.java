@@ -51,6 +51,39 @@ public final class TestDatabase {
         return name;
     }
 
+    /**
+     * Creates a database and applies the project's migrations (sql/) to it with Flyway, as the
+     * service does at start-up.
+     *
+     * @return the database's name
+     */
+    public static String createMigratedDatabase() {
+        String name = createDatabase();
+        org.flywaydb.core.Flyway.configure()
+                .dataSource(jdbcUrl(name), "postgres", "")
+                .schemas("exactly").defaultSchema("exactly").createSchemas(true)
+                .locations("filesystem:sql")
+                .load().migrate();
+        return name;
+    }
+
+    /**
+     * A Vert.x pool of its own to a database on the shared server, as a separate engine
+     * instance (another function instance) would have.
+     *
+     * @param vertx   the Vert.x instance to run it on
+     * @param db      database name
+     * @param maxSize most connections
+     */
+    public static io.vertx.mutiny.sqlclient.Pool pool(io.vertx.mutiny.core.Vertx vertx, String db, int maxSize) {
+        io.vertx.pgclient.PgConnectOptions connect = io.vertx.pgclient.PgConnectOptions.fromUri(reactiveUrl(db))
+                .setUser("postgres").setCachePreparedStatements(true);
+        io.vertx.sqlclient.Pool core = io.vertx.pgclient.PgBuilder.pool()
+                .with(new io.vertx.sqlclient.PoolOptions().setMaxSize(maxSize))
+                .connectingTo(connect).using(vertx.getDelegate()).build();
+        return io.vertx.mutiny.sqlclient.Pool.newInstance(core);
+    }
+
     /** A reactive-client URL for a database on the shared server. */
     public static String reactiveUrl(String database) {
         return "postgresql://127.0.0.1:" + server().getPort() + "/" + database;

@@ -1,0 +1,128 @@
+package dev.exactly.push;
+
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.exactly.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.ValidatableResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Bad input answers 400/413 problem+json naming the item and field, and writes nothing at all. */
+@QuarkusTest
+class PushValidationTest {
+
+    private long footprint;
+    private long queues;
+
+    @BeforeEach
+    void before() {
+        footprint = Db.writeFootprint();
+        queues = Db.number("SELECT count(*) FROM exactly.queues");
+    }
+
+    @AfterEach
+    void nothingWasWritten() {
+        assertEquals(footprint, Db.writeFootprint(), "a refused request wrote rows");
+        assertEquals(queues, Db.number("SELECT count(*) FROM exactly.queues"), "a refused request created a queue");
+    }
+
+    private static ValidatableResponse push(String body, int status) {
+        return api().body(body).post("/api/v1/push").then().statusCode(status)
+                .contentType("application/problem+json").body("status", equalTo(status));
+    }
+
+    private static ValidatableResponse invalid(String body, Integer index, String field) {
+        ValidatableResponse r = push(body, 400).body("type", equalTo("/problems/invalid-request"))
+                .body("errors[0].field", equalTo(field));
+        return index == null ? r : r.body("errors[0].index", equalTo(index));
+    }
+
+    private static String one(String item) {
+        return "{\"items\":[" + item + "]}";
+    }
+
+    @Test
+    void malformedJson() {
+        push("{\"items\":[", 400).body("detail", containsString("malformed JSON"));
+        push("", 400);
+        push("[]", 400);
+        push("{\"items\":[]} trailing", 400);
+    }
+
+    @Test
+    void duplicateKeysAreRefused() {
+        push(one("{\"queue\":\"v\",\"transactionId\":\"a\",\"transactionId\":\"b\",\"payload\":1}"), 400)
+                .body("detail", containsString("Duplicate field"));
+    }
+
+    @Test
+    void missingQueueOrPayload() {
+        invalid(one("{\"payload\":1}"), 0, "queue");
+        invalid(one("{\"queue\":\"v\"}"), 0, "payload");
+        invalid(one("{\"queue\":\"v\",\"payload\":null}"), 0, "payload");
+        invalid("{}", null, "items");
+        invalid("{\"items\":{}}", null, "items");
+    }
+
+    @Test
+    void badNames() {
+        invalid(one("{\"queue\":\"has space\",\"payload\":1}"), 0, "queue");
+        invalid(one("{\"queue\":\"" + "q".repeat(256) + "\",\"payload\":1}"), 0, "queue");
+        invalid(one("{\"queue\":\"v\",\"partition\":\"a/b\",\"payload\":1}"), 0, "partition");
+        invalid(one("{\"queue\":\"v\",\"partition\":\"\",\"payload\":1}"), 0, "partition");
+        invalid(one("{\"queue\":7,\"payload\":1}"), 0, "queue");
+    }
+
+    @Test
+    void transactionIdLimits() {
+        // 129 two-byte characters = 258 UTF-8 bytes
+        invalid(one("{\"queue\":\"v\",\"transactionId\":\"" + "\u00e9".repeat(129) + "\",\"payload\":1}"), 0, "transactionId");
+        invalid(one("{\"queue\":\"v\",\"transactionId\":\"\",\"payload\":1}"), 0, "transactionId");
+        invalid(one("{\"queue\":\"v\",\"transactionId\":\"a\\u0000b\",\"payload\":1}"), 0, "transactionId");
+        invalid(one("{\"queue\":\"v\",\"transactionId\":\"\\ud800\",\"payload\":1}"), 0, "transactionId");
+    }
+
+    @Test
+    void unknownFieldsAreRefusedSoATypoCannotTurnDeduplicationOff() {
+        invalid(one("{\"queue\":\"v\",\"transactionID\":\"a\",\"payload\":1}"), 0, "transactionID");
+        invalid("{\"items\":[],\"extra\":1}", null, "extra");
+    }
+
+    @Test
+    void oneBadItemRefusesTheWholeRequest() {
+        String good = "{\"queue\":\"valid-but-refused\",\"transactionId\":\"g\",\"payload\":1}";
+        invalid("{\"items\":[" + good + "," + good + ",{\"queue\":\"v\"}]}", 2, "payload");
+    }
+
+    @Test
+    void tooManyItems() {
+        StringBuilder b = new StringBuilder("{\"items\":[");
+        for (int i = 0; i < 1001; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"queue\":\"many\",\"payload\":").append(i).append('}');
+        }
+        invalid(b.append("]}").toString(), null, "items").body("detail", containsString("1000"));
+    }
+
+    @Test
+    void bodyOverTheLimitIs413() {
+        String big = "x".repeat(6 * 1024 * 1024);
+        push(one("{\"queue\":\"big\",\"payload\":\"" + big + "\"}"), 413)
+                .body("type", equalTo("/problems/payload-too-large"));
+    }
+
+    @Test
+    void aNegativeWindowIsRefused() {
+        api().body("{\"queue\":\"neg\",\"options\":{\"dedupWindowSeconds\":-1}}").post("/api/v1/configure")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("options.dedupWindowSeconds"));
+        api().body("{\"queue\":\"neg\",\"options\":{\"noSuchOption\":1}}").post("/api/v1/configure")
+                .then().statusCode(400).body("errors[0].field", equalTo("options.noSuchOption"));
+        api().body("{\"options\":{\"dedupWindowSeconds\":1.5}}").patch("/api/v1/queues/neg")
+                .then().statusCode(400).body("errors[0].field", equalTo("options.dedupWindowSeconds"));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.exactly.queue;
+
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.exactly.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Queue options: /configure is a full replace that says what it reset; PATCH merges; GET shows. */
+@QuarkusTest
+class QueueResourceTest {
+
+    @Test
+    void configureWithoutTheWindowResetsItTo3600AndSaysSo() {
+        String q = "cfg-" + UUID.randomUUID();
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"dedupWindowSeconds\":60,\"retryLimit\":5}}")
+                .post("/api/v1/configure").then().statusCode(200)
+                .body("options.dedupWindowSeconds", equalTo(60)).body("options.retryLimit", equalTo(5))
+                .body("reset", hasSize(0));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"retryLimit\":5}}")
+                .post("/api/v1/configure").then().statusCode(200)
+                .body("options.dedupWindowSeconds", equalTo(3600))
+                .body("reset", hasSize(1))
+                .body("reset[0].option", equalTo("dedupWindowSeconds"))
+                .body("reset[0].from", equalTo(60)).body("reset[0].to", equalTo(3600))
+                .body("defaulted", hasItem("dedupWindowSeconds"));
+        api().get("/api/v1/queues/" + q).then().statusCode(200).body("options.dedupWindowSeconds", equalTo(3600));
+    }
+
+    @Test
+    void patchMergesAndLeavesOmittedOptionsAlone() {
+        String q = "patch-" + UUID.randomUUID();
+        api().body("{\"options\":{\"dedupWindowSeconds\":0}}").patch("/api/v1/queues/" + q).then().statusCode(200)
+                .body("options.dedupWindowSeconds", equalTo(0));
+        api().body("{\"options\":{\"retentionSeconds\":86400}}").patch("/api/v1/queues/" + q).then().statusCode(200)
+                .body("options.dedupWindowSeconds", equalTo(0)).body("options.retentionSeconds", equalTo(86400));
+    }
+
+    @Test
+    void aQueueCreatedByAPushHasTheDefaultOptionsOfTheJavaSide() {
+        String q = "dflt-" + UUID.randomUUID();
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"payload\":1}]}").post("/api/v1/push").then().statusCode(200);
+        // the column defaults (sql/V1__schema.sql) must equal QueueOption's defaults
+        for (QueueOption o : QueueOption.values()) {
+            assertEquals(o.defaultValue(), Db.number("SELECT " + o.column() + " FROM exactly.queues WHERE name = '" + q + "'"),
+                    o.wire());
+        }
+        api().get("/api/v1/queues/" + q).then().statusCode(200).body("queue", equalTo(q));
+    }
+
+    @Test
+    void unknownQueueIs404() {
+        api().get("/api/v1/queues/none-" + UUID.randomUUID()).then().statusCode(404)
+                .contentType("application/problem+json").body("type", equalTo("/problems/not-found"));
+    }
+}
