@@ -50,7 +50,13 @@ CREATE OR REPLACE FUNCTION exactly.push_segment(
     p_headers       text[],
     p_trace_ids     text[])
 RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- The probe must be one index descent per hash at any occupancy. Its plan must not hinge on
+-- table statistics (a plan chosen while the table was small, then cached, would scan a full
+-- window later), so scans other than index scans are ruled out for this function's queries.
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     v_last        bigint;
     v_txns_start  bigint;
