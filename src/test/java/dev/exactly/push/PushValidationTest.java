@@ -116,6 +116,13 @@ class PushValidationTest {
     }
 
     @Test
+    void aBodyOverTheOuterLimitIsRefusedBeforeItIsRead() {
+        String huge = "x".repeat(17 * 1024 * 1024);
+        push(one("{\"queue\":\"huge\",\"payload\":\"" + huge + "\"}"), 413)
+                .body("type", equalTo("/problems/payload-too-large"));
+    }
+
+    @Test
     void aNegativeWindowIsRefused() {
         api().body("{\"queue\":\"neg\",\"options\":{\"dedupWindowSeconds\":-1}}").post("/api/v1/configure")
                 .then().statusCode(400).contentType("application/problem+json")
