@@ -1,0 +1,99 @@
+package dev.exactly.webhook;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushEngine;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.push.Names;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+
+/**
+ * Takes one webhook delivery through its source's checks and into the push engine: size limit,
+ * signature, deduplication key and partition, then one push of the exact body bytes with the
+ * kept headers. Every check runs before anything is written. Counts outcomes in the meter
+ * {@code exactly.webhook.deliveries} (tags source, outcome).
+ */
+@ApplicationScoped
+public class WebhookIngest {
+
+    /** Media type stored when a delivery names none (so the body is never taken for JSON unasked). */
+    static final String UNKNOWN_MEDIA_TYPE = "application/octet-stream";
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final WebhookSources sources;
+    private final PushEngine engine;
+    private final MeterRegistry meters;
+
+    /** Constructor injection. */
+    public WebhookIngest(WebhookSources sources, PushEngine engine, MeterRegistry meters) {
+        this.sources = sources;
+        this.engine = engine;
+        this.meters = meters;
+    }
+
+    /**
+     * @param sourceName the {source} path segment
+     * @param delivery   the delivery as received
+     * @return the verdict: queued, or duplicate with the original message's id
+     * @throws ApiProblem 404 for an unknown or disabled source, 413 over the source's body limit,
+     *                    401 for a missing or wrong signature, 400 when the key or partition is missing
+     *                    or invalid; nothing is written in any of these cases
+     */
+    public Uni<WebhookReceipt> ingest(String sourceName, Delivery delivery) {
+        WebhookSource s = sources.find(sourceName);
+        if (s == null) {
+            throw ApiProblem.notFound("no webhook source named '" + sourceName + "' is configured");
+        }
+        PushCommand command;
+        try {
+            command = command(s, delivery);
+        } catch (ApiProblem p) {
+            count(s, p.status() == 401 ? "rejected" : "invalid");
+            throw p;
+        }
+        return engine.push(List.of(command)).map(v -> {
+            WebhookReceipt r = WebhookReceipt.of(s.name(), v.get(0));
+            count(s, r.verdict());
+            return r;
+        });
+    }
+
+    private static PushCommand command(WebhookSource s, Delivery d) {
+        if (d.body().length > s.maxBodyBytes()) {
+            throw ApiProblem.tooLarge("the body is " + d.body().length + " bytes; source " + s.name()
+                    + " accepts at most " + s.maxBodyBytes() + " bytes");
+        }
+        s.signature().verify(d);
+        String key = s.key().key(d);
+        String reason = Names.checkKey(key, Names.MAX_TRANSACTION_ID_BYTES);
+        if (reason != null) {
+            throw ApiProblem.invalid(null, s.key().describe(), "is this source's deduplication key, so it " + reason);
+        }
+        String partition = s.partition().partition(d);
+        String contentType = d.header("Content-Type");
+        return new PushCommand(s.queue(), partition, key, d.body(),
+                contentType == null || contentType.isBlank() ? UNKNOWN_MEDIA_TYPE : contentType.trim(),
+                keptHeaders(s, d), null);
+    }
+
+    /** The kept headers as a JSON object, lower-case names, repeated values joined by ", " (RFC 9110 section 5.3). */
+    private static String keptHeaders(WebhookSource s, Delivery d) {
+        ObjectNode o = MAPPER.createObjectNode();
+        for (String name : s.keptHeaders()) {
+            List<String> values = d.headers().get(name);
+            if (values != null && !values.isEmpty()) {
+                o.put(name, String.join(", ", values));
+            }
+        }
+        return o.isEmpty() ? null : o.toString();
+    }
+
+    private void count(WebhookSource s, String outcome) {
+        meters.counter("exactly.webhook.deliveries", "source", s.name(), "outcome", outcome).increment();
+    }
+}

@@ -1,0 +1,23 @@
+package dev.exactly.webhook;
+
+import dev.exactly.engine.PushVerdict;
+import java.util.UUID;
+
+/**
+ * The answer to an accepted delivery (new or duplicate), sent with HTTP 200.
+ *
+ * @param source        the source name
+ * @param queue         the queue it went to
+ * @param partition     the partition it went to
+ * @param transactionId the deduplication key derived from the delivery
+ * @param messageId     the stored message; for a duplicate the ORIGINAL delivery's message
+ * @param verdict       "queued" (stored now) or "duplicate" (stored before, nothing written)
+ */
+public record WebhookReceipt(String source, String queue, String partition, String transactionId, UUID messageId,
+                             String verdict) {
+
+    /** The receipt of one pushed delivery. */
+    static WebhookReceipt of(String source, PushVerdict v) {
+        return new WebhookReceipt(source, v.queue(), v.partition(), v.transactionId(), v.messageId(), v.status().wire());
+    }
+}

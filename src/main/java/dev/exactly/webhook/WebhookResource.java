@@ -1,0 +1,57 @@
+package dev.exactly.webhook;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * POST /webhooks/{source}: receives a provider's webhook delivery. Authenticated by the
+ * source's signature scheme, not by API key. A thin adapter over {@link WebhookIngest}.
+ */
+@Path("/webhooks")
+public class WebhookResource {
+
+    /** Response header carrying the verdict: queued or duplicate. */
+    public static final String VERDICT_HEADER = "Exactly-Verdict";
+
+    /** Response header carrying the stored (for a duplicate: the original) message's id. */
+    public static final String MESSAGE_ID_HEADER = "Exactly-Message-Id";
+
+    private final WebhookIngest ingest;
+
+    /** Constructor injection. */
+    public WebhookResource(WebhookIngest ingest) {
+        this.ingest = ingest;
+    }
+
+    /**
+     * @param source  the configured source name
+     * @param headers the request headers (the signature, key and kept headers are read from them)
+     * @param body    the exact body bytes, stored unchanged
+     * @return 200 with a {@link WebhookReceipt} and the Exactly-Verdict / Exactly-Message-Id headers,
+     *         for a new delivery and for a duplicate alike (so the sender stops retrying);
+     *         401, 400, 404, 413 problem+json otherwise, with nothing written
+     */
+    @POST
+    @Path("/{source}")
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Receive a webhook delivery, verified by signature and stored once",
+            description = "Configured per source under exactly.webhooks.sources.<name>.*. A redelivery answers 200 "
+                    + "with verdict duplicate and the original messageId.")
+    public Uni<Response> receive(@PathParam("source") String source, @Context HttpHeaders headers, byte[] body) {
+        Delivery delivery = new Delivery(body == null ? new byte[0] : body, headers.getRequestHeaders());
+        return ingest.ingest(source, delivery).map(r -> Response.ok(r)
+                .header(VERDICT_HEADER, r.verdict())
+                .header(MESSAGE_ID_HEADER, r.messageId().toString())
+                .build());
+    }
+}

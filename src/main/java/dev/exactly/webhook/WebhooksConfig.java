@@ -1,0 +1,119 @@
+package dev.exactly.webhook;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Webhook sources, under {@code exactly.webhooks.sources.<name>.*} (SmallRye Config). Each named
+ * source answers POST /webhooks/{name}. A preset fills in the signature scheme, the
+ * deduplication key and the kept headers of a known provider; every setting below overrides it.
+ * Validated at start-up by {@link SourceFactory}: a wrong setting stops the service with a
+ * message naming the key.
+ */
+@ConfigMapping(prefix = "exactly.webhooks")
+public interface WebhooksConfig {
+
+    /** The sources by name (the {source} path segment): 1 to 255 characters of [A-Za-z0-9._:-]. */
+    Map<String, Source> sources();
+
+    /** One webhook source. */
+    interface Source {
+
+        /** github, stripe, standard-webhooks or generic (no defaults: say everything). */
+        @WithDefault("generic")
+        String preset();
+
+        /**
+         * The signing secret. GitHub and hmac-sha256: the secret text (its UTF-8 bytes are the
+         * HMAC key); Stripe: the endpoint secret as shown (whsec_..., used as text); Standard
+         * Webhooks: whsec_ followed by the base64 key. Empty or absent: the source is disabled
+         * (it answers 404) unless the signature scheme is none.
+         */
+        Optional<String> secret();
+
+        /**
+         * Overrides the preset's signature scheme: github (X-Hub-Signature-256), stripe
+         * (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256
+         * (an HMAC of the body in {@link #signatureHeader()}) or none (no verification: anyone
+         * who can reach the route can write).
+         */
+        Optional<String> signature();
+
+        /** hmac-sha256 only: the header carrying the signature, e.g. X-Shopify-Hmac-Sha256. */
+        Optional<String> signatureHeader();
+
+        /** hmac-sha256 only: a prefix before the encoded digest, e.g. "sha256=". */
+        Optional<String> signaturePrefix();
+
+        /** hmac-sha256 only: how the digest is encoded, hex or base64. */
+        @WithDefault("hex")
+        String signatureEncoding();
+
+        /** stripe only: how far the signed timestamp may be from now, in seconds (Stripe's default 300). */
+        @WithDefault("300")
+        long toleranceSeconds();
+
+        /** The queue deliveries are pushed to; default {@code webhooks.<name>}. */
+        Optional<String> queue();
+
+        /** Where in the queue a delivery goes. */
+        Partition partition();
+
+        /** The deduplication key (the transactionId of the stored message). */
+        Key key();
+
+        /**
+         * The request headers stored with each message (names, case-insensitive; stored
+         * lower-case). Replaces the preset's list, which keeps the provider's id, event and
+         * signature headers so that a consumer can verify the signature again.
+         */
+        Optional<List<String>> headers();
+
+        /** Largest body in bytes; more is a 413. Default: exactly.push.max-body-bytes. */
+        OptionalLong maxBodyBytes();
+    }
+
+    /** The partition of a source's deliveries: a fixed name, or a header, or a JSON Pointer into the body. */
+    interface Partition {
+
+        /** The fixed partition name, used when neither header nor pointer is set. */
+        @WithDefault("Default")
+        String name();
+
+        /** Take the partition from this request header (missing header: 400). */
+        Optional<String> header();
+
+        /** Take the partition from this JSON Pointer (RFC 6901) into the body (missing: 400). */
+        Optional<String> pointer();
+    }
+
+    /**
+     * The deduplication key: exactly one of header, pointer or content-hash. Setting any of them
+     * replaces the preset's key.
+     */
+    interface Key {
+
+        /** The key is this request header's value, e.g. X-GitHub-Delivery, webhook-id, X-Shopify-Webhook-Id. */
+        Optional<String> header();
+
+        /** The key is the string or number at this JSON Pointer (RFC 6901) into the body, e.g. /id. */
+        Optional<String> pointer();
+
+        /**
+         * The key is "sha256:" + hex SHA-256 of the body's RFC 8785 canonical form, after
+         * {@link #exclude()} and {@link #include()} are applied.
+         */
+        @WithDefault("false")
+        boolean contentHash();
+
+        /** content-hash: hash only the values at these JSON Pointers (default: the whole body). */
+        Optional<List<String>> include();
+
+        /** content-hash: leave out the values at these JSON Pointers (volatile fields such as a send time). */
+        Optional<List<String>> exclude();
+    }
+}
