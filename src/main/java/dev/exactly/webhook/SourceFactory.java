@@ -105,13 +105,13 @@ public final class SourceFactory {
 
     private static KeyExtractor key(Preset preset, WebhooksConfig.Key k, String at, List<String> errors) {
         int set = (k.header().isPresent() ? 1 : 0) + (k.pointer().isPresent() ? 1 : 0) + (k.contentHash() ? 1 : 0);
-        if (set > 1) {
-            errors.add(at + "key: set exactly one of header, pointer or content-hash");
-            return null;
-        }
         boolean hashOptions = k.include().isPresent() || k.exclude().isPresent();
         if (hashOptions && !k.contentHash()) {
             errors.add(at + "key.include / key.exclude: only apply with key.content-hash=true");
+        }
+        if (set > 1) {
+            errors.add(at + "key: set exactly one of header, pointer or content-hash");
+            return null;
         }
         if (k.contentHash()) {
             try {

@@ -1,8 +1,10 @@
 package dev.exactly.server;
 
+import dev.exactly.webhook.replay.ReplayCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.jboss.logging.Logger;
 
 /**
@@ -11,6 +13,9 @@ import org.jboss.logging.Logger;
  * exactly.embedded.enabled is not false, it starts an embedded PostgreSQL first, keeps its data in
  * exactly.embedded.data-dir (default .exactly/pgdata under the working directory) and points the
  * service at it; then it runs the service until it is stopped.
+ *
+ * <p>{@code replay ...} as the first argument runs the webhook replay command instead
+ * ({@link ReplayCommand}): a client of a running service, without Quarkus or a database.
  */
 @QuarkusMain
 public final class ExactlyMain {
@@ -21,10 +26,13 @@ public final class ExactlyMain {
     }
 
     /**
-     * @param args passed to Quarkus
+     * @param args passed to Quarkus; or "replay" followed by the replay command's arguments
      * @throws Exception when the embedded database cannot start
      */
     public static void main(String... args) throws Exception {
+        if (args.length > 0 && ReplayCommand.NAME.equals(args[0])) {
+            System.exit(ReplayCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+        }
         if (setting("quarkus.datasource.reactive.url", null) != null
                 || !Boolean.parseBoolean(setting("exactly.embedded.enabled", "true"))) {
             Quarkus.run(args);

@@ -1,0 +1,109 @@
+package dev.exactly.webhook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Configuration to sources, through SmallRye Config's real mapping of {@link WebhooksConfig}. */
+class SourceFactoryTest {
+
+    private static WebhooksConfig config(Map<String, String> props) {
+        SmallRyeConfig c = new SmallRyeConfigBuilder().withMapping(WebhooksConfig.class)
+                .withSources(new PropertiesConfigSource(props, "test", 100)).build();
+        return c.getConfigMapping(WebhooksConfig.class);
+    }
+
+    private static SourceFactory.Problems problems;
+
+    private static WebhookSource build(String name, Map<String, String> props) {
+        problems = new SourceFactory.Problems();
+        return new SourceFactory(6 * 1024 * 1024, Clock.systemUTC()).build(name, config(props).sources().get(name), problems);
+    }
+
+    @Test
+    void githubPresetDefaults() {
+        WebhookSource s = build("github", Map.of("exactly.webhooks.sources.github.preset", "github",
+                "exactly.webhooks.sources.github.secret", "s"));
+        assertNotNull(s, problems.errors().toString());
+        assertEquals("webhooks.github", s.queue());
+        assertEquals("X-GitHub-Delivery", s.key().describe());
+        assertEquals("github", s.signature().scheme());
+        assertEquals("Default", s.partition().describe());
+        assertTrue(s.keptHeaders().containsAll(List.of("x-github-event", "x-github-delivery", "x-hub-signature-256")));
+        assertEquals(6 * 1024 * 1024, s.maxBodyBytes());
+    }
+
+    @Test
+    void stripeAndStandardWebhooksPresets() {
+        WebhookSource stripe = build("pay", Map.of("exactly.webhooks.sources.pay.preset", "stripe",
+                "exactly.webhooks.sources.pay.secret", "whsec_x", "exactly.webhooks.sources.pay.queue", "payments"));
+        assertEquals("/id", stripe.key().describe());
+        assertEquals("stripe", stripe.signature().scheme());
+        assertEquals("payments", stripe.queue());
+        WebhookSource std = build("svix", Map.of("exactly.webhooks.sources.svix.preset", "standard-webhooks",
+                "exactly.webhooks.sources.svix.secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"));
+        assertEquals("webhook-id", std.key().describe());
+        assertEquals("standard-webhooks", std.signature().scheme());
+    }
+
+    @Test
+    void overridesReplaceThePresetKey() {
+        WebhookSource s = build("shop", Map.of("exactly.webhooks.sources.shop.preset", "generic",
+                "exactly.webhooks.sources.shop.signature", "hmac-sha256",
+                "exactly.webhooks.sources.shop.signature-header", "X-Shopify-Hmac-Sha256",
+                "exactly.webhooks.sources.shop.signature-encoding", "base64",
+                "exactly.webhooks.sources.shop.secret", "x",
+                "exactly.webhooks.sources.shop.key.header", "X-Shopify-Webhook-Id",
+                "exactly.webhooks.sources.shop.partition.header", "X-Shopify-Shop-Domain"));
+        assertNotNull(s, problems.errors().toString());
+        assertEquals("X-Shopify-Webhook-Id", s.key().describe());
+        assertEquals("X-Shopify-Shop-Domain", s.partition().describe());
+        WebhookSource hashed = build("gh", Map.of("exactly.webhooks.sources.gh.preset", "github",
+                "exactly.webhooks.sources.gh.secret", "x", "exactly.webhooks.sources.gh.key.content-hash", "true",
+                "exactly.webhooks.sources.gh.key.exclude", "/sent_at"));
+        assertEquals("content-hash", hashed.key().describe());
+    }
+
+    @Test
+    void aSourceWithoutSecretIsDisabledNotBroken() {
+        assertNull(build("github", Map.of("exactly.webhooks.sources.github.preset", "github")));
+        assertTrue(problems.disabled());
+        assertEquals(List.of(), problems.errors());
+        assertNotNull(build("open", Map.of("exactly.webhooks.sources.open.signature", "none",
+                "exactly.webhooks.sources.open.key.pointer", "/id")));
+    }
+
+    @Test
+    void everyErrorNamesItsKey() {
+        assertNull(build("x", Map.of("exactly.webhooks.sources.x.preset", "gitlab")));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.x.preset"), problems.errors().toString());
+
+        assertNull(build("y", Map.of("exactly.webhooks.sources.y.secret", "s",
+                "exactly.webhooks.sources.y.key.header", "A", "exactly.webhooks.sources.y.key.pointer", "/b",
+                "exactly.webhooks.sources.y.queue", "bad queue", "exactly.webhooks.sources.y.key.exclude", "nope")));
+        String all = String.join("\n", problems.errors());
+        assertTrue(all.contains("exactly.webhooks.sources.y.signature"), all);
+        assertTrue(all.contains("exactly.webhooks.sources.y.key: set exactly one"), all);
+        assertTrue(all.contains("exactly.webhooks.sources.y.queue"), all);
+        assertTrue(all.contains("exactly.webhooks.sources.y.key.include / key.exclude"), all);
+
+        assertNull(build("z", Map.of("exactly.webhooks.sources.z.preset", "generic", "exactly.webhooks.sources.z.secret", "s",
+                "exactly.webhooks.sources.z.signature", "hmac-sha256")));
+        all = String.join("\n", problems.errors());
+        assertTrue(all.contains("exactly.webhooks.sources.z.signature-header"), all);
+        assertTrue(all.contains("exactly.webhooks.sources.z.key: the generic preset has no key"), all);
+
+        assertNull(build("w", Map.of("exactly.webhooks.sources.w.preset", "github", "exactly.webhooks.sources.w.secret", "s",
+                "exactly.webhooks.sources.w.key.pointer", "id")));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.w.key.pointer"), problems.errors().toString());
+    }
+}
