@@ -8,8 +8,9 @@ import java.util.Base64;
 import java.util.UUID;
 
 /**
- * A stored message on the wire. A JSON payload is returned as JSON, byte for byte as pushed;
- * any other payload (a webhook body of another media type) as base64 in payloadBase64.
+ * A stored message on the wire. A JSON payload is returned as JSON, byte for byte as pushed (a
+ * webhook body: when its media type is JSON and its bytes are well-formed UTF-8 JSON); any other
+ * payload (a webhook body of another media type, or not well-formed) as base64 in payloadBase64.
  *
  * @param messageId     its id
  * @param queue         queue name
@@ -30,10 +31,13 @@ public record MessageView(UUID messageId, String queue, String partition, long o
 
     /** The wire form of a stored message. */
     public static MessageView of(StoredMessage m) {
-        boolean json = m.isJson();
+        // the push API stores JSON it has parsed (no content type); a webhook body is shown raw
+        // only when its media type says JSON AND its bytes are well-formed UTF-8 JSON
+        String json = !m.isJson() ? null
+                : m.contentType() == null ? new String(m.payload(), StandardCharsets.UTF_8) : JsonText.wellFormed(m.payload());
         return new MessageView(m.messageId(), m.queue(), m.partition(), m.offset(), m.transactionId(),
-                json ? new String(m.payload(), StandardCharsets.UTF_8) : null,
-                json ? null : Base64.getEncoder().encodeToString(m.payload()),
+                json,
+                json != null ? null : Base64.getEncoder().encodeToString(m.payload()),
                 m.contentType(), m.headersJson(), m.traceId(), m.createdAt());
     }
 }

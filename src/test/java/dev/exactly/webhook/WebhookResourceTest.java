@@ -1,0 +1,263 @@
+package dev.exactly.webhook;
+
+import static dev.exactly.testing.Api.api;
+import static dev.exactly.webhook.Signing.utf8;
+import static dev.exactly.webhook.WebhookClient.messageId;
+import static dev.exactly.webhook.WebhookClient.post;
+import static dev.exactly.webhook.WebhookClient.verdict;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.testing.PostgresResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.http.HttpResponse;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** POST /webhooks/{source} end to end, against the embedded PostgreSQL; sources from the %test profile. */
+@QuarkusTest
+@WithTestResource(PostgresResource.class)
+class WebhookResourceTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String GH_SECRET = "gh-test-secret";
+
+    private static String id() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static HttpResponse<String> github(String source, byte[] body, String delivery) {
+        return post(source, body, "Content-Type", "application/json", "X-GitHub-Event", "push",
+                "X-GitHub-Delivery", delivery, "X-Hub-Signature-256", Signing.github(GH_SECRET, body));
+    }
+
+    private static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    private static void assertProblem(HttpResponse<String> r, int status, String type) throws Exception {
+        assertEquals(status, r.statusCode(), r.body());
+        assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""));
+        assertEquals(type, json(r).get("type").asText(), r.body());
+        assertEquals(status, json(r).get("status").asInt());
+    }
+
+    @Test
+    void aRedeliveryIsADuplicateWithTheOriginalMessageId() throws Exception {
+        String delivery = id();
+        byte[] body = utf8("{\"ref\":\"refs/heads/main\",\"after\":\"" + delivery + "\"}");
+        HttpResponse<String> first = github("gh", body, delivery);
+        assertEquals(200, first.statusCode(), first.body());
+        assertEquals("queued", verdict(first));
+        JsonNode receipt = json(first);
+        assertEquals("queued", receipt.get("verdict").asText());
+        assertEquals(messageId(first), receipt.get("messageId").asText());
+        assertEquals("webhooks.gh", receipt.get("queue").asText());
+        assertEquals("Default", receipt.get("partition").asText());
+        assertEquals(delivery, receipt.get("transactionId").asText());
+
+        HttpResponse<String> again = github("gh", body, delivery);
+        assertEquals(200, again.statusCode(), again.body());
+        assertEquals("duplicate", verdict(again));
+        assertEquals(messageId(first), messageId(again));
+        assertEquals(messageId(first), json(again).get("messageId").asText());
+
+        List<StoredRows.Row> rows = StoredRows.byMessageId(messageId(first));
+        assertEquals(1, rows.size());
+        assertEquals(1, StoredRows.inQueue("webhooks.gh").stream().filter(r -> r.transactionId().equals(delivery)).count());
+    }
+
+    @Test
+    void theStoredMessageKeepsTheExactBytesAndTheHeadersToVerifyAgain() throws Exception {
+        String delivery = id();
+        // odd spacing, key order and a non-ASCII character: must survive byte for byte
+        byte[] body = utf8("{ \"zeta\" :1,\n\"alpha\":\"Zoë\" , \"n\": 1.50 }");
+        HttpResponse<String> r = github("gh", body, delivery);
+        assertEquals("queued", verdict(r));
+        StoredRows.Row row = StoredRows.byMessageId(messageId(r)).get(0);
+        assertArrayEquals(body, row.payload());
+        assertEquals("application/json", row.contentType());
+        JsonNode headers = JSON.readTree(row.headers());
+        assertEquals(delivery, headers.get("x-github-delivery").asText());
+        assertEquals("push", headers.get("x-github-event").asText());
+        // a consumer re-verifies the signature from what was stored
+        assertEquals(headers.get("x-hub-signature-256").asText(), Signing.github(GH_SECRET, row.payload()));
+
+        api().get("/api/v1/messages/" + messageId(r)).then().statusCode(200)
+                .body("transactionId", equalTo(delivery))
+                .body("payload.alpha", equalTo("Zoë"))
+                .body("payloadBase64", nullValue())
+                .body("contentType", equalTo("application/json"))
+                .body("headers.'x-github-event'", equalTo("push"));
+    }
+
+    @Test
+    void aBinaryOrFormBodyIsStoredExactlyAndShownAsBase64() throws Exception {
+        byte[] binary = {(byte) 0xff, 0x00, (byte) 0xfe, '{', 0x7f};
+        String d1 = id();
+        HttpResponse<String> r = post("gh", binary, "Content-Type", "application/octet-stream",
+                "X-GitHub-Delivery", d1, "X-Hub-Signature-256", Signing.github(GH_SECRET, binary));
+        assertEquals("queued", verdict(r), r.body());
+        assertArrayEquals(binary, StoredRows.byMessageId(messageId(r)).get(0).payload());
+        api().get("/api/v1/messages/" + messageId(r)).then().statusCode(200)
+                .body("payloadBase64", equalTo(Base64.getEncoder().encodeToString(binary)))
+                .body("payload", nullValue())
+                .body("contentType", equalTo("application/octet-stream"));
+
+        // GitHub's form encoding: payload=<url-encoded JSON>
+        byte[] form = utf8("payload=%7B%22zen%22%3A%22Keep+it+logically+awesome.%22%7D");
+        HttpResponse<String> f = post("gh", form, "Content-Type", "application/x-www-form-urlencoded",
+                "X-GitHub-Delivery", id(), "X-Hub-Signature-256", Signing.github(GH_SECRET, form));
+        assertEquals("queued", verdict(f), f.body());
+        assertArrayEquals(form, StoredRows.byMessageId(messageId(f)).get(0).payload());
+
+        // a body that claims JSON but is not: stored as sent, shown as base64 (never as broken JSON)
+        byte[] notJson = utf8("{\"truncated\":");
+        HttpResponse<String> n = github("gh", notJson, id());
+        assertEquals("queued", verdict(n), n.body());
+        api().get("/api/v1/messages/" + messageId(n)).then().statusCode(200)
+                .body("payloadBase64", equalTo(Base64.getEncoder().encodeToString(notJson)));
+    }
+
+    @Test
+    void identicalBodiesWithDifferentDeliveryIdsAreBothStored() {
+        byte[] body = utf8("{\"zen\":\"Non-blocking is better than blocking.\",\"hook_id\":1}");
+        HttpResponse<String> a = github("gh", body, id());
+        HttpResponse<String> b = github("gh", body, id());
+        assertEquals("queued", verdict(a));
+        assertEquals("queued", verdict(b));
+        assertNotEquals(messageId(a), messageId(b));
+        assertEquals(1, StoredRows.byMessageId(messageId(a)).size());
+        assertEquals(1, StoredRows.byMessageId(messageId(b)).size());
+    }
+
+    @Test
+    void aTamperedOrUnsignedDeliveryIs401AndWritesNothing() throws Exception {
+        byte[] body = utf8("{\"action\":\"opened\",\"number\":1}");
+        String delivery = id();
+        long before = StoredRows.countAll();
+        HttpResponse<String> tampered = post("gh", utf8("{\"action\":\"opened\",\"number\":2}"), "Content-Type",
+                "application/json", "X-GitHub-Delivery", delivery, "X-Hub-Signature-256", Signing.github(GH_SECRET, body));
+        assertProblem(tampered, 401, "/problems/invalid-signature");
+        assertTrue(json(tampered).get("detail").asText().contains("X-Hub-Signature-256"));
+        assertProblem(post("gh", body, "X-GitHub-Delivery", delivery), 401, "/problems/invalid-signature");
+        assertProblem(post("gh", body, "X-GitHub-Delivery", delivery, "X-Hub-Signature-256",
+                Signing.github("wrong secret", body)), 401, "/problems/invalid-signature");
+        assertEquals(before, StoredRows.countAll());
+        // the genuine delivery afterwards is new: the rejected ones left no trace
+        assertEquals("queued", verdict(github("gh", body, delivery)));
+    }
+
+    @Test
+    void aMissingKeyIs400NamingTheHeader() throws Exception {
+        byte[] body = utf8("{\"zen\":\"x\"}");
+        long before = StoredRows.countAll();
+        HttpResponse<String> r = post("gh", body, "X-Hub-Signature-256", Signing.github(GH_SECRET, body));
+        assertProblem(r, 400, "/problems/invalid-request");
+        assertEquals("X-GitHub-Delivery", json(r).get("errors").get(0).get("field").asText());
+        assertEquals(before, StoredRows.countAll());
+    }
+
+    @Test
+    void aBodyOverTheLimitIs413() throws Exception {
+        byte[] fits = new byte[64];
+        java.util.Arrays.fill(fits, (byte) 'a');
+        byte[] over = new byte[65];
+        java.util.Arrays.fill(over, (byte) 'a');
+        long before = StoredRows.countAll();
+        assertProblem(github("gh-small", over, id()), 413, "/problems/payload-too-large");
+        assertEquals(before, StoredRows.countAll());
+        assertEquals("queued", verdict(github("gh-small", fits, id())));
+    }
+
+    @Test
+    void anUnknownOrDisabledSourceIs404() throws Exception {
+        byte[] body = utf8("{}");
+        assertProblem(github("nope", body, id()), 404, "/problems/not-found");
+        assertProblem(github("gh-off", body, id()), 404, "/problems/not-found");
+    }
+
+    @Test
+    void stripeRetriesAreResignedButKeyedByTheEventId() throws Exception {
+        String secret = "whsec_stripe-test-secret";
+        String event = "evt_" + UUID.randomUUID().toString().replace("-", "");
+        byte[] body = utf8("{\"id\":\"" + event + "\",\"object\":\"event\",\"type\":\"invoice.paid\"}");
+        long now = System.currentTimeMillis() / 1000;
+        HttpResponse<String> first = post("stripe", body, "Content-Type", "application/json",
+                "Stripe-Signature", Signing.stripe(secret, now - 10, body));
+        assertEquals("queued", verdict(first), first.body());
+        assertEquals(event, json(first).get("transactionId").asText());
+        HttpResponse<String> retry = post("stripe", body, "Content-Type", "application/json",
+                "Stripe-Signature", Signing.stripe(secret, now, body));
+        assertEquals("duplicate", verdict(retry), retry.body());
+        assertEquals(messageId(first), messageId(retry));
+        assertProblem(post("stripe", body, "Stripe-Signature", Signing.stripe(secret, now - 3600, body)), 401,
+                "/problems/invalid-signature");
+        byte[] noId = utf8("{\"object\":\"event\"}");
+        HttpResponse<String> missing = post("stripe", noId, "Stripe-Signature", Signing.stripe(secret, now, noId));
+        assertProblem(missing, 400, "/problems/invalid-request");
+        assertEquals("/id", json(missing).get("errors").get(0).get("field").asText());
+    }
+
+    @Test
+    void standardWebhooksAreKeyedByWebhookId() throws Exception {
+        String secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        String msg = "msg_" + UUID.randomUUID();
+        byte[] body = utf8("{\"type\":\"contact.created\",\"data\":{\"id\":\"c1\"}}");
+        long ts = System.currentTimeMillis() / 1000;
+        String sig = Signing.standardWebhooks(secret, msg, ts, body);
+        HttpResponse<String> first = post("standard-webhooks", body, "Content-Type", "application/json",
+                "webhook-id", msg, "webhook-timestamp", Long.toString(ts), "webhook-signature", sig);
+        assertEquals("queued", verdict(first), first.body());
+        HttpResponse<String> again = post("standard-webhooks", body, "Content-Type", "application/json",
+                "webhook-id", msg, "webhook-timestamp", Long.toString(ts), "webhook-signature", sig);
+        assertEquals("duplicate", verdict(again));
+        assertEquals(messageId(first), messageId(again));
+        JsonNode headers = JSON.readTree(StoredRows.byMessageId(messageId(first)).get(0).headers());
+        assertEquals(sig, headers.get("webhook-signature").asText());
+        assertProblem(post("standard-webhooks", utf8("{\"type\":\"contact.deleted\"}"), "webhook-id", msg,
+                "webhook-timestamp", Long.toString(ts), "webhook-signature", sig), 401, "/problems/invalid-signature");
+    }
+
+    @Test
+    void contentHashKeysIgnoreKeyOrderAndVolatileFields() throws Exception {
+        String order = UUID.randomUUID().toString();
+        byte[] first = utf8("{\"tenant\":\"acme\",\"order\":\"" + order + "\",\"sent_at\":\"2026-01-01T00:00:00Z\","
+                + "\"meta\":{\"attempt\":1,\"source\":\"shop\"}}");
+        byte[] retry = utf8("{\"meta\":{\"source\":\"shop\",\"attempt\":2},\n \"sent_at\":\"2026-01-01T00:05:00Z\","
+                + " \"order\":\"" + order + "\", \"tenant\":\"acme\"}");
+        HttpResponse<String> a = hashed(first);
+        assertEquals("queued", verdict(a), a.body());
+        assertEquals("acme", json(a).get("partition").asText());
+        assertTrue(json(a).get("transactionId").asText().startsWith("sha256:"));
+        HttpResponse<String> b = hashed(retry);
+        assertEquals("duplicate", verdict(b), b.body());
+        assertEquals(messageId(a), messageId(b));
+        // the stored bytes are the first delivery's, unchanged
+        assertArrayEquals(first, StoredRows.byMessageId(messageId(a)).get(0).payload());
+        // same content for another tenant: another partition, stored
+        HttpResponse<String> other = hashed(utf8(new String(first, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("acme", "globex")));
+        assertEquals("queued", verdict(other));
+        assertEquals("globex", json(other).get("partition").asText());
+        // a real change is a new event
+        assertEquals("queued", verdict(hashed(utf8("{\"tenant\":\"acme\",\"order\":\"" + order + "\",\"total\":2}"))));
+        HttpResponse<String> noTenant = hashed(utf8("{\"order\":\"x\"}"));
+        assertProblem(noTenant, 400, "/problems/invalid-request");
+        assertEquals("/tenant", json(noTenant).get("errors").get(0).get("field").asText());
+    }
+
+    private static HttpResponse<String> hashed(byte[] body) {
+        return post("hashed", body, "Content-Type", "application/json",
+                "X-Signature", Signing.hmacBase64("hashed-test-secret", body));
+    }
+}
