@@ -80,8 +80,9 @@ public final class SourceFactory {
         List<String> kept = cfg.headers().orElse(preset.headers()).stream()
                 .map(h -> h.trim().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty()).distinct().toList();
         long maxBody = cfg.maxBodyBytes().orElse(defaultMaxBodyBytes);
-        if (maxBody <= 0) {
-            errors.add(at + "max-body-bytes: must be positive");
+        if (maxBody <= 0 || maxBody > defaultMaxBodyBytes) {
+            errors.add(at + "max-body-bytes: must be between 1 and exactly.push.max-body-bytes (" + defaultMaxBodyBytes
+                    + "), which the HTTP layer enforces first");
         }
         SignatureVerifier signature = signature(preset, cfg, at, errors, problems);
         if (!errors.isEmpty() || signature == null) {

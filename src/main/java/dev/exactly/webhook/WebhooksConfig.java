@@ -73,7 +73,7 @@ public interface WebhooksConfig {
          */
         Optional<List<String>> headers();
 
-        /** Largest body in bytes; more is a 413. Default: exactly.push.max-body-bytes. */
+        /** Largest body in bytes; more is a 413. Default and upper bound: exactly.push.max-body-bytes. */
         OptionalLong maxBodyBytes();
     }
 

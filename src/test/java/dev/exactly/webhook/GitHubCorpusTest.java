@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.BufferedReader;
 import java.net.http.HttpResponse;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.Test;
  * {@code github} (queue webhooks.github) and checks every answer and what the database holds.
  */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class GitHubCorpusTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

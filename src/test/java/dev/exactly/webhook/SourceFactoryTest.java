@@ -102,6 +102,10 @@ class SourceFactoryTest {
         assertTrue(all.contains("exactly.webhooks.sources.z.signature-header"), all);
         assertTrue(all.contains("exactly.webhooks.sources.z.key: the generic preset has no key"), all);
 
+        assertNull(build("big", Map.of("exactly.webhooks.sources.big.preset", "github", "exactly.webhooks.sources.big.secret", "s",
+                "exactly.webhooks.sources.big.max-body-bytes", Long.toString(6 * 1024 * 1024 + 1))));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.big.max-body-bytes"), problems.errors().toString());
+
         assertNull(build("w", Map.of("exactly.webhooks.sources.w.preset", "github", "exactly.webhooks.sources.w.secret", "s",
                 "exactly.webhooks.sources.w.key.pointer", "id")));
         assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.w.key.pointer"), problems.errors().toString());

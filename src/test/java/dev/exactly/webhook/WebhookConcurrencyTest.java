@@ -3,8 +3,6 @@ package dev.exactly.webhook;
 import static dev.exactly.webhook.Signing.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.Test;
  * every answer for it carries the same message id.
  */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class WebhookConcurrencyTest {
 
     private static final int CLIENTS = 16;

@@ -14,8 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.http.HttpResponse;
 import java.util.Base64;
@@ -25,7 +23,6 @@ import org.junit.jupiter.api.Test;
 
 /** POST /webhooks/{source} end to end, against the embedded PostgreSQL; sources from the %test profile. */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class WebhookResourceTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

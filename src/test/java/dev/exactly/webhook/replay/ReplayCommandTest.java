@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.exactly.testing.PostgresResource;
 import dev.exactly.webhook.Signing;
 import dev.exactly.webhook.StoredRows;
 import dev.exactly.webhook.WebhookClient;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -26,7 +24,6 @@ import picocli.CommandLine;
 
 /** Runs the replay command in-process against the test application (loopback). */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class ReplayCommandTest {
 
     private static final Path CORPUS = Path.of("..", "shared", "corpus");
