@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.exactly.problem.ApiProblem;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ public final class Delivery {
         this.body = body;
         TreeMap<String, List<String>> h = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.forEach((k, v) -> h.merge(k, List.copyOf(v), (a, b) -> {
-            List<String> all = new java.util.ArrayList<>(a);
+            List<String> all = new ArrayList<>(a);
             all.addAll(b);
             return List.copyOf(all);
         }));

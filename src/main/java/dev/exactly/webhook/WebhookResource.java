@@ -11,6 +11,10 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * POST /webhooks/{source}: receives a provider's webhook delivery. Authenticated by the
@@ -47,6 +51,14 @@ public class WebhookResource {
     @Operation(summary = "Receive a webhook delivery, verified by signature and stored once",
             description = "Configured per source under exactly.webhooks.sources.<name>.*. A redelivery answers 200 "
                     + "with verdict duplicate and the original messageId.")
+    @APIResponse(responseCode = "200", description = "Stored now (queued) or before (duplicate)",
+            content = @Content(schema = @Schema(implementation = WebhookReceipt.class)),
+            headers = {@Header(name = VERDICT_HEADER, description = "queued or duplicate"),
+                    @Header(name = MESSAGE_ID_HEADER, description = "the message id (the original's for a duplicate)")})
+    @APIResponse(responseCode = "400", description = "The configured key or partition is missing or invalid")
+    @APIResponse(responseCode = "401", description = "Missing, malformed, stale or wrong signature")
+    @APIResponse(responseCode = "404", description = "No enabled source of that name")
+    @APIResponse(responseCode = "413", description = "Body over the source's limit")
     public Uni<Response> receive(@PathParam("source") String source, @Context HttpHeaders headers, byte[] body) {
         Delivery delivery = new Delivery(body == null ? new byte[0] : body, headers.getRequestHeaders());
         return ingest.ingest(source, delivery).map(r -> Response.ok(r)

@@ -138,7 +138,11 @@ public final class ReplayCommand implements Callable<Integer> {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(d.body()));
         for (Map.Entry<String, String> h : d.headers().entrySet()) {
             if (!RESTRICTED.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-                b.header(h.getKey(), h.getValue());
+                try {
+                    b.header(h.getKey(), h.getValue());
+                } catch (IllegalArgumentException e) {
+                    // a header the HTTP client will not send (e.g. Date on some JDKs): leave it out
+                }
             }
         }
         HttpResponse<String> r;
