@@ -1,0 +1,144 @@
+-- Task queue: enqueue with exact deduplication, lease settlement and claiming (issue 6).
+-- Tables and indexes: sql/V3__tasks.sql. Every function here is one client statement, hence
+-- one transaction in autocommit; none holds a lock across a client round trip.
+
+-- The state a client sees: a queued task whose run_at lies ahead reads as "scheduled".
+CREATE OR REPLACE FUNCTION exactly.task_state_label(p_state text, p_run_at timestamptz)
+RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN p_state = 'queued' AND p_run_at > now() THEN 'scheduled' ELSE p_state END
+$$;
+
+-- Enqueues one task, or names the task it duplicates. The database decides: the INSERT's
+-- ON CONFLICT DO NOTHING covers both unique indexes (queue, task_id) and the partial
+-- (queue, dedupe_key) over pending states, and waits for a concurrent insert of the same
+-- id or key to commit or roll back. On a conflict the winner is read; if it vanished in
+-- between (completed, dead, deleted), the insert is tried again.
+--   p_dedupe_key: 32-byte autoDedupe key, or NULL when autoDedupe is off.
+--   p_run_at:     NULL = now.
+-- Result: the task id that stands for this request (the new one, or the existing one),
+-- whether it is a duplicate, and what matched ('id' or 'autoDedupe'; NULL when enqueued).
+CREATE OR REPLACE FUNCTION exactly.enqueue_task(
+    p_queue               text,
+    p_task_id             text,
+    p_type                text,
+    p_data                bytea,
+    p_dedupe_key          bytea,
+    p_priority            integer,
+    p_run_at              timestamptz,
+    p_max_retries         integer,
+    p_retry_delay_seconds integer)
+RETURNS TABLE (r_task_id text, r_duplicate boolean, r_matched_on text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id       text;
+    v_seq      bigint;
+    v_state    text;
+    v_expired  boolean;
+    v_final    boolean;
+BEGIN
+    FOR round IN 1..100 LOOP
+        INSERT INTO exactly.tasks AS t (queue, task_id, type, data, dedupe_key, priority, run_at,
+                                        max_retries, retry_delay_seconds)
+        VALUES (p_queue, p_task_id, p_type, p_data, p_dedupe_key, p_priority, COALESCE(p_run_at, now()),
+                p_max_retries, p_retry_delay_seconds)
+        ON CONFLICT DO NOTHING
+        RETURNING t.task_id INTO v_id;
+        IF v_id IS NOT NULL THEN
+            RETURN QUERY SELECT v_id, false, NULL::text;
+            RETURN;
+        END IF;
+
+        -- Same id in this queue: an idempotent retry by id, whatever the task's state.
+        SELECT t.task_id INTO v_id FROM exactly.tasks t WHERE t.queue = p_queue AND t.task_id = p_task_id;
+        IF v_id IS NOT NULL THEN
+            RETURN QUERY SELECT v_id, true, 'id'::text;
+            RETURN;
+        END IF;
+
+        IF p_dedupe_key IS NOT NULL THEN
+            SELECT t.seq, t.task_id, t.state,
+                   t.state = 'running' AND t.lease_expires_at <= now(),
+                   t.attempts > t.max_retries
+            INTO v_seq, v_id, v_state, v_expired, v_final
+            FROM exactly.tasks t
+            WHERE t.queue = p_queue AND t.dedupe_key = p_dedupe_key
+              AND t.state IN ('queued', 'running', 'retrying');
+            IF v_id IS NOT NULL THEN
+                IF v_expired AND v_final THEN
+                    -- Its last delivery's lease has expired: it is dead, not pending. Settle it
+                    -- (under its row lock, re-checked) and try again.
+                    UPDATE exactly.tasks t
+                    SET state = 'dead', lease_id = NULL, lease_expires_at = NULL,
+                        last_error = 'lease expired', finished_at = now(), updated_at = now()
+                    WHERE t.seq = v_seq AND t.state = 'running' AND t.lease_expires_at <= now();
+                    v_id := NULL;
+                    CONTINUE;
+                END IF;
+                RETURN QUERY SELECT v_id, true, 'autoDedupe'::text;
+                RETURN;
+            END IF;
+        END IF;
+        -- The winner finished or was deleted after our insert met it: try again.
+    END LOOP;
+    RAISE EXCEPTION 'exactly.enqueue_task: no stable outcome for task % in queue % after 100 rounds',
+        p_task_id, p_queue USING ERRCODE = '40001';
+END
+$$;
+
+-- Settles the expired leases of a queue (at most p_max, oldest first, skipping rows another
+-- transaction holds): a task with deliveries left becomes 'retrying' and is claimable at
+-- once (its run_at is kept, so it keeps its place in the claim order); one whose last
+-- delivery expired becomes 'dead'. Returns how many it settled.
+CREATE OR REPLACE FUNCTION exactly.settle_expired_leases(p_queue text, p_max integer)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n integer;
+BEGIN
+    UPDATE exactly.tasks t
+    SET state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END,
+        finished_at = CASE WHEN t.attempts > t.max_retries THEN now() END,
+        lease_id = NULL, lease_expires_at = NULL,
+        last_error = 'lease expired', updated_at = now()
+    WHERE t.seq IN (
+        SELECT x.seq FROM exactly.tasks x
+        WHERE x.queue = p_queue AND x.state = 'running' AND x.lease_expires_at <= now()
+        ORDER BY x.lease_expires_at
+        LIMIT p_max
+        FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
+END
+$$;
+
+-- Claims up to p_limit claimable tasks of a queue for one worker: first settles expired
+-- leases, then locks candidates with FOR UPDATE SKIP LOCKED (a row another claimer holds is
+-- skipped, never handed out twice), in the order priority DESC, run_at, seq (enqueue order),
+-- and gives each a fresh lease of p_lease_seconds. attempts counts this delivery.
+--   p_types: NULL = any type.
+-- Returns the claimed rows in claim order.
+CREATE OR REPLACE FUNCTION exactly.claim_tasks(p_queue text, p_types text[], p_limit integer,
+                                               p_lease_seconds integer)
+RETURNS SETOF exactly.tasks
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM exactly.settle_expired_leases(p_queue, 1000);
+    RETURN QUERY
+    WITH picked AS (
+        SELECT x.seq FROM exactly.tasks x
+        WHERE x.queue = p_queue AND x.state IN ('queued', 'retrying') AND x.run_at <= now()
+          AND (p_types IS NULL OR x.type = ANY (p_types))
+        ORDER BY x.priority DESC, x.run_at, x.seq
+        LIMIT p_limit
+        FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+        UPDATE exactly.tasks t
+        SET state = 'running', attempts = t.attempts + 1, lease_id = gen_random_uuid(),
+            lease_expires_at = now() + make_interval(secs => p_lease_seconds), updated_at = now()
+        FROM picked WHERE t.seq = picked.seq
+        RETURNING t.*
+    )
+    SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.seq;
+END
+$$;

@@ -1,0 +1,11 @@
+package dev.exactly.task;
+
+import java.util.List;
+
+/**
+ * The answer to a claim.
+ *
+ * @param tasks the claimed tasks with their leases, in claim order; empty when none was claimable
+ */
+public record ClaimResponse(List<TaskView> tasks) {
+}

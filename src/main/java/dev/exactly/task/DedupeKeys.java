@@ -1,0 +1,82 @@
+package dev.exactly.task;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import org.erdtman.jcs.JsonCanonicalizer;
+
+/**
+ * The autoDedupe key of a task: SHA-256 (FIPS 180-4) over its type and its data in RFC 8785
+ * canonical JSON (JCS), each framed by its length so no two (type, data) pairs share an input:
+ *
+ * <pre>
+ *   key = SHA-256( be32(len(T)) || T || be32(len(D)) || D )
+ *   T   = the type, UTF-8
+ *   D   = JCS(data), UTF-8 (RFC 8785: object members sorted by UTF-16 code units, no
+ *         insignificant whitespace, numbers as IEEE 754 doubles in ECMAScript form, minimal
+ *         string escapes)
+ *   be32(n) = n as 4 bytes, big-endian
+ * </pre>
+ *
+ * Key order and whitespace therefore do not matter, numbers compare by value (1, 1.0 and 1e0
+ * are one number; integers beyond 2^53 are rounded to a double, as RFC 8785 prescribes), array
+ * order does. The task id, queue and scheduling fields are not part of the key (the queue
+ * scopes it: the unique index is on (queue, key)). Canonicalisation uses
+ * io.github.erdtman:java-json-canonicalization.
+ */
+public final class DedupeKeys {
+
+    /** Length of a key in bytes. */
+    public static final int KEY_BYTES = 32;
+
+    private DedupeKeys() {
+    }
+
+    /**
+     * The RFC 8785 canonical form of one JSON value (any value, scalars included).
+     *
+     * @param json the value's UTF-8 JSON text, already known to be well-formed JSON with unique
+     *             member names and well-formed Unicode strings
+     * @return the canonical UTF-8 bytes
+     * @throws IOException when the value cannot be canonicalised (a number outside the IEEE 754
+     *                     double range)
+     */
+    public static byte[] canonical(byte[] json) throws IOException {
+        // The library takes an object or an array at the top; a one-element array's canonical
+        // form is exactly "[" + JCS(value) + "]", so the brackets are stripped again.
+        byte[] wrapped = new byte[json.length + 2];
+        wrapped[0] = '[';
+        System.arraycopy(json, 0, wrapped, 1, json.length);
+        wrapped[wrapped.length - 1] = ']';
+        byte[] c = new JsonCanonicalizer(wrapped).getEncodedUTF8();
+        return Arrays.copyOfRange(c, 1, c.length - 1);
+    }
+
+    /**
+     * The autoDedupe key.
+     *
+     * @param type          the task type
+     * @param canonicalData {@link #canonical(byte[])} of the task's data
+     * @return 32 bytes
+     */
+    public static byte[] key(String type, byte[] canonicalData) {
+        byte[] t = type.getBytes(StandardCharsets.UTF_8);
+        MessageDigest sha = sha256();
+        sha.update(ByteBuffer.allocate(4).putInt(t.length).array());
+        sha.update(t);
+        sha.update(ByteBuffer.allocate(4).putInt(canonicalData.length).array());
+        sha.update(canonicalData);
+        return sha.digest();
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+}

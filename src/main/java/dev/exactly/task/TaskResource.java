@@ -1,0 +1,216 @@
+package dev.exactly.task;
+
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.FieldError;
+import dev.exactly.push.Names;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * The task queue's HTTP API (a thin adapter over {@link TaskService}). Routes under
+ * /api/v1/tasks/{id} find the task in the queue named by the {@code queue} query parameter,
+ * "default" when absent.
+ */
+@Path("/api/v1/tasks")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.WILDCARD)
+public class TaskResource {
+
+    /** The autoDedupe key construction, as documented in README "Tasks". */
+    static final String KEY_DOC = "autoDedupe key = SHA-256( be32(len(T)) || T || be32(len(D)) || D ), where T is "
+            + "the task type in UTF-8, D is the task data in RFC 8785 canonical JSON (JCS) in UTF-8, and be32(n) "
+            + "is n as 4 bytes big-endian: member order and insignificant whitespace do not matter, numbers "
+            + "compare as IEEE 754 doubles (1, 1.0 and 1e0 are equal; integers beyond 2^53 round), array order "
+            + "matters, and the length framing keeps type \"ab\" + data \"c\" apart from type \"a\" + data "
+            + "\"bc\". The task id, priority, runAt and retry settings are not part of the key; the queue scopes "
+            + "it. The key is checked only against pending tasks of the queue (queued, scheduled, running, "
+            + "retrying): once a task completes, is dead or is deleted, an identical task enqueues again. A "
+            + "client id is unique in its queue while the task exists (completed and dead tasks included, until "
+            + "deleted). A duplicate is not an error: 200, status \"duplicate\", taskId and duplicateOf name the "
+            + "existing task, matchedOn says \"id\" or \"autoDedupe\". PostgreSQL decides (unique indexes, "
+            + "INSERT ... ON CONFLICT DO NOTHING), so the verdict is exact under any concurrency.";
+
+    private static final String TASK_FIELDS = "Task: {\"queue\"? (default \"default\"), \"id\"? (1-255 of "
+            + "[A-Za-z0-9._:-]; a UUIDv7 when absent), \"type\" (1-256 UTF-8 bytes), \"data\" (any JSON, required), "
+            + "\"autoDedupe\"? (false), \"maxRetries\"? (3, 0-1000), \"retryDelaySeconds\"? (0), \"priority\"? (0, "
+            + "higher first), \"runAt\"? (RFC 3339 date-time)}. ";
+
+    private final TaskService tasks;
+    private final TaskConfig config;
+    private final TaskRequestReader reader = new TaskRequestReader();
+    private final WorkerRequestReader workerReader;
+
+    /** Constructor injection. */
+    public TaskResource(TaskService tasks, TaskConfig config) {
+        this.tasks = tasks;
+        this.config = config;
+        this.workerReader = new WorkerRequestReader(config);
+    }
+
+    /** Enqueues one task: {@code {status, queue, taskId, duplicateOf?, matchedOn?}}. */
+    @POST
+    @Operation(summary = "Enqueue a task (exact deduplication by id and, with autoDedupe, by payload)",
+            description = TASK_FIELDS + KEY_DOC)
+    public Uni<EnqueueResult> enqueue(byte[] body) {
+        checkSize(body);
+        NewTask task = reader.one(body);
+        return tasks.enqueue(List.of(task)).map(r -> EnqueueResult.of(null, r.get(0)));
+    }
+
+    /** Enqueues many tasks, {@code {"tasks":[...]}}, answering per task in order. */
+    @POST
+    @Path("/batch")
+    @Operation(summary = "Enqueue many tasks, each with its own verdict",
+            description = "Body: {\"tasks\":[task, ...]}; answer: {\"results\":[{index, status, queue, taskId, "
+                    + "duplicateOf?, matchedOn?}]} in request order. Every task is validated before any is "
+                    + "written; then each is committed on its own, in order (a later task sees the earlier ones). "
+                    + TASK_FIELDS + KEY_DOC)
+    public Uni<BatchResponse> batch(byte[] body) {
+        checkSize(body);
+        List<NewTask> list = reader.batch(body, config.maxBatchItems());
+        return tasks.enqueue(list).map(rs -> {
+            List<EnqueueResult> out = new java.util.ArrayList<>(rs.size());
+            for (int i = 0; i < rs.size(); i++) {
+                out.add(EnqueueResult.of(i, rs.get(i)));
+            }
+            return new BatchResponse(out);
+        });
+    }
+
+    /** Claims tasks for a worker. */
+    @POST
+    @Path("/claim")
+    @Operation(summary = "Claim tasks under a lease",
+            description = "Body: {\"queue\"? (default \"default\"), \"types\"? (only these types), \"limit\"? (1), "
+                    + "\"leaseSeconds\"? (exactly.tasks.default-lease-seconds)}. Tasks are handed out in the order "
+                    + "priority (higher first), runAt, enqueue order, locked with FOR UPDATE SKIP LOCKED so no task "
+                    + "goes to two workers. Each claim is one attempt. A task whose lease expires is claimable "
+                    + "again (or dead after its last attempt). Answer: {\"tasks\":[{..., leaseId, leaseExpiresAt}]}.")
+    public Uni<ClaimResponse> claim(byte[] body) {
+        checkSize(body);
+        ClaimCommand c = workerReader.claim(body);
+        return tasks.claim(c).map(list -> new ClaimResponse(list.stream().map(t -> TaskView.of(t, true)).toList()));
+    }
+
+    /** A task's state, attempts and last error. */
+    @GET
+    @Path("/{id}")
+    @Operation(summary = "Read a task (state, attempts, last error, result)",
+            description = "The task is looked up in the queue named by ?queue= (default \"default\").")
+    public Uni<TaskView> get(@PathParam("id") String id, @QueryParam("queue") String queue) {
+        String q = queue(queue);
+        checkId(id);
+        return tasks.find(q, id).map(t -> {
+            if (t == null) {
+                throw notFound(q, id);
+            }
+            return TaskView.of(t, false);
+        });
+    }
+
+    /** Completes a task under its lease. */
+    @POST
+    @Path("/{id}/complete")
+    @Operation(summary = "Complete a claimed task",
+            description = "Body: {\"leaseId\", \"result\"? (any JSON)}; ?queue= names the queue (default "
+                    + "\"default\"). Only the current, unexpired lease completes the task: a stale worker "
+                    + "(its lease expired, the task maybe claimed again) gets 409 and changes nothing.")
+    public Uni<TaskView> complete(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
+        checkSize(body);
+        String q = queue(queue);
+        checkId(id);
+        WorkerRequestReader.Completion c = workerReader.completion(body);
+        return tasks.complete(q, id, c.leaseId(), c.result()).map(ch -> answer(q, id, ch));
+    }
+
+    /** Fails a task under its lease. */
+    @POST
+    @Path("/{id}/fail")
+    @Operation(summary = "Fail a claimed task (retry after the delay, dead after maxRetries)",
+            description = "Body: {\"leaseId\", \"error\"}; ?queue= names the queue (default \"default\"). The task "
+                    + "is claimable again retryDelaySeconds later, or is dead when this was attempt maxRetries + 1. "
+                    + "Only the current, unexpired lease may fail it (else 409).")
+    public Uni<TaskView> fail(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
+        checkSize(body);
+        String q = queue(queue);
+        checkId(id);
+        WorkerRequestReader.Failure f = workerReader.failure(body);
+        return tasks.fail(q, id, f.leaseId(), f.error()).map(ch -> answer(q, id, ch));
+    }
+
+    /** Deletes a task. */
+    @DELETE
+    @Path("/{id}")
+    @Operation(summary = "Delete a task",
+            description = "?queue= names the queue (default \"default\"). A running task whose lease is still "
+                    + "held needs ?leaseId= (its current lease), else 409. 204 when deleted; its id and its "
+                    + "autoDedupe key are free again.")
+    public Uni<Void> delete(@PathParam("id") String id, @QueryParam("queue") String queue,
+                            @QueryParam("leaseId") String leaseId) {
+        String q = queue(queue);
+        checkId(id);
+        UUID lease = null;
+        if (leaseId != null) {
+            List<FieldError> errors = new java.util.ArrayList<>();
+            lease = WorkerRequestReader.leaseId(leaseId, errors);
+            if (!errors.isEmpty()) {
+                throw ApiProblem.invalid(errors);
+            }
+        }
+        return tasks.delete(q, id, lease).map(ch -> {
+            answer(q, id, ch);
+            return null;
+        });
+    }
+
+    private void checkSize(byte[] body) {
+        if (body.length > config.maxBodyBytes()) {
+            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + config.maxBodyBytes()
+                    + " bytes");
+        }
+    }
+
+    private static TaskView answer(String queue, String id, LeasedChange ch) {
+        if (ch.notFound()) {
+            throw notFound(queue, id);
+        }
+        if (ch.refusal() != null) {
+            throw new ApiProblem(409, "lease-conflict", "Lease conflict", ch.refusal(),
+                    List.of(new FieldError(null, "leaseId", ch.refusal())));
+        }
+        return TaskView.of(ch.task(), false);
+    }
+
+    private static ApiProblem notFound(String queue, String id) {
+        return ApiProblem.notFound("no task '" + id + "' in queue '" + queue + "'");
+    }
+
+    private static String queue(String queue) {
+        if (queue == null) {
+            return TaskRequestReader.DEFAULT_QUEUE;
+        }
+        String why = Names.checkName(queue);
+        if (why != null) {
+            throw ApiProblem.invalid(null, "queue", why);
+        }
+        return queue;
+    }
+
+    private static void checkId(String id) {
+        String why = Names.checkName(id);
+        if (why != null) {
+            throw ApiProblem.invalid(null, "id", why);
+        }
+    }
+}

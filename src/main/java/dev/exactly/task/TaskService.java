@@ -1,0 +1,95 @@
+package dev.exactly.task;
+
+import dev.exactly.engine.MessageIds;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The task queue: enqueue with exact deduplication (client id per queue; autoDedupe key among
+ * pending tasks), claims under leases, and the lease-guarded completion, failure and deletion.
+ * PostgreSQL decides every race ({@link TaskStore}); this class mints ids and explains refusals.
+ */
+@ApplicationScoped
+public class TaskService {
+
+    private final TaskStore store;
+
+    /** Constructor injection. */
+    public TaskService(TaskStore store) {
+        this.store = store;
+    }
+
+    /**
+     * Enqueues tasks in order, each on its own (a batch is not atomic: every task gets its own
+     * verdict and is committed on its own). A task without an id gets a UUIDv7.
+     *
+     * @return one outcome per task, in order
+     */
+    public Uni<List<Enqueued>> enqueue(List<NewTask> tasks) {
+        List<NewTask> withIds = new ArrayList<>(tasks.size());
+        for (NewTask t : tasks) {
+            withIds.add(t.taskId() != null ? t : t.withTaskId(MessageIds.next().toString()));
+        }
+        return store.enqueue(withIds);
+    }
+
+    /** Claims up to {@code c.limit()} tasks; empty when none is claimable. */
+    public Uni<List<StoredTask>> claim(ClaimCommand c) {
+        return store.claim(c);
+    }
+
+    /** @return the task, or null when none has that id in that queue */
+    public Uni<StoredTask> find(String queue, String taskId) {
+        return store.find(queue, taskId);
+    }
+
+    /** Completes a task under its current, unexpired lease; otherwise changes nothing and says why. */
+    public Uni<LeasedChange> complete(String queue, String taskId, UUID leaseId, byte[] result) {
+        return store.complete(queue, taskId, leaseId, result)
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+    }
+
+    /**
+     * Fails a task under its current, unexpired lease: it is delivered again after its retry
+     * delay, or is dead when this was its last delivery. Otherwise changes nothing and says why.
+     */
+    public Uni<LeasedChange> fail(String queue, String taskId, UUID leaseId, String error) {
+        return store.fail(queue, taskId, leaseId, error)
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+    }
+
+    /**
+     * Deletes a task. A running task whose lease is still held needs that lease; any other task
+     * (queued, scheduled, retrying, completed, dead, or running on an expired lease) is deleted
+     * without one.
+     */
+    public Uni<LeasedChange> delete(String queue, String taskId, UUID leaseId) {
+        return store.delete(queue, taskId, leaseId)
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+    }
+
+    private static Uni<LeasedChange> ok(StoredTask t) {
+        return Uni.createFrom().item(new LeasedChange(t, null));
+    }
+
+    /** Reads the task to explain why the guarded change did not apply (the read decides nothing). */
+    private Uni<LeasedChange> refused(String queue, String taskId, UUID leaseId) {
+        return store.find(queue, taskId).map(t -> new LeasedChange(t, t == null ? null : reason(t, leaseId)));
+    }
+
+    static String reason(StoredTask t, UUID leaseId) {
+        if (!"running".equals(t.state())) {
+            return "the task is " + t.label() + ", not running under a lease";
+        }
+        if (leaseId == null) {
+            return "the task is running under a lease; pass its leaseId";
+        }
+        if (!leaseId.equals(t.leaseId())) {
+            return "the lease is not the task's current one (it expired and the task was claimed again)";
+        }
+        return "the lease expired at " + t.leaseExpiresAt();
+    }
+}

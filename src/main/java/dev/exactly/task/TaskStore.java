@@ -1,0 +1,182 @@
+package dev.exactly.task;
+
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Data access for exactly.tasks (sql/V3__tasks.sql, functions in sql/R__tasks.sql): the one
+ * place the task queue's SQL lives. Every statement runs in its own transaction (autocommit), so
+ * no lock is held across a round trip; the lease checks are part of each UPDATE's or DELETE's
+ * WHERE clause, so a change and its check are one atomic step.
+ */
+@ApplicationScoped
+public class TaskStore {
+
+    /** The columns every read returns, for {@link #toTask(Row)}; t is the tasks row. */
+    private static final String COLUMNS = "t.queue, t.task_id, t.type, t.data, t.dedupe_key, t.state, "
+            + "exactly.task_state_label(t.state, t.run_at) AS label, t.priority, t.run_at, t.max_retries, "
+            + "t.retry_delay_seconds, t.attempts, t.lease_id, t.lease_expires_at, "
+            + "COALESCE(t.lease_expires_at <= now(), false) AS lease_expired, t.last_error, t.result, "
+            + "t.created_at, t.updated_at, t.finished_at";
+
+    private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on "
+            + "FROM exactly.enqueue_task($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+
+    private static final String CLAIM = "SELECT " + COLUMNS + " FROM exactly.claim_tasks($1, $2, $3, $4) t "
+            + "ORDER BY t.priority DESC, t.run_at, t.seq";
+
+    private static final String FIND = "SELECT " + COLUMNS + " FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2";
+
+    /** The lease guard: the task is running under this lease and it has not expired. */
+    private static final String HELD = "t.queue = $1 AND t.task_id = $2 AND t.state = 'running' "
+            + "AND t.lease_id = $3 AND t.lease_expires_at > now()";
+
+    private static final String COMPLETE = "UPDATE exactly.tasks t SET state = 'completed', result = $4, "
+            + "lease_id = NULL, lease_expires_at = NULL, finished_at = now(), updated_at = now() "
+            + "WHERE " + HELD + " RETURNING " + COLUMNS;
+
+    private static final String FAIL = "UPDATE exactly.tasks t SET "
+            + "state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END, "
+            + "run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at "
+            + "ELSE now() + make_interval(secs => t.retry_delay_seconds) END, "
+            + "finished_at = CASE WHEN t.attempts > t.max_retries THEN now() END, "
+            + "last_error = $4, lease_id = NULL, lease_expires_at = NULL, updated_at = now() "
+            + "WHERE " + HELD + " RETURNING " + COLUMNS;
+
+    /** A running task whose lease is still held can only be deleted with that lease. */
+    private static final String DELETE = "DELETE FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2 "
+            + "AND (t.state <> 'running' OR t.lease_expires_at <= now() OR t.lease_id = $3) RETURNING " + COLUMNS;
+
+    private final Pool pool;
+
+    /** @param pool the connection pool of this instance */
+    public TaskStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * Enqueues tasks through exactly.enqueue_task, one statement (one transaction) per task,
+     * pipelined in order on one connection: a later task of the same batch sees the earlier
+     * ones, and a batch never holds one task's locks while waiting for another's.
+     *
+     * @param tasks tasks with their ids set
+     * @return one outcome per task, in order
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<Enqueued>> enqueue(List<NewTask> tasks) {
+        if (tasks.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        return pool.withConnection(conn -> {
+            List<Uni<Enqueued>> each = new ArrayList<>(tasks.size());
+            for (NewTask t : tasks) {
+                Tuple args = Tuple.tuple()
+                        .addString(t.queue()).addString(t.taskId()).addString(t.type())
+                        .addValue(Buffer.buffer(t.data()))
+                        .addValue(t.dedupeKey() == null ? null : Buffer.buffer(t.dedupeKey()))
+                        .addInteger(t.priority()).addOffsetDateTime(t.runAt())
+                        .addInteger(t.maxRetries()).addInteger(t.retryDelaySeconds());
+                each.add(conn.preparedQuery(ENQUEUE).execute(args).map(rows -> {
+                    Row r = rows.iterator().next();
+                    return new Enqueued(t.queue(), r.getString(0), r.getBoolean(1), r.getString(2));
+                }));
+            }
+            return Uni.join().all(each).andFailFast();
+        }).onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /**
+     * Claims tasks through exactly.claim_tasks (settles expired leases first, then FOR UPDATE
+     * SKIP LOCKED in the order priority DESC, run_at, enqueue order).
+     *
+     * @return the claimed tasks with their fresh leases, in claim order; empty when none is claimable
+     */
+    public Uni<List<StoredTask>> claim(ClaimCommand c) {
+        Tuple args = Tuple.tuple().addString(c.queue())
+                .addArrayOfString(c.types() == null ? null : c.types().toArray(new String[0]))
+                .addInteger(c.limit()).addInteger(c.leaseSeconds());
+        return pool.preparedQuery(CLAIM).execute(args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::toTasks);
+    }
+
+    /** @return the task, or null when none has that id in that queue */
+    public Uni<StoredTask> find(String queue, String taskId) {
+        return pool.preparedQuery(FIND).execute(Tuple.of(queue, taskId))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::first);
+    }
+
+    /**
+     * Completes a task if it is running under {@code leaseId} and the lease has not expired.
+     *
+     * @param result the result's JSON text, or null
+     * @return the completed task, or null when the guard did not hold (nothing was changed)
+     */
+    public Uni<StoredTask> complete(String queue, String taskId, UUID leaseId, byte[] result) {
+        Tuple args = Tuple.of(queue, taskId, leaseId).addValue(result == null ? null : Buffer.buffer(result));
+        return pool.preparedQuery(COMPLETE).execute(args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::first);
+    }
+
+    /**
+     * Fails a task if it is running under {@code leaseId} and the lease has not expired: it waits
+     * retry_delay_seconds and is delivered again, or is dead when that was its last delivery.
+     *
+     * @return the task after the failure, or null when the guard did not hold (nothing was changed)
+     */
+    public Uni<StoredTask> fail(String queue, String taskId, UUID leaseId, String error) {
+        return pool.preparedQuery(FAIL).execute(Tuple.of(queue, taskId, leaseId, error))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::first);
+    }
+
+    /**
+     * Deletes a task unless it is running under a lease that is still held and is not {@code leaseId}.
+     *
+     * @param leaseId the caller's lease, or null
+     * @return the deleted task, or null when nothing was deleted
+     */
+    public Uni<StoredTask> delete(String queue, String taskId, UUID leaseId) {
+        return pool.preparedQuery(DELETE).execute(Tuple.of(queue, taskId, leaseId))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::first);
+    }
+
+    private static StoredTask first(RowSet<Row> rows) {
+        return rows.size() == 0 ? null : toTask(rows.iterator().next());
+    }
+
+    private static List<StoredTask> toTasks(RowSet<Row> rows) {
+        List<StoredTask> out = new ArrayList<>(rows.size());
+        for (Row r : rows) {
+            out.add(toTask(r));
+        }
+        return out;
+    }
+
+    private static StoredTask toTask(Row r) {
+        return new StoredTask(r.getString("queue"), r.getString("task_id"), r.getString("type"),
+                bytes(r, "data"), bytes(r, "dedupe_key"), r.getString("state"), r.getString("label"),
+                r.getInteger("priority"), r.getOffsetDateTime("run_at"), r.getInteger("max_retries"),
+                r.getInteger("retry_delay_seconds"), r.getInteger("attempts"), r.getUUID("lease_id"),
+                r.getOffsetDateTime("lease_expires_at"), r.getBoolean("lease_expired"), r.getString("last_error"),
+                bytes(r, "result"), r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
+                r.getOffsetDateTime("finished_at"));
+    }
+
+    private static byte[] bytes(Row r, String column) {
+        var b = r.getBuffer(column);
+        return b == null ? null : b.getBytes();
+    }
+}
