@@ -85,7 +85,7 @@ class TaskWorkerTest {
     }
 
     @Test
-    void failRetriesAfterTheDelayThenDies() {
+    void failWaitsTheRetryDelay() {
         String q = freshQueue("retry");
         add(q, "r", ",\"maxRetries\":2,\"retryDelaySeconds\":3600");
         String lease = ok(claim(q, 1, 300)).getString("tasks[0].leaseId");
