@@ -13,6 +13,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -80,7 +81,7 @@ public class TaskResource {
         checkSize(body);
         List<NewTask> list = reader.batch(body, config.maxBatchItems());
         return tasks.enqueue(list).map(rs -> {
-            List<EnqueueResult> out = new java.util.ArrayList<>(rs.size());
+            List<EnqueueResult> out = new ArrayList<>(rs.size());
             for (int i = 0; i < rs.size(); i++) {
                 out.add(EnqueueResult.of(i, rs.get(i)));
             }
@@ -162,7 +163,7 @@ public class TaskResource {
         checkId(id);
         UUID lease = null;
         if (leaseId != null) {
-            List<FieldError> errors = new java.util.ArrayList<>();
+            List<FieldError> errors = new ArrayList<>();
             lease = WorkerRequestReader.leaseId(leaseId, errors);
             if (!errors.isEmpty()) {
                 throw ApiProblem.invalid(errors);
