@@ -9,8 +9,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import java.util.UUID;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.Test;
 
 /** Bad input to the task API: 400 problem+json naming the field, and nothing written. */
 @QuarkusTest
-@QuarkusTestResource(PostgresResource.class)
 class TaskBadInputTest {
 
     private static ValidatableResponse refused(io.restassured.response.Response r, String field) {

@@ -6,8 +6,6 @@ import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +31,6 @@ import org.junit.jupiter.api.Test;
  * second {@link TaskService} with its own Vert.x and connection pool on the same database.
  */
 @QuarkusTest
-@QuarkusTestResource(PostgresResource.class)
 class TaskConcurrencyTest {
 
     private static TaskTesting.SecondInstance second;

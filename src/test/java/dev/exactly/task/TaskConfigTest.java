@@ -5,8 +5,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 /** The exactly.tasks.* keys take effect (and coexist with the exactly.* mapping). */
 @QuarkusTest
-@QuarkusTestResource(PostgresResource.class)
 @TestProfile(TaskConfigTest.SmallLimits.class)
 class TaskConfigTest {
 

@@ -13,8 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.util.List;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.Test;
 
 /** Enqueue verdicts over HTTP against the embedded PostgreSQL: id and autoDedupe deduplication. */
 @QuarkusTest
-@QuarkusTestResource(PostgresResource.class)
 class TaskEnqueueTest {
 
     private static JsonPath ok(io.restassured.response.Response r) {

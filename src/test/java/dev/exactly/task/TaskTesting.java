@@ -2,19 +2,12 @@ package dev.exactly.task;
 
 import static dev.exactly.testing.Api.api;
 
+import dev.exactly.testing.Db;
 import dev.exactly.testing.PostgresResource;
 import dev.exactly.testing.TestDatabase;
 import io.restassured.response.Response;
 import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.PgBuilder;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.PoolOptions;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Map;
 import java.util.UUID;
 
@@ -59,20 +52,8 @@ final class TaskTesting {
 
     /** Rows of exactly.tasks in a queue (null = all queues), counted on the app's database. */
     static long count(String queue) {
-        String sql = queue == null ? "SELECT count(*) FROM exactly.tasks"
-                : "SELECT count(*) FROM exactly.tasks WHERE queue = ?";
-        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(PostgresResource.database), "postgres", "");
-             PreparedStatement s = c.prepareStatement(sql)) {
-            if (queue != null) {
-                s.setString(1, queue);
-            }
-            try (ResultSet r = s.executeQuery()) {
-                r.next();
-                return r.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Db.number(queue == null ? "SELECT count(*) FROM exactly.tasks"
+                : "SELECT count(*) FROM exactly.tasks WHERE queue = '" + queue.replace("'", "''") + "'");
     }
 
     /**
@@ -86,9 +67,7 @@ final class TaskTesting {
         final TaskService service;
 
         SecondInstance() {
-            PgConnectOptions connect = PgConnectOptions.fromUri(TestDatabase.reactiveUrl(PostgresResource.database))
-                    .setUser("postgres").setPassword("");
-            pool = PgBuilder.pool().with(new PoolOptions().setMaxSize(8)).connectingTo(connect).using(vertx).build();
+            pool = TestDatabase.pool(vertx, PostgresResource.database, 8);
             service = new TaskService(new TaskStore(pool));
         }
 

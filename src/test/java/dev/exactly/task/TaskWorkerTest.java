@@ -12,8 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.time.OffsetDateTime;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.Test;
 
 /** Workers over HTTP against the embedded PostgreSQL: claim order, leases, retries, lease guards. */
 @QuarkusTest
-@QuarkusTestResource(PostgresResource.class)
 class TaskWorkerTest {
 
     /** Upper bound of waiting for a lease to expire (a failure bound, not a speed assertion). */
