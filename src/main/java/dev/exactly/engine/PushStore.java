@@ -6,6 +6,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +39,29 @@ public final class PushStore {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified) {
-        return execute(segments, verified, false)
+        return execute(segments, verified, false, pool)
                 .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
                     long[] all = new long[segments.size()];
                     java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-                    return execute(segments, all, true);
+                    return execute(segments, all, true, pool);
                 })
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /**
+     * Pushes segments on a given client instead of the pool: a connection inside a transaction
+     * the caller owns (all-or-nothing work that also pushes). The statement takes the segments'
+     * partition row locks, held until the caller's transaction ends; nothing is committed here,
+     * and nothing is retried (a lost connection loses the caller's transaction with it).
+     *
+     * @param segments leader segments, each for a distinct partition
+     * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
+     * @param client   where to run push_bundle, e.g. a {@code SqlConnection} in a transaction
+     * @return one outcome per segment, in segment order
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, SqlClient client) {
+        return execute(segments, verified, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
     /**
@@ -53,7 +70,8 @@ public final class PushStore {
      * their own minted message id; an item found stored under its own message id was stored by
      * the first attempt and is reported as queued. So the retry is exact either way.
      */
-    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, boolean retry) {
+    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, boolean retry,
+                                              SqlClient client) {
         int s = segments.size();
         int n = 0;
         for (Segment seg : segments) {
@@ -96,7 +114,7 @@ public final class PushStore {
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
                 .addArrayOfString(traces);
-        return pool.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
+        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
     }
 
     private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows, boolean retry) {

@@ -91,7 +91,18 @@ public final class PushRequestReader {
         return items;
     }
 
-    private static PushCommand readItem(JsonParser p, byte[] body, int index, List<FieldError> errors)
+    /**
+     * Reads and validates one push item, the parser standing on its first token. Shared with
+     * adapters whose bodies embed push items (the transaction endpoint).
+     *
+     * @param p      a parser over {@code body}, positioned on the item's value
+     * @param body   the whole request body (a payload is kept as its exact bytes in it)
+     * @param index  the item's position, for the errors
+     * @param errors where problems are added (the item's index and field)
+     * @return the item, or null when it had errors
+     * @throws IOException on malformed JSON
+     */
+    public static PushCommand readItem(JsonParser p, byte[] body, int index, List<FieldError> errors)
             throws IOException {
         if (p.currentToken() != JsonToken.START_OBJECT) {
             errors.add(new FieldError(index, null, "an item must be a JSON object"));

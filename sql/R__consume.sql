@@ -1,0 +1,420 @@
+-- Consumption: consumer groups read a partition in offset order under a lease (ordered,
+-- at-least-once), ack each message, and failed messages are retried, then dead-lettered.
+--
+-- Lock order, the one global order shared with exactly.push_bundle and retention:
+--   1. partition rows (exactly.partitions, SELECT ... FOR UPDATE) in ascending id;
+--   2. then consumer cursor rows (exactly.consumer_cursors) in ascending (partition_id, consumer_group).
+-- pop takes a single cursor row with SKIP LOCKED and never a partition row, so it never waits on
+-- pushes or purges. ack_batch takes the partition rows it may write to (dead-letter partitions,
+-- plus a transaction's push partitions) before any cursor row. exactly.deliveries rows are only
+-- read or written by the holder of their cursor row's lock. Retention takes one partition row and
+-- no cursor row.
+--
+-- Dead-letter queue: a message of queue Q, partition P goes to queue "Q.dlq", partition P (both
+-- created on first use, with default options). The copy has the original payload, content type
+-- and trace id; its transactionId is its own new message id; its headers are the original's
+-- plus "x-exactly-dead-letter" (origin queue, partition, offset, messageId, transactionId,
+-- consumerGroup, attempts, status, error, deadLetteredAt).
+
+-- Moves a group's cursor past every settled offset and past purged data (data_start), deletes
+-- delivery rows below it, and returns the new next_offset. Caller holds the cursor row lock.
+CREATE OR REPLACE FUNCTION exactly.advance_cursor(p_pid bigint, p_group text)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_next  bigint;
+    v_from  bigint;
+    v_new   bigint;
+BEGIN
+    SELECT c.next_offset INTO v_next
+    FROM exactly.consumer_cursors c WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+    SELECT GREATEST(v_next, p.data_start) INTO v_from FROM exactly.partitions p WHERE p.id = p_pid;
+    -- the first offset at or above v_from that is not settled (settled rows may follow an
+    -- offset that waits for a retry; the cursor stops at that offset)
+    SELECT min(s.x) INTO v_new
+    FROM (SELECT v_from AS x
+          UNION ALL
+          SELECT d."offset" + 1 FROM exactly.deliveries d
+          WHERE d.partition_id = p_pid AND d.consumer_group = p_group AND d."offset" >= v_from AND d.settled) s
+    WHERE NOT EXISTS (SELECT 1 FROM exactly.deliveries d
+                      WHERE d.partition_id = p_pid AND d.consumer_group = p_group
+                        AND d."offset" = s.x AND d.settled);
+    IF v_new > v_next THEN
+        UPDATE exactly.consumer_cursors c SET next_offset = v_new
+        WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+        DELETE FROM exactly.deliveries d
+        WHERE d.partition_id = p_pid AND d.consumer_group = p_group AND d."offset" < v_new;
+    END IF;
+    RETURN v_new;
+END
+$$;
+
+-- Leases a partition of p_queue to the caller for p_group and returns up to p_batch messages in
+-- offset order, each with the lease. p_partition NULL: any partition of the queue that is not
+-- leased (or whose lease expired), not waiting for a retry delay, and has undelivered messages,
+-- least recently leased first. Nothing available (or no such queue): no rows.
+--   p_lease_seconds: lease length; NULL takes the queue's lease_time.
+-- Messages settled for the group are skipped; unsettled messages of an expired lease are
+-- delivered again (at-least-once). attempts = failed/retry acks so far.
+CREATE OR REPLACE FUNCTION exactly.pop(
+    p_queue          text,
+    p_partition      text,
+    p_group          text,
+    p_batch          integer,
+    p_lease_seconds  integer)
+RETURNS TABLE (partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
+               content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
+               lease_id uuid, lease_expires_at timestamptz)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_qid      bigint;
+    v_lease    integer;
+    v_now      timestamptz := clock_timestamp();
+    v_cand     record;
+    v_start    bigint;
+    v_lease_id uuid;
+    v_expires  timestamptz;
+    v_rows     integer;
+BEGIN
+    SELECT q.id, q.lease_time INTO v_qid, v_lease FROM exactly.queues q WHERE q.name = p_queue;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    v_lease := COALESCE(p_lease_seconds, v_lease);
+
+    FOR v_cand IN
+        SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing
+        FROM exactly.partitions p
+        LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+        WHERE p.queue_id = v_qid
+          AND (p_partition IS NULL OR p.name = p_partition)
+          AND p.last_offset >= GREATEST(COALESCE(c.next_offset, 0), p.data_start)
+          AND (c.partition_id IS NULL
+               OR ((c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now))
+        ORDER BY c.leased_at ASC NULLS FIRST, p.id
+        LIMIT 16
+    LOOP
+        IF v_cand.missing THEN
+            INSERT INTO exactly.consumer_cursors (partition_id, consumer_group) VALUES (v_cand.pid, p_group)
+            ON CONFLICT DO NOTHING;
+        END IF;
+        -- another consumer busy with this cursor (leasing or acking) is skipped, never waited for
+        PERFORM 1 FROM exactly.consumer_cursors c
+        WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group
+          AND (c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now
+        FOR UPDATE SKIP LOCKED;
+        CONTINUE WHEN NOT FOUND;
+
+        v_start := exactly.advance_cursor(v_cand.pid, p_group);
+        v_lease_id := gen_random_uuid();
+        v_expires := v_now + make_interval(secs => v_lease);
+
+        RETURN QUERY
+        WITH sel AS (
+            SELECT m."offset" AS off, m.message_id AS mid, m.transaction_id AS txn, m.payload AS pl,
+                   m.content_type AS ct, m.headers::text AS hd, m.trace_id AS tr, m.created_at AS at,
+                   COALESCE(d.attempts, 0) AS att
+            FROM exactly.messages m
+            LEFT JOIN exactly.deliveries d
+                   ON d.partition_id = m.partition_id AND d.consumer_group = p_group AND d."offset" = m."offset"
+            WHERE m.partition_id = v_cand.pid AND m."offset" >= v_start AND d.settled IS NOT TRUE
+            ORDER BY m."offset"
+            LIMIT p_batch
+        ), upd AS (
+            UPDATE exactly.consumer_cursors c
+            SET lease_id = v_lease_id,
+                lease_from = v_start,
+                lease_to = (SELECT max(s.off) FROM sel s),
+                lease_count = (SELECT count(*) FROM sel s),
+                lease_acked = 0,
+                lease_expires_at = v_expires,
+                leased_at = v_now
+            WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
+        )
+        SELECT v_cand.pname, s.off, s.mid, s.txn, s.pl, s.ct, s.hd, s.tr, s.at, s.att, v_lease_id, v_expires
+        FROM sel s ORDER BY s.off;
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        IF v_rows > 0 THEN
+            RETURN;
+        END IF;
+    END LOOP;
+END
+$$;
+
+-- The offset an ack by transactionId means, in partition p_pid for p_group: among the stored
+-- hashes equal to p_hash (XXH3-128 of the transactionId), first those delivered under p_lease
+-- (the group's current lease, or its last released one) and not yet acked under it, then the
+-- lowest offset. NULL when the hash is not stored (never pushed, or purged by retention).
+-- (Several offsets share a hash only when a transactionId was pushed again after its window.)
+CREATE OR REPLACE FUNCTION exactly.resolve_offset(p_pid bigint, p_group text, p_lease uuid, p_hash bytea)
+RETURNS bigint
+LANGUAGE sql STABLE AS $$
+    SELECT t."offset"
+    FROM exactly.txn_hashes t
+    LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p_pid AND c.consumer_group = p_group
+    WHERE t.partition_id = p_pid AND t.hash = p_hash
+    ORDER BY CASE WHEN (c.lease_id = p_lease AND t."offset" BETWEEN c.lease_from AND c.lease_to)
+                    OR (c.prev_lease_id = p_lease AND t."offset" BETWEEN c.prev_lease_from AND c.prev_lease_to)
+                  THEN 0 ELSE 1 END,
+             CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
+                               WHERE d.partition_id = p_pid AND d.consumer_group = p_group
+                                 AND d."offset" = t."offset" AND d.acked_lease = p_lease)
+                  THEN 1 ELSE 0 END,
+             t."offset"
+    LIMIT 1
+$$;
+
+-- Copies message (p_pid, p_offset) into the dead-letter queue (p_queue || '.dlq', p_partition)
+-- with push_segment (no probe: the copy's transactionId is its own new id p_id, hash p_hash).
+-- The caller holds the dead-letter partition's row lock (ack_batch takes it first). Returns the
+-- copy's message id, or NULL when the original's data was already purged by retention.
+CREATE OR REPLACE FUNCTION exactly.dead_letter(
+    p_pid bigint, p_offset bigint, p_queue text, p_partition text, p_group text, p_attempts integer,
+    p_status text, p_error text, p_id uuid, p_hash bytea)
+RETURNS uuid
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_msg  exactly.messages%ROWTYPE;
+    v_dlq  bigint;
+    v_id   uuid;
+BEGIN
+    SELECT * INTO v_msg FROM exactly.messages m WHERE m.partition_id = p_pid AND m."offset" = p_offset;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+    WHERE q.name = p_queue || '.dlq' AND p.name = p_partition;
+    IF NOT FOUND THEN
+        -- ack_batch predicted no dead-lettering for this item when it took its locks; see there
+        -- why that cannot happen. Kept total rather than failing.
+        PERFORM exactly.ensure_partitions(ARRAY[p_queue || '.dlq'], ARRAY[p_partition]);
+        SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+        WHERE q.name = p_queue || '.dlq' AND p.name = p_partition;
+    END IF;
+    SELECT r.message_id INTO v_id
+    FROM exactly.push_segment(v_dlq, -1, 0, ARRAY[p_hash], ARRAY[false], ARRAY[p_id], ARRAY[p_id::text],
+                              ARRAY[v_msg.payload], ARRAY[v_msg.content_type],
+                              ARRAY[(COALESCE(v_msg.headers, '{}'::jsonb) || jsonb_build_object(
+                                  'x-exactly-dead-letter', jsonb_build_object(
+                                      'queue', p_queue, 'partition', p_partition, 'offset', p_offset,
+                                      'messageId', v_msg.message_id, 'transactionId', v_msg.transaction_id,
+                                      'consumerGroup', p_group, 'attempts', p_attempts, 'status', p_status,
+                                      'error', p_error, 'deadLetteredAt', clock_timestamp())))::text],
+                              ARRAY[v_msg.trace_id]) r;
+    RETURN v_id;
+END
+$$;
+
+-- Acks a batch of messages; one result row per item, in item order. Items are independent
+-- (an item's error does not undo the others); a caller that needs all-or-nothing runs it in a
+-- transaction and rolls back on any result other than 'acked'.
+--   p_lock_queues/p_lock_partitions: further partitions to create if missing and lock with the
+--     dead-letter partitions, before any cursor (a transaction's push partitions).
+-- Per item: p_queues/p_partitions (NULL allowed for a messageId ack, then checked if given),
+--   p_groups, p_leases, p_message_ids (ack by messageId) or p_hashes (ack by transactionId:
+--   XXH3-128), p_statuses ('completed' | 'failed' | 'retry' | 'dlq'), p_errors, and p_dlq_ids /
+--   p_dlq_hashes: the id (UUIDv7) and hash of its text a dead-letter copy would get.
+-- Result: 'acked' (outcome 'completed', 'retry' = delivered again after the queue's retry_delay,
+--   or 'dead-lettered'; replay = true when the same lease had already acked it), 'unresolved'
+--   (no stored message or hash: never pushed, or purged) or 'lease-mismatch' (p_lease is not the
+--   group's current or last released lease on the partition, or did not deliver that message).
+-- A lease whose every delivered message is acked is released: the cursor advances past the
+-- settled prefix, and if a message waits for a retry the partition is not leasable for
+-- retry_delay milliseconds.
+CREATE OR REPLACE FUNCTION exactly.ack_batch(
+    p_lock_queues      text[],
+    p_lock_partitions  text[],
+    p_queues           text[],
+    p_partitions       text[],
+    p_groups           text[],
+    p_leases           uuid[],
+    p_message_ids      uuid[],
+    p_hashes           bytea[],
+    p_statuses         text[],
+    p_errors           text[],
+    p_dlq_ids          uuid[],
+    p_dlq_hashes       bytea[])
+RETURNS TABLE (item integer, result text, queue text, partition text, "offset" bigint, message_id uuid,
+               transaction_id text, outcome text, attempts integer, dead_letter_id uuid, replay boolean,
+               detail text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n          integer := COALESCE(cardinality(p_statuses), 0);
+    v_pid      bigint[] := '{}';
+    v_off      bigint[] := '{}';
+    v_qname    text[] := '{}';
+    v_pname    text[] := '{}';
+    v_limit    integer[] := '{}';
+    v_lq       text[] := COALESCE(p_lock_queues, '{}');
+    v_lp       text[] := COALESCE(p_lock_partitions, '{}');
+    i          integer;
+    r_pid      bigint;
+    r_off      bigint;
+    r_q        text;
+    r_p        text;
+    r_limit    integer;
+    r_att      integer;
+    r_status   text;
+    cur        exactly.consumer_cursors%ROWTYPE;
+    del        exactly.deliveries%ROWTYPE;
+    rel        record;
+BEGIN
+    -- 1. Resolve every item without locks, and predict which may need a dead-letter partition
+    --    (status dlq, or failed/retry with no retry left), so that those partition rows are
+    --    locked before any cursor row. The prediction reads attempts unlocked; it can only be
+    --    wrong if another ack of the same offset changed attempts in between, which needs a
+    --    lease that was current in between: then this item's lease is either the same (this
+    --    item is answered as a replay) or no longer current (lease-mismatch). Either way it
+    --    does not dead-letter.
+    FOR i IN 1..n LOOP
+        r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL; r_limit := NULL;
+        IF p_message_ids[i] IS NOT NULL THEN
+            SELECT m.partition_id, m."offset", q.name, p.name, q.retry_limit
+            INTO r_pid, r_off, r_q, r_p, r_limit
+            FROM exactly.messages m
+            JOIN exactly.partitions p ON p.id = m.partition_id
+            JOIN exactly.queues q ON q.id = p.queue_id
+            WHERE m.message_id = p_message_ids[i];
+            IF r_pid IS NOT NULL AND ((p_queues[i] IS NOT NULL AND p_queues[i] <> r_q)
+                                      OR (p_partitions[i] IS NOT NULL AND p_partitions[i] <> r_p)) THEN
+                r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL;
+            END IF;
+        ELSE
+            SELECT p.id, q.name, p.name, q.retry_limit INTO r_pid, r_q, r_p, r_limit
+            FROM exactly.queues q JOIN exactly.partitions p ON p.queue_id = q.id
+            WHERE q.name = p_queues[i] AND p.name = p_partitions[i];
+            IF r_pid IS NOT NULL THEN
+                r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
+            END IF;
+        END IF;
+        IF r_off IS NULL THEN
+            r_pid := NULL;
+        END IF;
+        v_pid := v_pid || r_pid;
+        v_off := v_off || r_off;
+        v_qname := v_qname || COALESCE(r_q, p_queues[i]);
+        v_pname := v_pname || COALESCE(r_p, p_partitions[i]);
+        v_limit := v_limit || r_limit;
+        IF r_pid IS NOT NULL AND (p_statuses[i] = 'dlq' OR (p_statuses[i] IN ('failed', 'retry') AND
+                COALESCE((SELECT d.attempts FROM exactly.deliveries d
+                          WHERE d.partition_id = r_pid AND d.consumer_group = p_groups[i]
+                            AND d."offset" = r_off), 0) + 1 > r_limit)) THEN
+            v_lq := v_lq || (r_q || '.dlq');
+            v_lp := v_lp || r_p;
+        END IF;
+    END LOOP;
+
+    -- 2. Locks, in the global order: partition rows ascending, then cursor rows ascending.
+    IF cardinality(v_lq) > 0 THEN
+        PERFORM exactly.ensure_partitions(v_lq, v_lp);
+        PERFORM 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+        WHERE (q.name, p.name) IN (SELECT u.q, u.p FROM unnest(v_lq, v_lp) AS u(q, p))
+        ORDER BY p.id
+        FOR UPDATE OF p;
+    END IF;
+    PERFORM 1 FROM exactly.consumer_cursors c
+    WHERE (c.partition_id, c.consumer_group) IN
+          (SELECT u.pid, u.g FROM unnest(v_pid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
+    ORDER BY c.partition_id, c.consumer_group
+    FOR UPDATE;
+
+    -- 3. Each item, in order, under the locks.
+    FOR i IN 1..n LOOP
+        item := i; result := 'acked'; queue := v_qname[i]; partition := v_pname[i];
+        "offset" := NULL; message_id := NULL; transaction_id := NULL; outcome := NULL; attempts := NULL;
+        dead_letter_id := NULL; replay := false; detail := NULL;
+        r_pid := v_pid[i];
+        r_off := v_off[i];
+        IF r_pid IS NOT NULL AND p_message_ids[i] IS NULL THEN
+            -- the lease may have moved since phase 1: resolve again under the cursor lock
+            r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
+        END IF;
+        IF r_pid IS NULL OR r_off IS NULL THEN
+            result := 'unresolved';
+            detail := CASE WHEN p_message_ids[i] IS NOT NULL
+                THEN 'no stored message has this messageId in that queue partition (never pushed, or purged by retention)'
+                ELSE 'no stored transaction hash matches this transactionId in that queue partition (never pushed, or purged by retention)' END;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        "offset" := r_off;
+        SELECT m.message_id, m.transaction_id INTO message_id, transaction_id
+        FROM exactly.messages m WHERE m.partition_id = r_pid AND m."offset" = r_off;
+
+        cur := NULL;
+        SELECT * INTO cur FROM exactly.consumer_cursors c
+        WHERE c.partition_id = r_pid AND c.consumer_group = p_groups[i];
+        del := NULL;
+        SELECT * INTO del FROM exactly.deliveries d
+        WHERE d.partition_id = r_pid AND d.consumer_group = p_groups[i] AND d."offset" = r_off;
+
+        IF cur.lease_id = p_leases[i] AND r_off BETWEEN cur.lease_from AND cur.lease_to
+                AND del.acked_lease IS NOT DISTINCT FROM p_leases[i] AND del.acked_lease IS NOT NULL THEN
+            -- this lease acked it already: a repeated ack, answered as the first one was
+            outcome := del.last_outcome; attempts := del.attempts; dead_letter_id := del.dead_letter_id;
+            replay := true;
+        ELSIF cur.lease_id = p_leases[i] AND r_off BETWEEN cur.lease_from AND cur.lease_to
+                AND del.settled IS NOT TRUE THEN
+            r_status := p_statuses[i];
+            r_att := COALESCE(del.attempts, 0) + CASE WHEN r_status IN ('failed', 'retry') THEN 1 ELSE 0 END;
+            attempts := r_att;
+            IF r_status = 'completed' THEN
+                outcome := 'completed';
+            ELSIF r_status = 'dlq' OR r_att > v_limit[i] THEN
+                outcome := 'dead-lettered';
+                dead_letter_id := exactly.dead_letter(r_pid, r_off, v_qname[i], v_pname[i], p_groups[i], r_att,
+                                                      r_status, p_errors[i], p_dlq_ids[i], p_dlq_hashes[i]);
+            ELSE
+                outcome := 'retry';
+            END IF;
+            INSERT INTO exactly.deliveries AS d (partition_id, consumer_group, "offset", attempts, settled,
+                                                 acked_lease, last_outcome, last_error, dead_letter_id)
+            VALUES (r_pid, p_groups[i], r_off, r_att, outcome <> 'retry', p_leases[i], outcome, p_errors[i],
+                    dead_letter_id)
+            ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE
+            SET attempts = EXCLUDED.attempts, settled = EXCLUDED.settled, acked_lease = EXCLUDED.acked_lease,
+                last_outcome = EXCLUDED.last_outcome, last_error = EXCLUDED.last_error,
+                dead_letter_id = EXCLUDED.dead_letter_id;
+            UPDATE exactly.consumer_cursors c SET lease_acked = c.lease_acked + 1
+            WHERE c.partition_id = r_pid AND c.consumer_group = p_groups[i];
+        ELSIF cur.prev_lease_id = p_leases[i] AND r_off BETWEEN cur.prev_lease_from AND cur.prev_lease_to THEN
+            -- the lease was released after everything it delivered was acked: a repeated ack
+            outcome := COALESCE(CASE WHEN del.acked_lease = p_leases[i] THEN del.last_outcome END, 'settled');
+            attempts := del.attempts; dead_letter_id := del.dead_letter_id;
+            replay := true;
+        ELSE
+            result := 'lease-mismatch';
+            detail := CASE
+                WHEN cur.partition_id IS NULL OR cur.lease_id IS NULL
+                    THEN 'the consumer group holds no lease on this partition (it expired and was taken over, or was never granted)'
+                WHEN cur.lease_id <> p_leases[i]
+                    THEN 'leaseId is not the consumer group''s current lease on this partition (it expired and was taken over, or was never granted)'
+                ELSE 'the message was not delivered under this lease' END;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+
+    -- 4. Release every lease whose delivered messages are all acked.
+    FOR rel IN
+        SELECT c.partition_id AS pid, c.consumer_group AS grp, c.lease_id AS lid, q.retry_delay AS delay
+        FROM exactly.consumer_cursors c
+        JOIN exactly.partitions p ON p.id = c.partition_id
+        JOIN exactly.queues q ON q.id = p.queue_id
+        WHERE (c.partition_id, c.consumer_group) IN
+              (SELECT u.pid, u.g FROM unnest(v_pid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
+          AND c.lease_id IS NOT NULL AND c.lease_acked >= c.lease_count
+    LOOP
+        UPDATE exactly.consumer_cursors c
+        SET prev_lease_id = c.lease_id, prev_lease_from = c.lease_from, prev_lease_to = c.lease_to,
+            lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_count = 0, lease_acked = 0,
+            lease_expires_at = NULL,
+            available_at = CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
+                                             WHERE d.partition_id = rel.pid AND d.consumer_group = rel.grp
+                                               AND d.acked_lease = rel.lid AND NOT d.settled)
+                                THEN clock_timestamp() + make_interval(secs => rel.delay / 1000.0)
+                                ELSE '-infinity' END
+        WHERE c.partition_id = rel.pid AND c.consumer_group = rel.grp;
+        PERFORM exactly.advance_cursor(rel.pid, rel.grp);
+    END LOOP;
+END
+$$;

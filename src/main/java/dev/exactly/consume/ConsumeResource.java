@@ -1,0 +1,130 @@
+package dev.exactly.consume;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.http.JsonBodies;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.FieldError;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * Consumption: POST /api/v1/pop (lease a partition, get its next messages in offset order, with
+ * optional long-poll), POST /api/v1/ack and POST /api/v1/ack/batch (settle, retry or dead-letter
+ * delivered messages, by messageId or transactionId).
+ */
+@Path("/api/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class ConsumeResource {
+
+    /** Most acks in one batch. */
+    public static final int MAX_ACKS = 1000;
+
+    private final PopService pops;
+    private final ConsumeRepository store;
+
+    /** Constructor injection. */
+    public ConsumeResource(PopService pops, ConsumeRepository store) {
+        this.pops = pops;
+        this.store = store;
+    }
+
+    /**
+     * Leases a partition to the caller for its consumer group and returns up to {@code batch}
+     * messages in offset order. One consumer of a group holds a partition at a time; messages
+     * not acked before the lease expires are delivered again (at-least-once). Body:
+     * {@code {"queue","partition"?,"consumerGroup"?="__default","batch"?=1,"leaseSeconds"?,"waitMillis"?=0}}.
+     *
+     * @return {@code {"messages":[…]}}, empty when nothing is available (after waiting up to waitMillis)
+     */
+    @POST
+    @Path("/pop")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Lease a partition and receive its next messages in offset order (long-poll with waitMillis)")
+    public Uni<PopResponse> pop(byte[] body) {
+        List<FieldError> errors = new ArrayList<>();
+        PopRequest request = ConsumeRequests.pop(JsonBodies.object(body), errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return pops.pop(request).map(PopResponse::new);
+    }
+
+    /**
+     * Acks one delivered message. Body: {@code {"leaseId","transactionId"|"messageId","status",
+     * "queue"?,"partition"?,"consumerGroup"?,"error"?}}.
+     *
+     * @return the result; an ack that cannot be resolved (409, type /problems/unresolved) or
+     *         whose lease does not hold the message (409, /problems/lease-mismatch) changes nothing
+     */
+    @POST
+    @Path("/ack")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Ack a delivered message: completed, failed, retry or dlq")
+    public Uni<AckResult> ack(byte[] body) {
+        List<FieldError> errors = new ArrayList<>();
+        AckCommand ack = ConsumeRequests.ack(JsonBodies.object(body), null, "", errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return store.ack(List.of(ack)).map(results -> {
+            AckResult r = results.get(0);
+            if (!r.acked()) {
+                String field = ack.transactionId() != null ? "transactionId" : "messageId";
+                throw new ApiProblem(409, r.result(), AckResult.UNRESOLVED.equals(r.result())
+                        ? "Ack unresolved" : "Lease mismatch", r.detail(),
+                        List.of(new FieldError(null, AckResult.UNRESOLVED.equals(r.result()) ? field : "leaseId",
+                                r.detail())));
+            }
+            return r;
+        });
+    }
+
+    /**
+     * Acks several messages, each independently. Body: {@code {"items":[ack, …]}} (at most 1000).
+     *
+     * @return one result per item in order: "acked", "unresolved" or "lease-mismatch"
+     */
+    @POST
+    @Path("/ack/batch")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Ack several delivered messages; per-item results")
+    public Uni<AckBatchResponse> ackBatch(byte[] body) {
+        JsonNode root = JsonBodies.object(body);
+        List<FieldError> errors = new ArrayList<>();
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!f.equals("items")) {
+                errors.add(new FieldError(null, f, "unknown field"));
+            }
+        }
+        JsonNode items = root.get("items");
+        List<AckCommand> acks = new ArrayList<>();
+        if (items == null || !items.isArray()) {
+            errors.add(new FieldError(null, "items", "is required and must be an array"));
+        } else if (items.size() > MAX_ACKS) {
+            errors.add(new FieldError(null, "items", "at most " + MAX_ACKS + " acks per request"));
+        } else {
+            for (int i = 0; i < items.size(); i++) {
+                AckCommand a = ConsumeRequests.ack(items.get(i), i, "", errors);
+                if (a != null) {
+                    acks.add(a);
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        if (acks.isEmpty()) {
+            return Uni.createFrom().item(new AckBatchResponse(List.of()));
+        }
+        return store.ack(acks).map(AckBatchResponse::new);
+    }
+}

@@ -1,0 +1,14 @@
+package dev.exactly.retention;
+
+/**
+ * What one maintenance run did.
+ *
+ * @param partitions     partitions that had something to purge when the run started
+ * @param steps          purge steps run (one transaction under one partition lock each)
+ * @param purgedMessages message rows deleted (data older than the queue's retentionSeconds)
+ * @param purgedHashes   transaction hashes deleted (below the data watermark and outside the
+ *                       queue's deduplication window)
+ * @param more           true when the run stopped at exactly.maintenance.max-steps with work left
+ */
+public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, boolean more) {
+}

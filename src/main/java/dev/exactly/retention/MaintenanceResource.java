@@ -1,0 +1,34 @@
+package dev.exactly.retention;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * POST /api/v1/admin/maintenance: runs the maintenance job once, now (what the scheduler does in
+ * server mode; what an external schedule, e.g. EventBridge on Lambda, calls). Under /api/v1, so
+ * it needs the API key like every other endpoint there. Any body is ignored.
+ */
+@Path("/api/v1/admin/maintenance")
+public class MaintenanceResource {
+
+    private final MaintenanceService service;
+
+    /** Constructor injection. */
+    public MaintenanceResource(MaintenanceService service) {
+        this.service = service;
+    }
+
+    /** @return what the run purged; more = true when its step budget ran out with work left */
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Run the retention purge once (bounded steps under per-partition locks)")
+    public Uni<MaintenanceReport> run() {
+        return service.run();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.exactly.transaction;
+
+import dev.exactly.config.ExactlyConfig;
+import dev.exactly.problem.ApiProblem;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/** POST /api/v1/transaction: pushes and acks, all or nothing. */
+@Path("/api/v1/transaction")
+public class TransactionResource {
+
+    private final TransactionService service;
+    private final ExactlyConfig config;
+    private final TransactionRequestReader reader = new TransactionRequestReader();
+
+    /** Constructor injection. */
+    public TransactionResource(TransactionService service, ExactlyConfig config) {
+        this.service = service;
+        this.config = config;
+    }
+
+    /**
+     * Runs push and ack operations in one database transaction. Body:
+     * {@code {"operations":[{"type":"push","items":[…push items…]}, {"type":"ack", …ack fields…}]}}.
+     * A push item that is a duplicate (of a stored message within the window, or of an earlier
+     * item of the transaction), or an ack that is unresolved or does not hold its lease, rolls
+     * everything back: 409 problem+json naming the operation, the item and the original messageId.
+     *
+     * @return per operation: the push verdicts (all "queued") or the ack result
+     */
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Push and ack all-or-nothing; a duplicate or an unresolved ack rolls everything back (409)")
+    public Uni<TransactionResponse> transaction(byte[] body) {
+        long max = config.push().maxBodyBytes();
+        if (body.length > max) {
+            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + max + " bytes");
+        }
+        return service.run(reader.read(body, config.push().maxItems()));
+    }
+}

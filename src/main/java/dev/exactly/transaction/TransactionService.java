@@ -1,0 +1,167 @@
+package dev.exactly.transaction;
+
+import dev.exactly.consume.AckCommand;
+import dev.exactly.consume.AckResult;
+import dev.exactly.consume.ConsumeRepository;
+import dev.exactly.db.DatabaseErrors;
+import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.PartitionKey;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushItem;
+import dev.exactly.engine.PushStatus;
+import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushVerdict;
+import dev.exactly.engine.RequestGrouping;
+import dev.exactly.engine.Segment;
+import dev.exactly.engine.SegmentOutcome;
+import dev.exactly.push.PushResult;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Runs a transaction's operations all-or-nothing in one database transaction.
+ *
+ * <p>Order inside the transaction, chosen for the global lock order (partition rows in
+ * ascending id, then consumer cursor rows): first {@code exactly.ack_batch}, which locks the
+ * push partitions together with any dead-letter partitions before the cursors, then
+ * {@code exactly.push_bundle} (its partition locks are already held). Any push item that is a
+ * duplicate (of a stored message, or of an earlier item of the transaction: layer 1,
+ * {@link RequestGrouping}) and any ack that is not "acked" fails the transaction, which rolls
+ * back everything with a {@link TransactionConflict}. Pushes inside a transaction always probe
+ * the whole window ({@link DedupCache#PROBE_ALL}) and leave the warm cache untouched, since the
+ * transaction may still roll back.
+ */
+@ApplicationScoped
+public class TransactionService {
+
+    private final Pool pool;
+    private final PushStore pushStore;
+    private final ConsumeRepository consume;
+
+    /** Constructor injection. */
+    public TransactionService(Pool pool, ConsumeRepository consume) {
+        this.pool = pool;
+        this.pushStore = new PushStore(pool);
+        this.consume = consume;
+    }
+
+    /**
+     * @param ops validated operations, in request order
+     * @return one result per operation when everything committed
+     * @throws TransactionConflict (as the Uni's failure) when a push item is a duplicate or an
+     *                             ack is unresolved or mismatches its lease; nothing is written
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<TransactionResponse> run(List<TransactionOperation> ops) {
+        List<PushCommand> pushes = new ArrayList<>();
+        List<int[]> pushAt = new ArrayList<>();
+        List<AckCommand> acks = new ArrayList<>();
+        List<Integer> ackAt = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            TransactionOperation op = ops.get(i);
+            if (op instanceof TransactionOperation.Push push) {
+                for (int j = 0; j < push.items().size(); j++) {
+                    pushes.add(push.items().get(j));
+                    pushAt.add(new int[] {i, j});
+                }
+            } else if (op instanceof TransactionOperation.Ack ack) {
+                acks.add(ack.ack());
+                ackAt.add(i);
+            }
+        }
+        RequestGrouping grouping = RequestGrouping.of(pushes);
+        for (int k = 0; k < grouping.size(); k++) {
+            int leader = grouping.leaderOf(k);
+            if (leader != k) {
+                int[] at = pushAt.get(k);
+                int[] first = pushAt.get(leader);
+                return Uni.createFrom().failure(TransactionConflict.duplicateInTransaction(at[0], at[1],
+                        pushes.get(k).transactionId(), first[0], first[1]));
+            }
+        }
+        List<Segment> segments = grouping.segments();
+        List<PartitionKey> pushPartitions = segments.stream().map(Segment::partition).toList();
+        return pool.withTransaction(conn -> ackAll(conn, acks, ackAt, pushPartitions)
+                        .flatMap(ackResults -> pushAll(conn, grouping, pushes, pushAt)
+                                .map(verdicts -> respond(ops, verdicts, pushAt, ackResults, ackAt))))
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    private Uni<List<AckResult>> ackAll(SqlConnection conn, List<AckCommand> acks, List<Integer> ackAt,
+                                        List<PartitionKey> pushPartitions) {
+        if (acks.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        return consume.ack(conn, acks, pushPartitions).map(results -> {
+            for (int i = 0; i < results.size(); i++) {
+                AckResult r = results.get(i);
+                if (!r.acked()) {
+                    throw TransactionConflict.ack(ackAt.get(i), r.result(), r.detail(), acks.get(i).transactionId());
+                }
+            }
+            return results;
+        });
+    }
+
+    private Uni<List<PushVerdict>> pushAll(SqlConnection conn, RequestGrouping grouping, List<PushCommand> pushes,
+                                           List<int[]> pushAt) {
+        List<Segment> segments = grouping.segments();
+        if (segments.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        long[] verified = new long[segments.size()];
+        Arrays.fill(verified, DedupCache.PROBE_ALL);
+        return pushStore.push(segments, verified, conn).map(outcomes -> {
+            PushVerdict[] verdicts = new PushVerdict[grouping.size()];
+            for (int s = 0; s < segments.size(); s++) {
+                Segment seg = segments.get(s);
+                SegmentOutcome o = outcomes.get(s);
+                for (int j = 0; j < seg.items().size(); j++) {
+                    PushItem it = seg.items().get(j);
+                    if (o.duplicate()[j]) {
+                        int[] at = pushAt.get(it.index());
+                        throw TransactionConflict.duplicate(at[0], at[1], it.transactionId(), o.messageIds()[j]);
+                    }
+                    verdicts[it.index()] = new PushVerdict(it.index(), seg.partition().queue(),
+                            seg.partition().partition(), it.transactionId(), o.messageIds()[j], PushStatus.QUEUED,
+                            o.offsets()[j]);
+                }
+            }
+            return grouping.assemble(verdicts);
+        });
+    }
+
+    private static TransactionResponse respond(List<TransactionOperation> ops, List<PushVerdict> verdicts,
+                                               List<int[]> pushAt, List<AckResult> ackResults, List<Integer> ackAt) {
+        List<List<PushResult>> perOp = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            perOp.add(new ArrayList<>());
+        }
+        for (int k = 0; k < verdicts.size(); k++) {
+            PushVerdict v = verdicts.get(k);
+            int[] at = pushAt.get(k);
+            perOp.get(at[0]).add(new PushResult(at[1], v.queue(), v.partition(), v.transactionId(), v.messageId(),
+                    v.status().wire()));
+        }
+        AckResult[] acks = new AckResult[ops.size()];
+        for (int i = 0; i < ackResults.size(); i++) {
+            AckResult r = ackResults.get(i);
+            acks[ackAt.get(i)] = new AckResult(ackAt.get(i), r.result(), r.queue(), r.partition(), r.offset(), r.messageId(),
+                    r.transactionId(), r.outcome(), r.attempts(), r.deadLetterMessageId(), r.replay(), r.detail());
+        }
+        List<TransactionResponse.OperationResult> out = new ArrayList<>(ops.size());
+        for (int i = 0; i < ops.size(); i++) {
+            if (ops.get(i) instanceof TransactionOperation.Push) {
+                out.add(new TransactionResponse.OperationResult(i, "push", perOp.get(i), null));
+            } else {
+                out.add(new TransactionResponse.OperationResult(i, "ack", null, acks[i]));
+            }
+        }
+        return new TransactionResponse(out);
+    }
+}
