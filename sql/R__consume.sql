@@ -125,8 +125,6 @@ BEGIN
             SET lease_id = v_lease_id,
                 lease_from = v_start,
                 lease_to = (SELECT max(s.off) FROM sel s),
-                lease_count = (SELECT count(*) FROM sel s),
-                lease_acked = 0,
                 lease_expires_at = v_expires,
                 leased_at = v_now
             WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
@@ -241,6 +239,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     n          integer := COALESCE(cardinality(p_statuses), 0);
     v_pid      bigint[] := '{}';
+    v_cpid     bigint[] := '{}';
     v_off      bigint[] := '{}';
     v_qname    text[] := '{}';
     v_pname    text[] := '{}';
@@ -249,6 +248,8 @@ DECLARE
     v_lp       text[] := COALESCE(p_lock_partitions, '{}');
     i          integer;
     r_pid      bigint;
+    r_cpid     bigint;
+    r_lo       bigint;
     r_off      bigint;
     r_q        text;
     r_p        text;
@@ -267,7 +268,7 @@ BEGIN
     --    item is answered as a replay) or no longer current (lease-mismatch). Either way it
     --    does not dead-letter.
     FOR i IN 1..n LOOP
-        r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL; r_limit := NULL;
+        r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL; r_limit := NULL; r_cpid := NULL;
         IF p_message_ids[i] IS NOT NULL THEN
             SELECT m.partition_id, m."offset", q.name, p.name, q.retry_limit
             INTO r_pid, r_off, r_q, r_p, r_limit
@@ -289,8 +290,14 @@ BEGIN
         END IF;
         IF r_off IS NULL THEN
             r_pid := NULL;
+            -- unresolved; its lease is still looked at (released if everything left is acked)
+            SELECT c.partition_id INTO r_cpid FROM exactly.consumer_cursors c
+            WHERE c.lease_id = p_leases[i] AND c.consumer_group = p_groups[i];
+        ELSE
+            r_cpid := r_pid;
         END IF;
         v_pid := v_pid || r_pid;
+        v_cpid := v_cpid || r_cpid;
         v_off := v_off || r_off;
         v_qname := v_qname || COALESCE(r_q, p_queues[i]);
         v_pname := v_pname || COALESCE(r_p, p_partitions[i]);
@@ -314,7 +321,7 @@ BEGIN
     END IF;
     PERFORM 1 FROM exactly.consumer_cursors c
     WHERE (c.partition_id, c.consumer_group) IN
-          (SELECT u.pid, u.g FROM unnest(v_pid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
+          (SELECT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
     ORDER BY c.partition_id, c.consumer_group
     FOR UPDATE;
 
@@ -375,8 +382,6 @@ BEGIN
             SET attempts = EXCLUDED.attempts, settled = EXCLUDED.settled, acked_lease = EXCLUDED.acked_lease,
                 last_outcome = EXCLUDED.last_outcome, last_error = EXCLUDED.last_error,
                 dead_letter_id = EXCLUDED.dead_letter_id;
-            UPDATE exactly.consumer_cursors c SET lease_acked = c.lease_acked + 1
-            WHERE c.partition_id = r_pid AND c.consumer_group = p_groups[i];
         ELSIF cur.prev_lease_id = p_leases[i] AND r_off BETWEEN cur.prev_lease_from AND cur.prev_lease_to THEN
             -- the lease was released after everything it delivered was acked: a repeated ack
             outcome := COALESCE(CASE WHEN del.acked_lease = p_leases[i] THEN del.last_outcome END, 'settled');
@@ -394,20 +399,27 @@ BEGIN
         RETURN NEXT;
     END LOOP;
 
-    -- 4. Release every lease whose delivered messages are all acked.
+    -- 4. Release every lease whose range holds nothing undone: each offset from lease_from (or
+    --    the data watermark, if retention purged the start of the range) to lease_to is settled
+    --    or acked under the lease.
     FOR rel IN
-        SELECT c.partition_id AS pid, c.consumer_group AS grp, c.lease_id AS lid, q.retry_delay AS delay
+        SELECT c.partition_id AS pid, c.consumer_group AS grp, c.lease_id AS lid, c.lease_from AS lo,
+               c.lease_to AS hi, p.data_start AS data_start, q.retry_delay AS delay
         FROM exactly.consumer_cursors c
         JOIN exactly.partitions p ON p.id = c.partition_id
         JOIN exactly.queues q ON q.id = p.queue_id
         WHERE (c.partition_id, c.consumer_group) IN
-              (SELECT u.pid, u.g FROM unnest(v_pid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
-          AND c.lease_id IS NOT NULL AND c.lease_acked >= c.lease_count
+              (SELECT DISTINCT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
+          AND c.lease_id IS NOT NULL
     LOOP
+        r_lo := GREATEST(rel.lo, rel.data_start);
+        CONTINUE WHEN r_lo <= rel.hi AND
+            (SELECT count(*) FROM exactly.deliveries d
+             WHERE d.partition_id = rel.pid AND d.consumer_group = rel.grp AND d."offset" BETWEEN r_lo AND rel.hi
+               AND (d.settled OR d.acked_lease = rel.lid)) < rel.hi - r_lo + 1;
         UPDATE exactly.consumer_cursors c
         SET prev_lease_id = c.lease_id, prev_lease_from = c.lease_from, prev_lease_to = c.lease_to,
-            lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_count = 0, lease_acked = 0,
-            lease_expires_at = NULL,
+            lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL,
             available_at = CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
                                              WHERE d.partition_id = rel.pid AND d.consumer_group = rel.grp
                                                AND d.acked_lease = rel.lid AND NOT d.settled)

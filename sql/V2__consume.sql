@@ -22,13 +22,12 @@ CREATE TABLE exactly.consumer_cursors (
     -- not leasable before this instant (a failed ack's retry delay)
     available_at      timestamptz NOT NULL DEFAULT '-infinity',
     -- the live (or expired, not yet replaced) lease: its id, the offsets it covers
-    -- (lease_from..lease_to, inclusive), how many messages it delivered and how many of those
-    -- were acked under it, and when it expires
+    -- (lease_from..lease_to, inclusive: every unsettled one was delivered), when it expires.
+    -- It is released once every offset of its range that is still stored is settled or acked
+    -- under it.
     lease_id          uuid,
     lease_from        bigint,
     lease_to          bigint,
-    lease_count       integer     NOT NULL DEFAULT 0,
-    lease_acked       integer     NOT NULL DEFAULT 0,
     lease_expires_at  timestamptz,
     leased_at         timestamptz,
     -- the last lease released by acking everything it delivered: acks repeated under it are
@@ -54,6 +53,10 @@ CREATE TABLE exactly.deliveries (
     dead_letter_id  uuid,
     PRIMARY KEY (partition_id, consumer_group, "offset")
 );
+
+-- An ack whose message cannot be resolved (its data purged while it was leased) still finds
+-- its lease, so that a lease over purged messages is released rather than left to expire.
+CREATE INDEX consumer_cursors_lease ON exactly.consumer_cursors (lease_id) WHERE lease_id IS NOT NULL;
 
 -- Retention purges transaction hashes by offset range, from the purge watermark txns_start up.
 -- The primary key (partition_id, hash, "offset") cannot serve that walk.

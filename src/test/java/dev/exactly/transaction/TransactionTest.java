@@ -65,7 +65,7 @@ class TransactionTest {
                 "SELECT 'partitions', count(*) FROM exactly.partitions",
                 "SELECT 'allocated', COALESCE(sum(last_offset), 0) FROM exactly.partitions",
                 "SELECT 'deliveries', count(*) FROM exactly.deliveries",
-                "SELECT 'cursors', count(*) || ':' || COALESCE(string_agg(next_offset || '/' || lease_acked || '/' "
+                "SELECT 'cursors', count(*) || ':' || COALESCE(string_agg(next_offset || '/' || COALESCE(lease_to, -1) || '/' "
                         + "|| COALESCE(lease_id::text, '-'), ',' ORDER BY partition_id, consumer_group), '') "
                         + "FROM exactly.consumer_cursors")) {
             Row r = sql(pool, q).iterator().next();
