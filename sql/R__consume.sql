@@ -216,7 +216,8 @@ $$;
 --   or 'dead-lettered'; replay = true when the same lease had already acked it), 'unresolved'
 --   (no stored message or hash: never pushed, or purged) or 'lease-mismatch' (p_lease is not the
 --   group's current or last released lease on the partition, or did not deliver that message).
--- A lease whose every delivered message is acked is released: the cursor advances past the
+-- A lease whose every delivered message is acked (or purged by retention meanwhile; an
+-- unresolved ack still finds its lease by id) is released: the cursor advances past the
 -- settled prefix, and if a message waits for a retry the partition is not leasable for
 -- retry_delay milliseconds.
 CREATE OR REPLACE FUNCTION exactly.ack_batch(

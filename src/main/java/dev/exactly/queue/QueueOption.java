@@ -7,11 +7,14 @@ package dev.exactly.queue;
 public enum QueueOption {
     /** Deduplication window in seconds; 0 turns the probe off (hashes are still written). */
     DEDUP_WINDOW_SECONDS("dedupWindowSeconds", "dedup_window_seconds", 3600, 0),
-    /** How long message data is kept, in seconds; 0 keeps it forever. */
+    /**
+     * How long message data is kept, in seconds; 0 keeps it forever. A transaction hash is kept
+     * as long as its message's data and at least the deduplication window (sql/R__retention.sql).
+     */
     RETENTION_SECONDS("retentionSeconds", "retention_seconds", 0, 0),
-    /** A consumer's lease on a partition, in seconds. */
+    /** A consumer's lease on a partition, in seconds (a pop's leaseSeconds when it gives none). */
     LEASE_TIME("leaseTime", "lease_time", 300, 1),
-    /** Deliveries after the first before a message goes to the dead-letter queue. */
+    /** Deliveries after the first before a message goes to the dead-letter queue ("queue.dlq"). */
     RETRY_LIMIT("retryLimit", "retry_limit", 3, 0),
     /** Delay before a failed message is redelivered, in milliseconds. */
     RETRY_DELAY("retryDelay", "retry_delay", 0, 0);
