@@ -10,6 +10,10 @@
 -- read or written by the holder of their cursor row's lock. Retention takes one partition row and
 -- no cursor row.
 --
+-- Every function here runs with sequential and bitmap scans off: their plans must not hinge on
+-- table statistics (a plan cached while a table was small would scan it whole later); each
+-- query has an index path (as for exactly.push_segment).
+--
 -- Dead-letter queue: a message of queue Q, partition P goes to queue "Q.dlq", partition P (both
 -- created on first use, with default options). The copy has the original payload, content type
 -- and trace id; its transactionId is its own new message id; its headers are the original's
@@ -20,7 +24,10 @@
 -- delivery rows below it, and returns the new next_offset. Caller holds the cursor row lock.
 CREATE OR REPLACE FUNCTION exactly.advance_cursor(p_pid bigint, p_group text)
 RETURNS bigint
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     v_next  bigint;
     v_from  bigint;
@@ -65,7 +72,10 @@ CREATE OR REPLACE FUNCTION exactly.pop(
 RETURNS TABLE (partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
                lease_id uuid, lease_expires_at timestamptz)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     v_qid      bigint;
     v_lease    integer;
@@ -146,7 +156,10 @@ $$;
 -- (Several offsets share a hash only when a transactionId was pushed again after its window.)
 CREATE OR REPLACE FUNCTION exactly.resolve_offset(p_pid bigint, p_group text, p_lease uuid, p_hash bytea)
 RETURNS bigint
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
     SELECT t."offset"
     FROM exactly.txn_hashes t
     LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p_pid AND c.consumer_group = p_group
@@ -170,7 +183,10 @@ CREATE OR REPLACE FUNCTION exactly.dead_letter(
     p_pid bigint, p_offset bigint, p_queue text, p_partition text, p_group text, p_attempts integer,
     p_status text, p_error text, p_id uuid, p_hash bytea)
 RETURNS uuid
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     v_msg  exactly.messages%ROWTYPE;
     v_dlq  bigint;
@@ -236,7 +252,10 @@ CREATE OR REPLACE FUNCTION exactly.ack_batch(
 RETURNS TABLE (item integer, result text, queue text, partition text, "offset" bigint, message_id uuid,
                transaction_id text, outcome text, attempts integer, dead_letter_id uuid, replay boolean,
                detail text)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     n          integer := COALESCE(cardinality(p_statuses), 0);
     v_pid      bigint[] := '{}';

@@ -27,7 +27,11 @@
 CREATE OR REPLACE FUNCTION exactly.purge_partition(p_pid bigint, p_limit integer)
 RETURNS TABLE (purged_messages integer, purged_hashes integer, data_watermark bigint, txns_watermark bigint,
                more boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- index scans only, whatever the statistics (see sql/R__consume.sql)
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
 DECLARE
     v_last      bigint;
     v_data      bigint;

@@ -9,8 +9,6 @@ import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
@@ -39,7 +37,6 @@ import org.junit.jupiter.api.Test;
  * delivery is in offset order.
  */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class ConsumeConcurrencyTest {
 
     private static final String Q = "cc";

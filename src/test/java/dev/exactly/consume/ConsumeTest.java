@@ -21,8 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -39,7 +37,6 @@ import org.junit.jupiter.api.Test;
 
 /** Pop, leases, acks, retries and the dead-letter queue, against the embedded PostgreSQL. */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class ConsumeTest {
 
     @Inject

@@ -19,8 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -39,7 +37,6 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL. Time is moved by setting created_at back, never by sleeping.
  */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class RetentionTest {
 
     private static final String ZERO = "00000000-0000-0000-0000-000000000000";

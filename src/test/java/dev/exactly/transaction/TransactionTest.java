@@ -15,8 +15,6 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.PostgresResource;
-import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -29,7 +27,6 @@ import org.junit.jupiter.api.Test;
 
 /** POST /api/v1/transaction: all or nothing, against the embedded PostgreSQL. */
 @QuarkusTest
-@WithTestResource(PostgresResource.class)
 class TransactionTest {
 
     @Inject
