@@ -1,5 +1,6 @@
 package dev.exactly.message;
 
+import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -24,9 +25,12 @@ public class MessageRepository {
         this.pool = pool;
     }
 
-    /** @return the message, or null when no message has that id (or its data was purged) */
+    /**
+     * @return the message, or null when no message has that id (or its data was purged); retried
+     *         once on a closed connection
+     */
     public Uni<StoredMessage> find(UUID messageId) {
-        return pool.preparedQuery(BY_ID).execute(Tuple.of(messageId))
+        return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(BY_ID).execute(Tuple.of(messageId)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? null : toMessage(rows.iterator().next()));
     }

@@ -1,5 +1,6 @@
 package dev.exactly.queue;
 
+import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -53,9 +54,9 @@ public class QueueRepository {
     public record Change(StoredQueue before, StoredQueue after) {
     }
 
-    /** @return the queue, or null when it does not exist */
+    /** @return the queue, or null when it does not exist (retried once on a closed connection) */
     public Uni<StoredQueue> find(String name) {
-        return pool.preparedQuery(SELECT).execute(Tuple.of(name))
+        return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(SELECT).execute(Tuple.of(name)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? null : toQueue(rows.iterator().next()));
     }
@@ -68,16 +69,19 @@ public class QueueRepository {
      * @param options the changes to apply
      * @param replace true: every option not in {@code options} returns to its default (full
      *                replace, /configure); false: omitted options keep their value (merge, PATCH)
-     * @return the options before and after
+     * @return the options before and after. Retried once on a closed connection: setting the same
+     *         options again is idempotent (should the first attempt have committed unseen, the
+     *         second reports it as "before", so its reset list may come back empty)
      */
     public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
-        return pool.withTransaction(conn -> conn.preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
+        return ConnectionRetry.onceOnClosedConnection(() -> pool.withTransaction(conn -> conn
+                .preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
                 .flatMap(rows -> {
                     StoredQueue before = rows.size() == 0 ? null : toQueue(rows.iterator().next());
                     QueueOptions base = replace || before == null ? QueueOptions.defaults() : before.options();
                     QueueOptions after = base.with(options);
                     return upsert(conn, name, after).map(q -> new Change(before, q));
-                }))
+                })))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 

@@ -16,6 +16,11 @@ import org.jboss.logging.Logger;
  *
  * <p>{@code replay ...} as the first argument runs the webhook replay command instead
  * ({@link ReplayCommand}): a client of a running service, without Quarkus or a database.
+ *
+ * <p>With the embedded database and no API key configured (exactly.auth.api-key-sha256), it also
+ * uses a local key kept in {@code api-key} next to the data directory (.exactly/api-key by
+ * default), generated on first start (and then printed once). With a configured datasource nothing is
+ * generated: without a configured key every /api request is refused.
  */
 @QuarkusMain
 public final class ExactlyMain {
@@ -45,8 +50,31 @@ public final class ExactlyMain {
             System.setProperty("quarkus.datasource.reactive.url", db.url());
             System.setProperty("quarkus.datasource.username", "postgres");
             System.setProperty("quarkus.datasource.password", "");
+            useLocalApiKeyUnlessConfigured(dir);
             Quarkus.run(args);
         }
+    }
+
+    /**
+     * When no key is configured, accepts the local key (created on first start) and prints it.
+     *
+     * @param dataDir the embedded data directory; the key file sits next to it
+     * @throws java.io.IOException when the key file cannot be read or written
+     */
+    private static void useLocalApiKeyUnlessConfigured(Path dataDir) throws java.io.IOException {
+        if (setting("exactly.auth.api-key-sha256", null) != null) {
+            return;
+        }
+        Path parent = dataDir.toAbsolutePath().normalize().getParent();
+        Path file = (parent == null ? Path.of(".") : parent).resolve("api-key");
+        boolean existed = java.nio.file.Files.exists(file);
+        String key = LocalApiKey.loadOrCreate(file);
+        System.setProperty("exactly.auth.api-key-sha256", LocalApiKey.sha256Hex(key));
+        if (!existed) {
+            LOG.infof("Generated the local API key %s (kept in %s)", key, file);
+        }
+        LOG.infof("No API key configured: using the local one in %s. Send it as 'Authorization: Bearer <key>', "
+                + "e.g. KEY=$(cat %s)", file, Path.of("").toAbsolutePath().relativize(file));
     }
 
     /** A setting from a system property or its environment-variable form (SmallRye Config naming). */

@@ -1,0 +1,20 @@
+package dev.exactly.auth;
+
+import io.smallrye.config.ConfigMapping;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * API-key authentication of the HTTP API, under {@code exactly.auth.} (SmallRye Config).
+ * Environment form: {@code EXACTLY_AUTH_API_KEY_SHA256=<hex>,<hex>}.
+ */
+@ConfigMapping(prefix = "exactly.auth")
+public interface AuthConfig {
+
+    /**
+     * Accepted keys, each given as the lowercase or uppercase hex SHA-256 digest (64 hex digits,
+     * FIPS 180-4) of the key's UTF-8 bytes; the keys themselves are never configured. Several
+     * entries allow rotation. None configured: every /api request is refused (fail closed).
+     */
+    Optional<List<String>> apiKeySha256();
+}

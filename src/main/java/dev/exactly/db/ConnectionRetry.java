@@ -1,0 +1,47 @@
+package dev.exactly.db;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.VertxException;
+import io.vertx.sqlclient.ClosedConnectionException;
+import java.io.IOException;
+import java.util.function.Supplier;
+
+/**
+ * Runs a database operation again, once, when it failed because its pooled connection turned out
+ * to be closed: an RDS Proxy or a firewall dropped an idle connection while a Lambda instance was
+ * frozen, and the client learns it only on the next use. The operation must be safe to repeat:
+ * a read, or a write whose transaction failed with the connection (it is rolled back), or an
+ * idempotent write. Any other failure, and a second closed connection, pass through unchanged.
+ */
+public final class ConnectionRetry {
+
+    private ConnectionRetry() {
+    }
+
+    /**
+     * @param operation builds the operation; called once, and a second time after a closed connection
+     * @return the operation's result
+     */
+    public static <T> Uni<T> onceOnClosedConnection(Supplier<Uni<? extends T>> operation) {
+        return Uni.createFrom().deferred(operation)
+                .onFailure(ConnectionRetry::isClosedConnection).retry().atMost(1);
+    }
+
+    /**
+     * True when t (or a cause) says the connection was closed under the client: Vert.x's
+     * {@link ClosedConnectionException}, or an I/O error of a reset connection.
+     */
+    public static boolean isClosedConnection(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof ClosedConnectionException) {
+                return true;
+            }
+            String m = c.getMessage();
+            if ((c instanceof IOException || c instanceof VertxException) && m != null
+                    && (m.contains("Connection reset") || m.contains("Connection closed") || m.contains("Broken pipe"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.exactly.schema;
+
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+
+/**
+ * Applies the schema migrations of sql/ (shipped as classpath db/migration; Flyway, schema
+ * "exactly") to the configured database on demand. This is the once-per-deploy step of a
+ * deployment that runs with exactly.schema.migrate-at-start=false (the Lambda shape); Flyway's
+ * own lock and history table make a repeated or concurrent call a no-op.
+ */
+@ApplicationScoped
+public class SchemaMigrator {
+
+    private final Flyway flyway;
+
+    /** Constructor injection: the Flyway of the default datasource (quarkus-flyway). */
+    public SchemaMigrator(Flyway flyway) {
+        this.flyway = flyway;
+    }
+
+    /**
+     * What one migration run did.
+     *
+     * @param migrationsExecuted migrations applied by this run (0 when the schema was current)
+     * @param schemaVersion      the schema's version after the run (null for a schema without versioned migrations)
+     */
+    public record Outcome(int migrationsExecuted, String schemaVersion) {
+    }
+
+    /**
+     * Migrates on a worker thread (Flyway speaks blocking JDBC).
+     *
+     * @return what was applied
+     * @throws org.flywaydb.core.api.FlywayException (as the Uni's failure) when a migration fails
+     */
+    public Uni<Outcome> migrate() {
+        return Uni.createFrom().item(() -> {
+            MigrateResult r = flyway.migrate();
+            String version = r.targetSchemaVersion != null ? r.targetSchemaVersion : r.initialSchemaVersion;
+            return new Outcome(r.migrationsExecuted, version);
+        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+    }
+}
