@@ -1,0 +1,191 @@
+package dev.exactly.lambda;
+
+import static dev.exactly.testing.Api.anonymous;
+import static dev.exactly.testing.Api.api;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import dev.exactly.testing.Api;
+import dev.exactly.testing.PostgresResource;
+import dev.exactly.testing.TestDatabase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Base64;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Lambda shape through the Quarkus Lambda mock event server: RestAssured requests are turned
+ * into API Gateway HTTP API (payload format 2.0) events and handed to the function, and
+ * hand-built APIGatewayV2HTTPEvent JSON is posted to the mock's /_lambda_ endpoint, as API
+ * Gateway would send it (one body base64-encoded). Runs with the lambda config profile (no
+ * migration at start: the schema comes from the once-per-deploy migrate endpoint), against a real
+ * PostgreSQL. Only the lambda Maven profile runs it: {@code mvn -Plambda verify}.
+ */
+@QuarkusTest
+@Tag("lambda")
+@QuarkusTestResource(value = PostgresResource.class, restrictToAnnotatedClass = true)
+class LambdaApiTest {
+
+    private static boolean migrated;
+
+    @ConfigProperty(name = "quarkus.lambda.mock-event-server.test-port")
+    int mockPort;
+
+    @ConfigProperty(name = "quarkus.datasource.reactive.max-size")
+    int poolMaxSize;
+
+    @ConfigProperty(name = "exactly.schema.migrate-at-start")
+    boolean migrateAtStart;
+
+    @ConfigProperty(name = "exactly.dedup-cache.enabled")
+    boolean dedupCache;
+
+    /** The deploy step: apply sql/ through the function, once (a second call applies nothing). */
+    @BeforeEach
+    void migrateOnce() {
+        if (migrated) {
+            return;
+        }
+        api().post("/api/v1/admin/migrate").then().statusCode(200).body("migrationsExecuted", org.hamcrest.Matchers.greaterThan(0));
+        api().post("/api/v1/admin/migrate").then().statusCode(200).body("migrationsExecuted", equalTo(0));
+        migrated = true;
+    }
+
+    @Test
+    void runsWithTheLambdaConfigProfile() {
+        assertEquals(2, poolMaxSize);
+        assertFalse(migrateAtStart);
+        assertFalse(dedupCache);
+    }
+
+    @Test
+    void pushThenDuplicateThroughApiGatewayEvents() {
+        String body = "{\"items\":[{\"queue\":\"lambda\",\"transactionId\":\"order-1\",\"payload\":{\"total\":12.5}}]}";
+        String id = api().body(body).post("/api/v1/push").then().statusCode(200)
+                .body("results", hasSize(1))
+                .body("results[0].status", equalTo("queued"))
+                .extract().path("results[0].messageId");
+        api().body(body).post("/api/v1/push").then().statusCode(200)
+                .body("results[0].status", equalTo("duplicate"))
+                .body("results[0].messageId", equalTo(id));
+        api().get("/api/v1/messages/" + id).then().statusCode(200)
+                .body("transactionId", equalTo("order-1"))
+                .body("payload.total", equalTo(12.5f));
+    }
+
+    @Test
+    void badInputIs400AndWritesNothing() throws SQLException {
+        long before = count("exactly.messages");
+        api().body("{\"items\":[{\"queue\":\"lambda\",\"transactionId\":\"bad-1\"}]}").post("/api/v1/push").then()
+                .statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors[0].index", equalTo(0))
+                .body("errors[0].field", equalTo("payload"));
+        api().body("{\"items\":[").post("/api/v1/push").then().statusCode(400);
+        assertEquals(before, count("exactly.messages"));
+    }
+
+    @Test
+    void withoutAKeyIs401AndWritesNothing() throws SQLException {
+        long before = count("exactly.messages");
+        anonymous().body("{\"items\":[{\"queue\":\"lambda\",\"transactionId\":\"anon\",\"payload\":1}]}")
+                .post("/api/v1/push").then()
+                .statusCode(401)
+                .contentType("application/problem+json")
+                .header("WWW-Authenticate", startsWith("Bearer"))
+                .body("type", equalTo("/problems/unauthorized"));
+        assertEquals(before, count("exactly.messages"));
+        anonymous().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
+    void handBuiltEventsWithBase64AndPlainBodies() throws SQLException {
+        String push = "{\"items\":[{\"queue\":\"lambda\",\"transactionId\":\"raw-1\",\"payload\":{\"é\":\"ü\"}}]}";
+        long before = count("exactly.messages");
+
+        JsonPath first = invoke(event("POST", "/api/v1/push", Api.TEST_API_KEY,
+                Base64.getEncoder().encodeToString(push.getBytes(StandardCharsets.UTF_8)), true));
+        assertEquals(200, first.getInt("statusCode"));
+        JsonPath firstBody = JsonPath.from(body(first));
+        assertEquals("queued", firstBody.getString("results[0].status"));
+        String id = firstBody.getString("results[0].messageId");
+        assertNotNull(id);
+
+        JsonPath second = invoke(event("POST", "/api/v1/push", Api.TEST_API_KEY, json(push), false));
+        assertEquals(200, second.getInt("statusCode"));
+        JsonPath secondBody = JsonPath.from(body(second));
+        assertEquals("duplicate", secondBody.getString("results[0].status"));
+        assertEquals(id, secondBody.getString("results[0].messageId"));
+        assertEquals(before + 1, count("exactly.messages"));
+
+        JsonPath stored = invoke(event("GET", "/api/v1/messages/" + id, Api.TEST_API_KEY, null, false));
+        assertEquals(200, stored.getInt("statusCode"));
+        assertEquals("ü", JsonPath.from(body(stored)).getString("payload.é"));
+
+        JsonPath anonymousEvent = invoke(event("POST", "/api/v1/push", null, json(push.replace("raw-1", "raw-2")), false));
+        assertEquals(401, anonymousEvent.getInt("statusCode"));
+        assertEquals("/problems/unauthorized", JsonPath.from(body(anonymousEvent)).getString("type"));
+
+        JsonPath invalid = invoke(event("POST", "/api/v1/push", Api.TEST_API_KEY,
+                Base64.getEncoder().encodeToString("{\"items\":[{\"queue\":\"bad name\",\"payload\":1}]}".getBytes(StandardCharsets.UTF_8)), true));
+        assertEquals(400, invalid.getInt("statusCode"));
+        assertEquals("queue", JsonPath.from(body(invalid)).getString("errors[0].field"));
+        assertEquals(before + 1, count("exactly.messages"));
+    }
+
+    /** Posts an event to the mock event server's /_lambda_ endpoint; returns the function's APIGatewayV2HTTPResponse. */
+    private JsonPath invoke(String event) {
+        return given().baseUri("http://localhost").port(mockPort).contentType("application/json").body(event)
+                .post("/_lambda_").then().statusCode(200).extract().jsonPath();
+    }
+
+    private static String body(JsonPath response) {
+        String body = response.getString("body");
+        return response.getBoolean("isBase64Encoded")
+                ? new String(Base64.getDecoder().decode(body), StandardCharsets.UTF_8) : body;
+    }
+
+    /** An API Gateway HTTP API payload format 2.0 event, as AWS documents it. */
+    private static String event(String method, String path, String key, String bodyJsonValue, boolean base64) {
+        String auth = key == null ? "" : "\"authorization\":\"Bearer " + key + "\",";
+        return "{\"version\":\"2.0\",\"routeKey\":\"$default\",\"rawPath\":\"" + path + "\",\"rawQueryString\":\"\","
+                + "\"headers\":{" + auth + "\"content-type\":\"application/json\",\"host\":\"abc123.execute-api.eu-west-1.amazonaws.com\","
+                + "\"user-agent\":\"curl/8.5.0\",\"x-forwarded-proto\":\"https\"},"
+                + "\"requestContext\":{\"accountId\":\"123456789012\",\"apiId\":\"abc123\","
+                + "\"domainName\":\"abc123.execute-api.eu-west-1.amazonaws.com\",\"domainPrefix\":\"abc123\","
+                + "\"http\":{\"method\":\"" + method + "\",\"path\":\"" + path + "\",\"protocol\":\"HTTP/1.1\","
+                + "\"sourceIp\":\"203.0.113.7\",\"userAgent\":\"curl/8.5.0\"},"
+                + "\"requestId\":\"req-" + System.nanoTime() + "\",\"routeKey\":\"$default\",\"stage\":\"$default\","
+                + "\"time\":\"01/Jan/2026:00:00:00 +0000\",\"timeEpoch\":1767225600000},"
+                + (bodyJsonValue == null ? "" : "\"body\":" + (base64 ? "\"" + bodyJsonValue + "\"" : bodyJsonValue) + ",")
+                + "\"isBase64Encoded\":" + base64 + "}";
+    }
+
+    /** A string as a JSON string literal. */
+    private static String json(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static long count(String table) throws SQLException {
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(PostgresResource.database), "postgres", "");
+             Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+}
