@@ -1,0 +1,83 @@
+# The function: target/function.zip (JVM), Quarkus' stream handler, SnapStart on published
+# versions, invoked through the "live" alias. Configuration reaches it as environment variables
+# that map to the application's config keys (a test checks each one).
+
+locals {
+  handler = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest"
+
+  db_credentials = jsondecode(aws_secretsmanager_secret_version.db.secret_string)
+
+  api_key_sha256 = concat(
+    [sha256(random_password.api_key.result), sha256(random_password.maintenance_key.result)],
+    var.extra_api_key_sha256,
+  )
+}
+
+# The API key handed to the operator (terraform output -raw api_key) and the one the maintenance
+# schedule sends. The function only ever sees their SHA-256 digests.
+resource "random_password" "api_key" {
+  length  = 43
+  special = false
+}
+
+resource "random_password" "maintenance_key" {
+  length  = 43
+  special = false
+}
+
+resource "aws_cloudwatch_log_group" "function" {
+  name              = "/aws/lambda/${var.name}"
+  retention_in_days = var.log_retention_days
+}
+
+resource "aws_lambda_function" "this" {
+  function_name    = var.name
+  description      = "Exactly: exact deduplication for event ingestion"
+  role             = aws_iam_role.function.arn
+  runtime          = var.lambda_runtime
+  handler          = local.handler
+  filename         = var.function_zip
+  source_code_hash = filebase64sha256(var.function_zip)
+  memory_size      = var.lambda_memory_mb
+  timeout          = var.lambda_timeout_seconds
+  architectures    = ["x86_64"]
+  publish          = true
+
+  reserved_concurrent_executions = var.lambda_reserved_concurrency
+
+  snap_start {
+    apply_on = "PublishedVersions"
+  }
+
+  vpc_config {
+    subnet_ids         = var.subnet_ids
+    security_group_ids = var.lambda_security_group_ids
+  }
+
+  environment {
+    variables = {
+      QUARKUS_PROFILE                 = "lambda"
+      QUARKUS_DATASOURCE_REACTIVE_URL = "postgresql://${aws_db_proxy.this.endpoint}:5432/${var.db_name}?sslmode=require"
+      QUARKUS_DATASOURCE_USERNAME     = local.db_credentials["username"]
+      QUARKUS_DATASOURCE_PASSWORD     = local.db_credentials["password"]
+      EXACTLY_AUTH_API_KEY_SHA256     = join(",", local.api_key_sha256)
+    }
+  }
+
+  logging_config {
+    log_format = "Text"
+    log_group  = aws_cloudwatch_log_group.function.name
+  }
+
+  depends_on = [
+    aws_iam_role_policy.function,
+    aws_db_proxy_target.this,
+  ]
+}
+
+resource "aws_lambda_alias" "live" {
+  name             = "live"
+  description      = "The published version that serves traffic (SnapStart applies to published versions)."
+  function_name    = aws_lambda_function.this.function_name
+  function_version = aws_lambda_function.this.version
+}

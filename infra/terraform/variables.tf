@@ -1,0 +1,165 @@
+variable "region" {
+  description = "AWS region to deploy into, e.g. eu-west-1."
+  type        = string
+}
+
+variable "name" {
+  description = "Name prefix of every resource (function, API, database, proxy, secret)."
+  type        = string
+  default     = "exactly"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{1,40}$", var.name))
+    error_message = "name: lowercase letters, digits and '-', starting with a letter, at most 41 characters."
+  }
+}
+
+variable "tags" {
+  description = "Tags put on every resource."
+  type        = map(string)
+  default     = {}
+}
+
+# --- network: an existing VPC ------------------------------------------------------------------
+
+variable "subnet_ids" {
+  description = "Private subnet ids (at least two availability zones) for the function, the RDS Proxy and the database."
+  type        = list(string)
+
+  validation {
+    condition     = length(var.subnet_ids) >= 2
+    error_message = "subnet_ids: RDS needs subnets in at least two availability zones."
+  }
+}
+
+variable "lambda_security_group_ids" {
+  description = "Security groups of the function. They must be allowed to reach the proxy's security groups on TCP 5432."
+  type        = list(string)
+}
+
+variable "database_security_group_ids" {
+  description = "Security groups of the RDS Proxy and the database: allow TCP 5432 from the function's groups and from themselves."
+  type        = list(string)
+}
+
+# --- function ----------------------------------------------------------------------------------
+
+variable "function_zip" {
+  description = "Path of the function package built by `mvn -B -Plambda package`."
+  type        = string
+  default     = "../../target/function.zip"
+}
+
+variable "lambda_runtime" {
+  description = "Java runtime of the function (SnapStart needs a managed Java runtime)."
+  type        = string
+  default     = "java21"
+
+  validation {
+    condition     = contains(["java17", "java21"], var.lambda_runtime)
+    error_message = "lambda_runtime: java17 or java21."
+  }
+}
+
+variable "lambda_memory_mb" {
+  description = "Memory of the function in MB (CPU grows with it)."
+  type        = number
+  default     = 1024
+
+  validation {
+    condition     = var.lambda_memory_mb >= 512
+    error_message = "lambda_memory_mb: at least 512."
+  }
+}
+
+variable "lambda_timeout_seconds" {
+  description = "Timeout of one invocation in seconds. The HTTP API waits at most 30 s."
+  type        = number
+  default     = 30
+}
+
+variable "lambda_reserved_concurrency" {
+  description = "Most concurrent instances (each holds up to 2 proxy connections); -1 for no reservation."
+  type        = number
+  default     = -1
+}
+
+variable "log_retention_days" {
+  description = "How long the function's CloudWatch logs are kept, in days."
+  type        = number
+  default     = 30
+}
+
+# --- database ----------------------------------------------------------------------------------
+
+variable "postgres_version" {
+  description = "PostgreSQL major version of the RDS instance: 16 or 17."
+  type        = string
+  default     = "17"
+
+  validation {
+    condition     = contains(["16", "17"], split(".", var.postgres_version)[0])
+    error_message = "postgres_version: 16 or 17 (optionally with a minor version, e.g. 17.5)."
+  }
+}
+
+variable "db_instance_class" {
+  description = "RDS instance class."
+  type        = string
+  default     = "db.t4g.small"
+}
+
+variable "db_allocated_storage_gb" {
+  description = "Storage of the database in GB (gp3)."
+  type        = number
+  default     = 20
+}
+
+variable "db_name" {
+  description = "Name of the database the service uses."
+  type        = string
+  default     = "exactly"
+}
+
+variable "db_username" {
+  description = "Database user of the service (its password is generated and kept in Secrets Manager)."
+  type        = string
+  default     = "exactly"
+}
+
+variable "db_deletion_protection" {
+  description = "Refuse to delete the database (turn off before `terraform destroy`)."
+  type        = bool
+  default     = true
+}
+
+variable "db_skip_final_snapshot" {
+  description = "Delete the database without a final snapshot on destroy."
+  type        = bool
+  default     = false
+}
+
+variable "proxy_idle_client_timeout_seconds" {
+  description = "Seconds the RDS Proxy keeps an idle client connection. Must stay above the function's pool max-lifetime (600 s, %lambda in application.properties)."
+  type        = number
+  default     = 1800
+}
+
+# --- API keys and maintenance ------------------------------------------------------------------
+
+variable "extra_api_key_sha256" {
+  description = "Hex SHA-256 digests of further API keys to accept (printf %s \"$KEY\" | sha256sum), e.g. for rotation. One key is generated: `terraform output -raw api_key`."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for h in var.extra_api_key_sha256 : can(regex("^[0-9a-fA-F]{64}$", h))])
+    error_message = "extra_api_key_sha256: each entry is a hex SHA-256 digest (64 hex digits), not a key."
+  }
+}
+
+variable "maintenance_schedule" {
+  description = "EventBridge schedule expression of the maintenance job (retention, hash purge)."
+  type        = string
+  default     = "rate(5 minutes)"
+}

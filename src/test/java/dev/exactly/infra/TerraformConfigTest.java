@@ -1,0 +1,382 @@
+package dev.exactly.infra;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.bertramlabs.plugins.hcl4j.HCLParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithName;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Offline checks of infra/terraform (no network here, so no terraform init/validate/plan): every
+ * .tf file is parsed with an HCL parser (hcl4j) and held against the build and the application.
+ * References come back from the parser as text ("var.name", "aws_lambda_alias.live.invoke_arn");
+ * function calls come back as null.
+ */
+class TerraformConfigTest {
+
+    static final Path DIR = Path.of("infra", "terraform");
+    static final String HANDLER = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest";
+
+    private static final Map<String, Map<String, Object>> FILES = new HashMap<>();
+    private static final Map<String, String> TEXT = new HashMap<>();
+
+    @BeforeAll
+    @SuppressWarnings("unchecked")
+    static void parse() throws Exception {
+        try (Stream<Path> s = Files.walk(DIR)) {
+            for (Path p : s.filter(f -> f.toString().endsWith(".tf") && !f.toString().contains(".terraform")).toList()) {
+                FILES.put(p.getFileName().toString(), new HCLParser().parse(p.toFile(), "UTF-8"));
+                TEXT.put(p.getFileName().toString(), Files.readString(p));
+            }
+        }
+        assertTrue(FILES.keySet().containsAll(List.of("versions.tf", "variables.tf", "outputs.tf")), FILES.keySet().toString());
+    }
+
+    // --- structure helpers ------------------------------------------------------------------
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return o instanceof Map ? (Map<String, Object>) o : Map.of();
+    }
+
+    /** Every block of one kind (resource, variable, output, ...) merged across files: type -> name -> body. */
+    private static Map<String, Object> blocks(String kind) {
+        Map<String, Object> out = new HashMap<>();
+        FILES.values().forEach(f -> map(f.get(kind)).forEach((k, v) -> {
+            if (v instanceof Map && out.get(k) instanceof Map) {
+                Map<String, Object> merged = new HashMap<>(map(out.get(k)));
+                merged.putAll(map(v));
+                out.put(k, merged);
+            } else {
+                out.put(k, v);
+            }
+        }));
+        return out;
+    }
+
+    private static Map<String, Object> resource(String type, String name) {
+        Map<String, Object> r = map(map(blocks("resource").get(type)).get(name));
+        assertFalse(r.isEmpty(), "resource " + type + "." + name + " must exist");
+        return r;
+    }
+
+    private static Map<String, Object> onlyResource(String type) {
+        Map<String, Object> all = map(blocks("resource").get(type));
+        assertEquals(1, all.size(), "exactly one " + type);
+        return map(all.values().iterator().next());
+    }
+
+    private static Object variableDefault(String name) {
+        Map<String, Object> v = map(blocks("variable").get(name));
+        assertFalse(v.isEmpty(), "variable " + name + " must be declared");
+        return v.get("default");
+    }
+
+    private static String stripComments(String hcl) {
+        StringBuilder b = new StringBuilder();
+        for (String line : hcl.split("\n")) {
+            String l = line.trim();
+            if (!l.startsWith("#") && !l.startsWith("//")) {
+                b.append(line).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    // --- the checks ---------------------------------------------------------------------------
+
+    @Test
+    void everyVariableUsedIsDeclaredAndEveryDeclaredOneIsUsed() {
+        Set<String> declared = blocks("variable").keySet();
+        Set<String> used = new TreeSet<>();
+        Matcher m = Pattern.compile("\\bvar\\.([A-Za-z_][A-Za-z0-9_-]*)").matcher("");
+        TEXT.values().forEach(t -> {
+            m.reset(stripComments(t));
+            while (m.find()) {
+                used.add(m.group(1));
+            }
+        });
+        Set<String> undeclared = new TreeSet<>(used);
+        undeclared.removeAll(declared);
+        assertEquals(Set.of(), undeclared, "var.X used but not declared in variables.tf");
+        Set<String> unused = new TreeSet<>(declared);
+        unused.removeAll(used);
+        assertEquals(Set.of(), unused, "declared but never used");
+        blocks("variable").forEach((name, body) ->
+                assertNotNull(map(body).get("description"), "variable " + name + " needs a description"));
+    }
+
+    @Test
+    void providersArePinned() {
+        Map<String, Object> terraform = map(FILES.get("versions.tf").get("terraform"));
+        assertNotNull(terraform.get("required_version"), "terraform required_version");
+        Map<String, Object> aws = map(map(terraform.get("required_providers")).get("aws"));
+        assertEquals("hashicorp/aws", aws.get("source"));
+        assertTrue(String.valueOf(aws.get("version")).matches("~> \\d+\\.\\d+.*"), "aws provider pinned: " + aws.get("version"));
+    }
+
+    @Test
+    void functionMatchesTheBuild() {
+        Map<String, Object> fn = onlyResource("aws_lambda_function");
+        assertEquals(HANDLER, fn.get("handler"), "the handler of quarkus-amazon-lambda-http (FunctionZipIT finds it in function.zip)");
+        assertEquals(HANDLER, map(FILES.get("function.tf").get("locals")).get("handler"));
+        assertEquals("var.function_zip", String.valueOf(fn.get("filename")));
+        Path zip = DIR.resolve(String.valueOf(variableDefault("function_zip"))).normalize();
+        assertEquals(Path.of("target", "function.zip"), zip, "the zip the lambda Maven profile builds");
+        assertEquals("var.lambda_runtime", String.valueOf(fn.get("runtime")));
+        assertTrue(List.of("java17", "java21").contains(String.valueOf(variableDefault("lambda_runtime"))));
+        assertTrue(((Number) variableDefault("lambda_memory_mb")).intValue() >= 512);
+        assertNotNull(fn.get("timeout"));
+        assertNotNull(map(fn.get("vpc_config")).get("subnet_ids"), "the function runs in the VPC");
+    }
+
+    @Test
+    void snapStartOnPublishedVersionsBehindAnAlias() {
+        Map<String, Object> fn = onlyResource("aws_lambda_function");
+        assertEquals("PublishedVersions", map(fn.get("snap_start")).get("apply_on"));
+        assertEquals(Boolean.TRUE, fn.get("publish"), "SnapStart applies only to published versions");
+        Map<String, Object> alias = onlyResource("aws_lambda_alias");
+        assertEquals("aws_lambda_function.this.version", String.valueOf(alias.get("function_version")));
+    }
+
+    @Test
+    void httpApiUsesPayloadFormat2ToTheAlias() {
+        assertEquals("HTTP", onlyResource("aws_apigatewayv2_api").get("protocol_type"));
+        Map<String, Object> integration = onlyResource("aws_apigatewayv2_integration");
+        assertEquals("2.0", integration.get("payload_format_version"));
+        assertEquals("AWS_PROXY", integration.get("integration_type"));
+        assertEquals("aws_lambda_alias.live.invoke_arn", String.valueOf(integration.get("integration_uri")));
+        assertEquals("$default", onlyResource("aws_apigatewayv2_route").get("route_key"));
+        Map<String, Object> permission = resource("aws_lambda_permission", "api");
+        assertEquals("apigateway.amazonaws.com", permission.get("principal"));
+        assertEquals("aws_lambda_alias.live.name", String.valueOf(permission.get("qualifier")));
+    }
+
+    @Test
+    void databaseProxyLogsAndSchedule() {
+        Map<String, Object> db = onlyResource("aws_db_instance");
+        assertEquals("postgres", db.get("engine"));
+        assertTrue(Set.of("16", "17").contains(String.valueOf(variableDefault("postgres_version")).split("\\.")[0]));
+        assertEquals(Boolean.FALSE, db.get("publicly_accessible"));
+        assertNotNull(db.get("db_subnet_group_name"));
+        Map<String, Object> proxy = onlyResource("aws_db_proxy");
+        assertEquals(Boolean.TRUE, proxy.get("require_tls"));
+        assertEquals("aws_secretsmanager_secret.db.arn", String.valueOf(map(proxy.get("auth")).get("secret_arn")));
+        assertNotNull(map(onlyResource("aws_cloudwatch_log_group")).get("retention_in_days"));
+        Map<String, Object> rule = onlyResource("aws_cloudwatch_event_rule");
+        assertEquals("var.maintenance_schedule", String.valueOf(rule.get("schedule_expression")));
+        assertEquals("aws_lambda_alias.live.arn", String.valueOf(onlyResource("aws_cloudwatch_event_target").get("arn")));
+        assertTrue(TEXT.get("schedule.tf").contains("rawPath        = \"/api/v1/admin/maintenance\""),
+                "the schedule sends an API Gateway v2 event for the maintenance endpoint");
+        assertEquals("events.amazonaws.com", resource("aws_lambda_permission", "maintenance").get("principal"));
+    }
+
+    @Test
+    void theDatabaseUrlRequiresTls() {
+        String url = String.valueOf(map(map(onlyResource("aws_lambda_function").get("environment")).get("variables"))
+                .get("QUARKUS_DATASOURCE_REACTIVE_URL"));
+        assertTrue(url.startsWith("postgresql://aws_db_proxy.this.endpoint:5432/"), url);
+        assertTrue(url.endsWith("?sslmode=require"), url);
+    }
+
+    @Test
+    void poolConnectionsDieBeforeTheProxyDropsThem() throws IOException {
+        Properties app = applicationProperties();
+        Duration maxLifetime = Duration.parse(app.getProperty("%lambda.quarkus.datasource.reactive.max-lifetime"));
+        Duration idle = Duration.parse(app.getProperty("%lambda.quarkus.datasource.reactive.idle-timeout"));
+        long proxyIdle = ((Number) variableDefault("proxy_idle_client_timeout_seconds")).longValue();
+        assertEquals("var.proxy_idle_client_timeout_seconds", String.valueOf(onlyResource("aws_db_proxy").get("idle_client_timeout")));
+        assertTrue(maxLifetime.toSeconds() < proxyIdle, "max-lifetime " + maxLifetime + " vs proxy " + proxyIdle + " s");
+        assertTrue(idle.toSeconds() < proxyIdle, "idle-timeout " + idle + " vs proxy " + proxyIdle + " s");
+        assertTrue(Integer.parseInt(app.getProperty("%lambda.quarkus.datasource.reactive.max-size")) <= 2);
+    }
+
+    @Test
+    void everyEnvironmentVariableIsARealConfigKey() throws Exception {
+        Map<String, Object> vars = map(map(onlyResource("aws_lambda_function").get("environment")).get("variables"));
+        assertFalse(vars.isEmpty());
+        Map<String, String> known = new HashMap<>(); // environment form -> where it comes from
+        quarkusRuntimeKeys(known);
+        applicationKeys(known);
+        List<String> unknown = new ArrayList<>();
+        for (String env : vars.keySet()) {
+            if (!known.containsKey(env)) {
+                unknown.add(env);
+            }
+        }
+        assertEquals(List.of(), unknown, "environment variables that no config key of the app reads");
+        assertTrue(applicationProperties().stringPropertyNames().stream().anyMatch(k -> k.startsWith("%" + vars.get("QUARKUS_PROFILE") + ".")),
+                "QUARKUS_PROFILE names a profile application.properties configures");
+    }
+
+    @Test
+    void noLiteralSecrets() {
+        Pattern sensitive = Pattern.compile("(?i).*(password|secret|token|api_?key|private_?key|access_?key|authorization).*");
+        Pattern reference = Pattern.compile(".*\\b(var|local|data|random_password|aws_[a-z0-9_]+)\\.[A-Za-z0-9_]+.*", Pattern.DOTALL);
+        List<String> found = new ArrayList<>();
+        // references and function calls are not Strings in the parsed tree; only literals are
+        FILES.forEach((file, tree) -> walk(file, tree, (path, key, value) -> {
+            if (value instanceof String s && sensitive.matcher(key).matches() && !s.isEmpty()
+                    && !reference.matcher(s).matches() && !key.endsWith("_arn") && !key.endsWith("_type") && !key.equals("description")) {
+                found.add(path + " = \"" + s + "\"");
+            }
+        }));
+        blocks("variable").forEach((name, body) -> {
+            if (sensitive.matcher(name).matches() && map(body).get("default") instanceof String d && !d.isEmpty()) {
+                found.add("variable " + name + " has a default");
+            }
+        });
+        TEXT.forEach((file, text) -> {
+            if (Pattern.compile("AKIA[0-9A-Z]{16}|-----BEGIN|\"Bearer [A-Za-z0-9_-]{8,}\"").matcher(text).find()) {
+                found.add(file + " holds a key, a private key or a bearer token");
+            }
+        });
+        assertEquals(List.of(), found, "literal secrets in infra/terraform");
+    }
+
+    // --- config keys --------------------------------------------------------------------------
+
+    /** Runtime keys of every Quarkus extension on the classpath, from its shipped config model. */
+    private static void quarkusRuntimeKeys(Map<String, String> known) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        int models = 0;
+        for (URL u : Collections.list(TerraformConfigTest.class.getClassLoader()
+                .getResources("META-INF/quarkus-config-doc/quarkus-config-model.json"))) {
+            models++;
+            try (InputStream in = u.openStream()) {
+                collect(json.readTree(in), known);
+            }
+        }
+        assertTrue(models > 5, "the Quarkus config models must be on the test classpath");
+        assertTrue(known.containsKey("QUARKUS_DATASOURCE_USERNAME"), "the model reader works");
+    }
+
+    private static void collect(JsonNode node, Map<String, String> known) {
+        if (node.isObject()) {
+            JsonNode path = node.get("path");
+            JsonNode phase = node.get("phase");
+            if (path != null && path.has("environmentVariable") && phase != null && "RUN_TIME".equals(phase.asText())) {
+                known.put(path.get("environmentVariable").asText(), path.get("property").asText());
+            }
+            node.forEach(child -> collect(child, known));
+        } else if (node.isArray()) {
+            node.forEach(child -> collect(child, known));
+        }
+        // quarkus.profile is read before any mapping: the core model lists it with no phase
+        if (node.isObject() && node.has("path") && "quarkus.profile".equals(node.get("path").path("property").asText())) {
+            known.put("QUARKUS_PROFILE", "quarkus.profile");
+        }
+    }
+
+    /**
+     * The application's keys: those of application.properties outside quarkus.* (a quarkus.* key
+     * fixed at build time would ignore an environment variable), and every @ConfigMapping under
+     * target/classes.
+     */
+    private static void applicationKeys(Map<String, String> known) throws Exception {
+        for (String k : applicationProperties().stringPropertyNames()) {
+            String key = k.startsWith("%") ? k.substring(k.indexOf('.') + 1) : k;
+            if (!key.startsWith("quarkus.")) { // Quarkus keys count only when the model says run time
+                known.put(env(key), key);
+            }
+        }
+        Path classes = Path.of("target", "classes");
+        int mappings = 0;
+        try (Stream<Path> s = Files.walk(classes)) {
+            for (Path p : s.filter(f -> f.toString().endsWith(".class")).toList()) {
+                String name = classes.relativize(p).toString().replace('/', '.').replaceAll("\\.class$", "");
+                if (!name.startsWith("dev.exactly.") || name.contains("$$")) {
+                    continue;
+                }
+                Class<?> c = Class.forName(name, false, TerraformConfigTest.class.getClassLoader());
+                ConfigMapping m = c.getAnnotation(ConfigMapping.class);
+                if (m != null) {
+                    mappings++;
+                    mappingKeys(c, m.prefix(), known);
+                }
+            }
+        }
+        assertTrue(mappings >= 2, "the app's @ConfigMapping interfaces must be found");
+        assertTrue(known.containsKey("EXACTLY_AUTH_API_KEY_SHA256"), "the mapping walk works");
+    }
+
+    private static void mappingKeys(Class<?> type, String prefix, Map<String, String> known) {
+        for (Method method : type.getMethods()) {
+            if (method.getParameterCount() > 0 || Modifier.isStatic(method.getModifiers()) || method.isDefault()) {
+                continue;
+            }
+            WithName w = method.getAnnotation(WithName.class);
+            String key = prefix + "." + (w != null ? w.value() : kebab(method.getName()));
+            Class<?> r = method.getReturnType();
+            if (r.isInterface() && r.getName().startsWith("dev.exactly.")) {
+                mappingKeys(r, key, known);
+            } else {
+                known.put(env(key), key);
+            }
+        }
+    }
+
+    private static String kebab(String camel) {
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
+    /** The environment-variable form of a key (SmallRye Config): non-alphanumerics to '_', upper case. */
+    private static String env(String key) {
+        return key.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT);
+    }
+
+    private static Properties applicationProperties() throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(Path.of("src", "main", "resources", "application.properties"), StandardCharsets.UTF_8)) {
+            p.load(r);
+        }
+        return p;
+    }
+
+    private interface Visitor {
+        void visit(String path, String key, Object value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void walk(String path, Object node, Visitor v) {
+        if (node instanceof Map<?, ?> m) {
+            ((Map<String, Object>) m).forEach((k, val) -> {
+                v.visit(path + "." + k, k, val);
+                walk(path + "." + k, val, v);
+            });
+        } else if (node instanceof List<?> l) {
+            for (int i = 0; i < l.size(); i++) {
+                walk(path + "[" + i + "]", l.get(i), v);
+            }
+        }
+    }
+}
