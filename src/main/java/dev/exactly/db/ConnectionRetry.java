@@ -4,6 +4,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.VertxException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -15,6 +16,12 @@ import java.util.function.Supplier;
  */
 public final class ConnectionRetry {
 
+    /**
+     * Pause before the second attempt: the failure can reach the caller before the pool has
+     * handled the connection's close, and an immediate retry would borrow the same dead connection.
+     */
+    static final Duration PAUSE = Duration.ofMillis(20);
+
     private ConnectionRetry() {
     }
 
@@ -24,7 +31,7 @@ public final class ConnectionRetry {
      */
     public static <T> Uni<T> onceOnClosedConnection(Supplier<Uni<? extends T>> operation) {
         return Uni.createFrom().deferred(operation)
-                .onFailure(ConnectionRetry::isClosedConnection).retry().atMost(1);
+                .onFailure(ConnectionRetry::isClosedConnection).retry().withBackOff(PAUSE).atMost(1);
     }
 
     /**
