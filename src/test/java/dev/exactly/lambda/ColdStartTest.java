@@ -1,0 +1,99 @@
+package dev.exactly.lambda;
+
+import static dev.exactly.testing.Api.anonymous;
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Lambda shape connects to nothing while it starts (so a SnapStart snapshot holds no socket):
+ * the datasource points at a loopback listener that counts connection attempts and refuses to
+ * speak PostgreSQL. After start-up the count is still zero; the first push then tries it and
+ * answers 503 problem+json with Retry-After, which shows the count would have seen a connection.
+ */
+@QuarkusTest
+@Tag("lambda")
+@TestProfile(ColdStartTest.CountingDatabase.class)
+class ColdStartTest {
+
+    @ConfigProperty(name = "exactly.schema.migrate-at-start")
+    boolean migrateAtStart;
+
+    @Test
+    void startingConnectsNothingAndTheFirstRequestDoes() {
+        assertFalse(migrateAtStart, "the lambda config profile is active");
+        assertEquals(0, Listener.attempts.get(), "connections opened during start-up");
+        anonymous().get("/q/health/live").then().statusCode(200);
+        assertEquals(0, Listener.attempts.get());
+
+        api().body("{\"items\":[{\"queue\":\"cold\",\"transactionId\":\"c-1\",\"payload\":1}]}").post("/api/v1/push").then()
+                .statusCode(503)
+                .contentType("application/problem+json")
+                .header("Retry-After", equalTo("2"));
+        assertTrue(Listener.attempts.get() > 0, "the push tried the database");
+    }
+
+    /** The lambda config profile with the datasource on the counting listener. */
+    public static class CountingDatabase implements QuarkusTestProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(Listener.class));
+        }
+    }
+
+    /** A loopback listener that counts and closes every connection it accepts. */
+    public static class Listener implements QuarkusTestResourceLifecycleManager {
+        static final AtomicInteger attempts = new AtomicInteger();
+        private ServerSocket server;
+
+        @Override
+        public Map<String, String> start() {
+            try {
+                server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+            Thread t = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (Socket s = server.accept()) {
+                        attempts.incrementAndGet();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "counting-listener");
+            t.setDaemon(true);
+            t.start();
+            return Map.of(
+                    "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + server.getLocalPort() + "/exactly",
+                    "quarkus.datasource.username", "exactly",
+                    "quarkus.datasource.password", "not-a-secret");
+        }
+
+        @Override
+        public void stop() {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+}
