@@ -148,6 +148,24 @@ class LambdaApiTest {
         assertEquals(before + 1, count("exactly.messages"));
     }
 
+    /**
+     * The maintenance schedule (infra/terraform/schedule.tf) invokes the function directly with a
+     * reduced payload 2.0 event (no requestId, time or account); such an event must still reach
+     * its endpoint with its key checked.
+     */
+    @Test
+    void scheduledEventShapeReachesTheEndpoint() {
+        String minimal = "{\"version\":\"2.0\",\"routeKey\":\"$default\",\"rawPath\":\"/api/v1/admin/migrate\","
+                + "\"rawQueryString\":\"\",\"headers\":{\"authorization\":\"Bearer %s\",\"content-type\":\"application/json\"},"
+                + "\"requestContext\":{\"http\":{\"method\":\"POST\",\"path\":\"/api/v1/admin/migrate\","
+                + "\"protocol\":\"HTTP/1.1\",\"sourceIp\":\"127.0.0.1\"},\"routeKey\":\"$default\",\"stage\":\"$default\"},"
+                + "\"body\":\"{}\",\"isBase64Encoded\":false}";
+        JsonPath ok = invoke(String.format(minimal, Api.TEST_API_KEY));
+        assertEquals(200, ok.getInt("statusCode"));
+        assertEquals(0, JsonPath.from(body(ok)).getInt("migrationsExecuted"));
+        assertEquals(401, invoke(String.format(minimal, "wrong-key")).getInt("statusCode"));
+    }
+
     /** Posts an event to the mock event server's /_lambda_ endpoint; returns the function's APIGatewayV2HTTPResponse. */
     private JsonPath invoke(String event) {
         return given().baseUri("http://localhost").port(mockPort).contentType("application/json").body(event)
