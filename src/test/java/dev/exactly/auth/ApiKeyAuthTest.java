@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.exactly.testing.PostgresResource;
 import dev.exactly.testing.TestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
 
 /** API-key authentication of the HTTP API (server shape), against a real PostgreSQL. */
 @QuarkusTest
-@QuarkusTestResource(value = PostgresResource.class, restrictToAnnotatedClass = true)
 class ApiKeyAuthTest {
 
     private static final String PUSH = "{\"items\":[{\"queue\":\"auth\",\"transactionId\":\"t-1\",\"payload\":{\"n\":1}}]}";

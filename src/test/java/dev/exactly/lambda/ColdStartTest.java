@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -15,7 +14,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -53,47 +51,42 @@ class ColdStartTest {
     /** The lambda config profile with the datasource on the counting listener. */
     public static class CountingDatabase implements QuarkusTestProfile {
         @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(Listener.class));
-        }
-    }
-
-    /** A loopback listener that counts and closes every connection it accepts. */
-    public static class Listener implements QuarkusTestResourceLifecycleManager {
-        static final AtomicInteger attempts = new AtomicInteger();
-        private ServerSocket server;
-
-        @Override
-        public Map<String, String> start() {
-            try {
-                server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-            Thread t = new Thread(() -> {
-                while (!server.isClosed()) {
-                    try (Socket s = server.accept()) {
-                        attempts.incrementAndGet();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "counting-listener");
-            t.setDaemon(true);
-            t.start();
+        public Map<String, String> getConfigOverrides() {
             return Map.of(
-                    "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + server.getLocalPort() + "/exactly",
+                    "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + Listener.port() + "/exactly",
                     "quarkus.datasource.username", "exactly",
                     "quarkus.datasource.password", "not-a-secret");
         }
+    }
 
-        @Override
-        public void stop() {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // closing anyway
+    /** A loopback listener that counts and closes every connection it accepts; one per test JVM. */
+    static final class Listener {
+        static final AtomicInteger attempts = new AtomicInteger();
+        private static ServerSocket server;
+
+        private Listener() {
+        }
+
+        static synchronized int port() {
+            if (server == null) {
+                try {
+                    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+                Thread t = new Thread(() -> {
+                    while (!server.isClosed()) {
+                        try (Socket s = server.accept()) {
+                            attempts.incrementAndGet();
+                        } catch (IOException e) {
+                            return;
+                        }
+                    }
+                }, "counting-listener");
+                t.setDaemon(true);
+                t.start();
             }
+            return server.getLocalPort();
         }
     }
 }

@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import dev.exactly.testing.Api;
 import dev.exactly.testing.PostgresResource;
 import dev.exactly.testing.TestDatabase;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @Tag("lambda")
-@QuarkusTestResource(value = PostgresResource.class, restrictToAnnotatedClass = true)
 class LambdaApiTest {
 
     private static boolean migrated;
