@@ -134,9 +134,16 @@ END
 $$;
 
 -- Pushes a bundle: several segments, each (queue, partition), in one statement.
--- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment).
+-- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
+-- p_verified_windows: the window (seconds) each p_verified was vouched under by a warm cache. A
+-- watermark is honoured only while the queue's current window is at most the vouched one (the
+-- cache knows every hash of that window, hence of any smaller one); otherwise, and when
+-- p_verified_windows is NULL, the segment probes its whole window (p_verified = -1). So a
+-- /configure that widens the window can never be missed by a cache that has not seen it yet.
 -- Per item, grouped by segment in segment order: the arrays of push_segment.
 -- Returns push_segment's rows tagged with the segment (1-based) and its partition id and window.
+DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
+                                            text[], bytea[], text[], text[], text[]);
 CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_queues        text[],
     p_partitions    text[],
@@ -149,7 +156,8 @@ CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_payloads      bytea[],
     p_content_types text[],
     p_headers       text[],
-    p_trace_ids     text[])
+    p_trace_ids     text[],
+    p_verified_windows integer[] DEFAULT NULL)
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
                duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer)
 LANGUAGE plpgsql AS $$
@@ -180,7 +188,10 @@ BEGIN
         RETURN QUERY
         SELECT v_seg, r.item, v_pids[v_seg], r."offset", r.message_id, r.duplicate,
                r.prev_last_offset, v_windows[v_seg]
-        FROM exactly.push_segment(v_pids[v_seg], p_verified[v_seg], v_windows[v_seg],
+        FROM exactly.push_segment(v_pids[v_seg],
+                                  CASE WHEN p_verified_windows[v_seg] >= v_windows[v_seg]
+                                       THEN p_verified[v_seg] ELSE -1 END,
+                                  v_windows[v_seg],
                                   p_hashes[v_lo:v_hi], p_probe[v_lo:v_hi], p_message_ids[v_lo:v_hi],
                                   p_txn_ids[v_lo:v_hi], p_payloads[v_lo:v_hi],
                                   p_content_types[v_lo:v_hi], p_headers[v_lo:v_hi],

@@ -3,41 +3,63 @@ package dev.exactly.engine;
 import java.util.List;
 
 /**
- * A warm instance's dedup cache. Its one load-bearing output is the p_verified watermark sent
- * with a segment: "none of these hashes occurs at or below this offset". It may only ever
- * narrow the store's probe; it never decides a verdict. {@code -1} (probe the whole window) is
- * always a sound answer.
+ * A warm instance's dedup cache. Its one load-bearing output is the {@link ProbeBound} sent with
+ * a segment: "none of these hashes occurs at or below this offset". It may only ever narrow the
+ * store's probe; it never decides a verdict. {@link ProbeBound#PROBE_ALL} (probe the whole window)
+ * is always a sound answer. (Spec: queen-deduplication.md, "The broker cache, and what it is
+ * allowed to do".)
+ *
+ * <p>Implementations never block: work they need from the database (hydration) runs in the
+ * background, and they answer {@link ProbeBound#PROBE_ALL} meanwhile.
  */
 public interface DedupCache {
 
-    /** Sent when the cache cannot vouch: the store probes the whole window. */
+    /** The watermark that vouches for nothing: the store probes the whole window. */
     long PROBE_ALL = -1L;
 
     /**
-     * @param partition the segment's partition
-     * @param items     the segment's leader items (their hashes)
-     * @return the offset the cache vouches for, or {@link #PROBE_ALL}
-     */
-    long verifiedWatermark(PartitionKey partition, List<PushItem> items);
-
-    /**
-     * Told after the store committed a segment.
+     * The bound to send with a segment.
      *
      * @param partition the segment's partition
-     * @param items     the segment's items
+     * @param items     the segment's leader items (their hashes)
+     * @return the bound the cache vouches for, or {@link ProbeBound#PROBE_ALL}
+     */
+    ProbeBound bound(PartitionKey partition, List<PushItem> items);
+
+    /**
+     * Told after the store committed a segment (in the order the segments of one partition were
+     * committed, when the caller can guarantee it; out-of-order notices only cost rebuilds).
+     *
+     * @param partition the segment's partition
+     * @param items     the segment's items, in the order the store answered them
      * @param outcome   the store's outcome for them
      */
     void committed(PartitionKey partition, List<PushItem> items, SegmentOutcome outcome);
 
+    /**
+     * Told when a queue's options were changed through this process (/configure, PATCH): every
+     * partition of the queue rebuilds fully before it vouches again, because its expiry
+     * bookkeeping was computed under the old window.
+     *
+     * @param queue the queue name
+     */
+    default void queueReconfigured(String queue) {
+    }
+
     /** The cache of a stateless function instance: never vouches, remembers nothing. */
     DedupCache DISABLED = new DedupCache() {
         @Override
-        public long verifiedWatermark(PartitionKey partition, List<PushItem> items) {
-            return PROBE_ALL;
+        public ProbeBound bound(PartitionKey partition, List<PushItem> items) {
+            return ProbeBound.PROBE_ALL;
         }
 
         @Override
         public void committed(PartitionKey partition, List<PushItem> items, SegmentOutcome outcome) {
+        }
+
+        @Override
+        public String toString() {
+            return "DedupCache.DISABLED";
         }
     };
 }

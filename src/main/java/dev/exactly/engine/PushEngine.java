@@ -6,23 +6,30 @@ import java.util.List;
 /**
  * Gives every pushed item an exact deduplication verdict.
  *
- * <p>Layer 1 ({@link RequestGrouping}) settles duplicates inside the request; the cache proposes
- * a p_verified watermark per segment; the store (layer 3, the only authority) probes each
- * partition's window under its row lock and stores the non-duplicates, all segments of a
- * request in one round trip. Thread-safe; holds no per-request state.
+ * <p>Layer 1 ({@link RequestGrouping}) settles duplicates inside the request; the segment writer
+ * sends the leaders on: directly ({@link DirectWriter}: the cache proposes a p_verified watermark
+ * per segment, the store probes each partition's window under its row lock and stores the
+ * non-duplicates, all segments of a request in one round trip), or through the server's fusion
+ * layer (layer 2, {@link dev.exactly.engine.fusion.FusingWriter}). The store (layer 3) is the
+ * only authority. Thread-safe; holds no per-request state.
  */
 public final class PushEngine {
 
-    private final PushStore store;
-    private final DedupCache cache;
+    private final SegmentWriter writer;
 
     /**
+     * An unfused engine.
+     *
      * @param store the probe client of this instance
      * @param cache the warm cache, or {@link DedupCache#DISABLED} for a stateless instance
      */
     public PushEngine(PushStore store, DedupCache cache) {
-        this.store = store;
-        this.cache = cache;
+        this(new DirectWriter(store, cache));
+    }
+
+    /** @param writer where leader segments go: {@link DirectWriter} or a fusing writer over one */
+    public PushEngine(SegmentWriter writer) {
+        this.writer = writer;
     }
 
     /**
@@ -37,17 +44,11 @@ public final class PushEngine {
         }
         RequestGrouping grouping = RequestGrouping.of(commands);
         List<Segment> segments = grouping.segments();
-        long[] verified = new long[segments.size()];
-        for (int i = 0; i < verified.length; i++) {
-            Segment s = segments.get(i);
-            verified[i] = cache.verifiedWatermark(s.partition(), s.items());
-        }
-        return store.push(segments, verified).map(outcomes -> {
+        return writer.write(segments).map(outcomes -> {
             PushVerdict[] verdicts = new PushVerdict[grouping.size()];
             for (int i = 0; i < segments.size(); i++) {
                 Segment s = segments.get(i);
                 SegmentOutcome o = outcomes.get(i);
-                cache.committed(s.partition(), s.items(), o);
                 List<PushItem> items = s.items();
                 for (int j = 0; j < items.size(); j++) {
                     PushItem it = items.get(j);

@@ -11,6 +11,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The probe client: sends segments to {@code exactly.push_bundle} (sql/R__push.sql), which
@@ -21,9 +22,10 @@ public final class PushStore {
 
     private static final String PUSH_BUNDLE =
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
-                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
     private final Pool pool;
+    private final LongAdder calls = new LongAdder();
 
     /** @param pool the connection pool of this engine instance */
     public PushStore(Pool pool) {
@@ -31,19 +33,35 @@ public final class PushStore {
     }
 
     /**
-     * Pushes segments with their p_verified watermarks.
+     * Pushes segments, probing each partition's whole window (p_verified = -1).
      *
      * @param segments leader segments, each for a distinct partition
-     * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
      * @return one outcome per segment, in segment order
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
-    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified) {
-        return execute(segments, verified, false, pool)
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments) {
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        return push(segments, all, new int[segments.size()]);
+    }
+
+    /**
+     * Pushes segments with the p_verified watermarks a warm cache vouched for (see {@link ProbeBound}).
+     * After a lost connection it retries once, probing everything (see {@link #execute}).
+     *
+     * @param segments leader segments, each for a distinct partition
+     * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
+     * @param windows  per segment: the window (seconds) the watermark was vouched under; the store
+     *                 ignores the watermark when the queue's current window is larger
+     * @return one outcome per segment, in segment order
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, int[] windows) {
+        return execute(segments, verified, windows, false, pool)
                 .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
                     long[] all = new long[segments.size()];
                     java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-                    return execute(segments, all, true, pool);
+                    return execute(segments, all, null, true, pool);
                 })
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
@@ -52,16 +70,18 @@ public final class PushStore {
      * Pushes segments on a given client instead of the pool: a connection inside a transaction
      * the caller owns (all-or-nothing work that also pushes). The statement takes the segments'
      * partition row locks, held until the caller's transaction ends; nothing is committed here,
-     * and nothing is retried (a lost connection loses the caller's transaction with it).
+     * and nothing is retried (a lost connection loses the caller's transaction with it). No
+     * window is vouched on this path, so the store probes every segment's whole window whatever
+     * {@code verified} says (a transaction must not trust a cache it may roll back under).
      *
      * @param segments leader segments, each for a distinct partition
-     * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
+     * @param verified per segment: -1 (watermarks are not honoured on this path)
      * @param client   where to run push_bundle, e.g. a {@code SqlConnection} in a transaction
      * @return one outcome per segment, in segment order
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, SqlClient client) {
-        return execute(segments, verified, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
+        return execute(segments, verified, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
     /**
@@ -70,7 +90,7 @@ public final class PushStore {
      * their own minted message id; an item found stored under its own message id was stored by
      * the first attempt and is reported as queued. So the retry is exact either way.
      */
-    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, boolean retry,
+    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
                                               SqlClient client) {
         int s = segments.size();
         int n = 0;
@@ -80,6 +100,7 @@ public final class PushStore {
         String[] queues = new String[s];
         String[] partitions = new String[s];
         Long[] watermarks = new Long[s];
+        Integer[] vouchedWindows = windows == null ? null : new Integer[s];
         Integer[] counts = new Integer[s];
         Buffer[] hashes = new Buffer[n];
         Boolean[] probe = new Boolean[n];
@@ -95,6 +116,9 @@ public final class PushStore {
             queues[i] = seg.partition().queue();
             partitions[i] = seg.partition().partition();
             watermarks[i] = verified[i];
+            if (vouchedWindows != null) {
+                vouchedWindows[i] = windows[i];
+            }
             counts[i] = seg.items().size();
             for (PushItem it : seg.items()) {
                 hashes[k] = Buffer.buffer(it.hash());
@@ -113,8 +137,14 @@ public final class PushStore {
                 .addArrayOfLong(watermarks).addArrayOfInteger(counts)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces);
+                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows);
+        calls.increment();
         return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
+    }
+
+    /** @return how many push_bundle calls this store has sent (SQL round trips), for tests and metrics */
+    public long calls() {
+        return calls.sum();
     }
 
     private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows, boolean retry) {

@@ -1,20 +1,82 @@
 package dev.exactly.push;
 
+import dev.exactly.config.ExactlyConfig;
+import dev.exactly.config.FusionConfig;
 import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.DirectWriter;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStore;
+import dev.exactly.engine.SegmentWriter;
+import dev.exactly.engine.cache.CacheSettings;
+import dev.exactly.engine.cache.Ticker;
+import dev.exactly.engine.cache.TxnHashReader;
+import dev.exactly.engine.cache.WarmDedupCache;
+import dev.exactly.engine.fusion.FusingWriter;
+import dev.exactly.engine.fusion.FusionSettings;
+import dev.exactly.engine.fusion.ScheduledLingerTimer;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import org.jboss.logging.Logger;
 
-/** Wires the engine (which knows nothing of CDI) to this application's pool and config. */
+/**
+ * Wires the engine (which knows nothing of CDI) to this application's pool and config: the warm
+ * dedup cache when {@code exactly.dedup-cache.enabled} (server shape), the fusion layer when
+ * {@code exactly.fusion.enabled} (server shape), and their Micrometer meters ({@link EngineMetrics}).
+ */
 @ApplicationScoped
 public class EngineBeans {
+
+    private static final Logger LOG = Logger.getLogger(EngineBeans.class);
+
+    private volatile ScheduledLingerTimer timer;
+
+    /** The dedup cache of this instance: warm (server) or {@link DedupCache#DISABLED} (Lambda). */
+    @Produces
+    @ApplicationScoped
+    public DedupCache dedupCache(Pool pool, ExactlyConfig config, Instance<MeterRegistry> registry) {
+        if (!config.dedupCache().enabled()) {
+            return DedupCache.DISABLED;
+        }
+        WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool),
+                CacheSettings.defaults(config.dedupCache().maxMb()), Ticker.SYSTEM);
+        if (registry.isResolvable()) {
+            EngineMetrics.bindCache(registry.get(), cache);
+        }
+        LOG.infof("dedup cache: warm, cap %d MiB", config.dedupCache().maxMb());
+        return cache;
+    }
 
     /** The push engine of this instance. */
     @Produces
     @ApplicationScoped
-    public PushEngine pushEngine(Pool pool) {
-        return new PushEngine(new PushStore(pool), DedupCache.DISABLED);
+    public PushEngine pushEngine(Pool pool, DedupCache cache, FusionConfig fusion, Instance<MeterRegistry> registry) {
+        PushStore store = new PushStore(pool);
+        SegmentWriter writer = new DirectWriter(store, cache);
+        FusingWriter fusing = null;
+        if (fusion.enabled()) {
+            timer = new ScheduledLingerTimer();
+            fusing = new FusingWriter(writer,
+                    FusionSettings.of(fusion.linger(), fusion.maxItems(), fusion.maxBytes()), timer);
+            writer = fusing;
+            LOG.infof("fusion: on (linger %s, max %d items / %d bytes per flush)", fusion.linger(),
+                    fusion.maxItems(), fusion.maxBytes());
+        }
+        if (registry.isResolvable()) {
+            EngineMetrics.bindEngine(registry.get(), store, fusing);
+        }
+        return new PushEngine(writer);
+    }
+
+    /** Stops the linger timer (lingers already scheduled still flush). */
+    @PreDestroy
+    void close() {
+        ScheduledLingerTimer t = timer;
+        if (t != null) {
+            t.close();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.engine.DedupCache;
 import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
@@ -31,10 +32,12 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 public class QueueResource {
 
     private final QueueRepository queues;
+    private final DedupCache cache;
 
-    /** Constructor injection. */
-    public QueueResource(QueueRepository queues) {
+    /** Constructor injection; the cache is told of every options change made here. */
+    public QueueResource(QueueRepository queues, DedupCache cache) {
         this.queues = queues;
+        this.cache = cache;
     }
 
     /**
@@ -72,7 +75,8 @@ public class QueueResource {
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);
         }
-        return queues.write(name, options, true).map(change -> {
+        String queue = name;
+        return queues.write(name, options, true).invoke(c -> cache.queueReconfigured(queue)).map(change -> {
             List<QueueView.Reset> reset = new ArrayList<>();
             List<String> defaulted = new ArrayList<>();
             for (QueueOption o : QueueOption.values()) {
@@ -112,7 +116,8 @@ public class QueueResource {
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);
         }
-        return queues.write(queue, options, false).map(c -> QueueView.of(c.after()));
+        return queues.write(queue, options, false).invoke(c -> cache.queueReconfigured(queue))
+                .map(c -> QueueView.of(c.after()));
     }
 
     /** A queue and its options; 404 when it does not exist. */

@@ -1,0 +1,34 @@
+package dev.exactly.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/**
+ * The fusion layer (layer 2, server mode): concurrent pushes to one partition fused into one SQL
+ * call. Off unless enabled; application.properties enables it for the server shape, and the
+ * Lambda shape keeps it off (one request per instance leaves nothing to fuse).
+ */
+@ConfigMapping(prefix = "exactly.fusion")
+public interface FusionConfig {
+
+    /** Fuse concurrent pushes per partition (single-flight per partition). */
+    @WithDefault("false")
+    boolean enabled();
+
+    /**
+     * How long an idle partition waits for more pushes before flushing (e.g. 1ms, 500us; 0 =
+     * flush at once). Adaptive: only after the partition's previous flush fused two or more
+     * requests; a lone client never waits.
+     */
+    @WithDefault("1ms")
+    Duration linger();
+
+    /** Flush as soon as this many items are pending for a partition (flush on size). */
+    @WithDefault("1000")
+    int maxItems();
+
+    /** Flush as soon as this many payload bytes are pending for a partition (default 8 MiB). */
+    @WithDefault("8388608")
+    long maxBytes();
+}

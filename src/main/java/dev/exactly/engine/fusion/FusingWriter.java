@@ -1,0 +1,488 @@
+package dev.exactly.engine.fusion;
+
+import dev.exactly.engine.PartitionKey;
+import dev.exactly.engine.PushItem;
+import dev.exactly.engine.Segment;
+import dev.exactly.engine.SegmentOutcome;
+import dev.exactly.engine.SegmentWriter;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * Layer 2 of deduplication, server mode only: fuses concurrent pushes to one partition into one
+ * segment and one SQL call, single-flight per partition (spec: queen-deduplication.md, "Three
+ * layers, one authority").
+ *
+ * <h2>Lanes</h2>
+ * Each partition has a lane: at most one write to the partition is in flight from this instance
+ * (which also keeps the dedup cache's commit notices in order). A request whose leaders all go to
+ * one partition joins the lane's pending list. An idle lane flushes after the linger, or at once
+ * when the pending items or bytes reach the flush size; arrivals while a flush is in flight are
+ * flushed together, without linger, the moment it completes. The linger is adaptive: a lane whose
+ * last flush carried a single request flushes the next arrival at once (a lone client pays no
+ * linger), and lingers again once a flush fused two or more requests.
+ *
+ * <h2>Inside a flush</h2>
+ * Duplicates are settled first-wins by the 16-byte transaction hash, the same identity the store
+ * compares: a later item with a hash already in the flush becomes a follower and inherits its
+ * leader's final result (as a duplicate carrying the leader's message id and offset, which is the
+ * stored original's when the leader itself turned out a duplicate). Items without a transactionId
+ * never follow. If the store reports the queue's window as 0 (no deduplication), followers were
+ * not duplicates after all: they are sent in a second call, within the same single flight, and get
+ * the store's own verdicts. Each request gets back an outcome for exactly its items.
+ *
+ * <h2>Requests spanning several partitions</h2>
+ * They are not fused: they keep the one-bundle round trip and its single transaction (all their
+ * partitions commit together), and they take each of their partitions' lanes, in ascending
+ * partition-key order (so two such requests never wait on each other in a cycle), for the
+ * duration of the bundle. A lane alternates between waiting bundles and pending fused requests.
+ *
+ * <p>Cancellation of a caller's Uni never strands a lane: lane work runs to completion and a
+ * cancelled caller's result is dropped. Thread-safe; each lane has its own monitor.
+ */
+public final class FusingWriter implements SegmentWriter {
+
+    private final SegmentWriter direct;
+    private final FusionSettings settings;
+    private final LingerTimer timer;
+    private final ConcurrentHashMap<PartitionKey, Lane> lanes = new ConcurrentHashMap<>();
+
+    private final LongAdder flushes = new LongAdder();
+    private final LongAdder submissions = new LongAdder();
+    private final LongAdder followers = new LongAdder();
+    private final LongAdder bundles = new LongAdder();
+
+    /**
+     * @param direct   the unfused writer (cache bounds, one bundle per call, cache notices)
+     * @param settings linger and flush size
+     * @param timer    runs lingers
+     */
+    public FusingWriter(SegmentWriter direct, FusionSettings settings, LingerTimer timer) {
+        this.direct = direct;
+        this.settings = settings;
+        this.timer = timer;
+    }
+
+    /** One request's share of a flush. */
+    private static final class Submission {
+        final List<PushItem> items;
+        final long bytes;
+        final BiConsumer<SegmentOutcome, Throwable> done;
+
+        Submission(List<PushItem> items, BiConsumer<SegmentOutcome, Throwable> done) {
+            this.items = items;
+            long b = 0;
+            for (PushItem it : items) {
+                b += it.command().payload().length;
+            }
+            this.bytes = b;
+            this.done = done;
+        }
+    }
+
+    /** A partition's single-flight lane. Guarded by its own monitor. */
+    private static final class Lane {
+        final PartitionKey key;
+        final ArrayDeque<Submission> pending = new ArrayDeque<>();
+        final ArrayDeque<Consumer<Lane>> waiters = new ArrayDeque<>();
+        int pendingItems;
+        long pendingBytes;
+        boolean busy;
+        boolean timerArmed;
+        boolean lingering = true;
+        boolean preferWaiter;
+        boolean retired;
+
+        Lane(PartitionKey key) {
+            this.key = key;
+        }
+    }
+
+    @Override
+    public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
+        if (segments.size() == 1) {
+            Segment s = segments.get(0);
+            return Uni.createFrom().<SegmentOutcome>emitter(em -> submit(s, complete(em))).map(List::of);
+        }
+        return Uni.createFrom().<List<SegmentOutcome>>emitter(em -> bundle(segments, complete(em)));
+    }
+
+    private static <T> BiConsumer<T, Throwable> complete(UniEmitter<? super T> em) {
+        return (item, err) -> {
+            if (err != null) {
+                em.fail(err);
+            } else {
+                em.complete(item);
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------------------ single partition
+
+    private void submit(Segment s, BiConsumer<SegmentOutcome, Throwable> done) {
+        Submission sub = new Submission(s.items(), done);
+        submissions.increment();
+        Runnable action;
+        while (true) {
+            Lane lane = lanes.computeIfAbsent(s.partition(), Lane::new);
+            synchronized (lane) {
+                if (lane.retired) {
+                    continue;
+                }
+                lane.pending.add(sub);
+                lane.pendingItems += sub.items.size();
+                lane.pendingBytes += sub.bytes;
+                action = afterArrival(lane);
+            }
+            break;
+        }
+        if (action != null) {
+            action.run();
+        }
+    }
+
+    /** Decides what an arrival triggers. Caller holds the lane's lock; the action runs after. */
+    private Runnable afterArrival(Lane lane) {
+        if (lane.busy) {
+            return null; // flushed when the write in flight completes
+        }
+        boolean full = lane.pendingItems >= settings.maxItems() || lane.pendingBytes >= settings.maxBytes();
+        if (full || !lane.lingering || settings.lingerNanos() == 0) {
+            lane.busy = true;
+            lane.preferWaiter = true;
+            List<Submission> batch = take(lane);
+            return () -> flush(lane, batch);
+        }
+        if (lane.timerArmed) {
+            return null;
+        }
+        lane.timerArmed = true;
+        return () -> {
+            try {
+                timer.schedule(settings.lingerNanos(), () -> lingerEnded(lane));
+            } catch (RuntimeException shutDown) {
+                lingerEnded(lane);
+            }
+        };
+    }
+
+    private void lingerEnded(Lane lane) {
+        List<Submission> batch = null;
+        synchronized (lane) {
+            lane.timerArmed = false;
+            if (!lane.busy && !lane.pending.isEmpty()) {
+                lane.busy = true;
+                lane.preferWaiter = true;
+                batch = take(lane);
+            } else {
+                retireIfIdle(lane);
+            }
+        }
+        if (batch != null) {
+            List<Submission> b = batch;
+            flush(lane, b);
+        }
+    }
+
+    /** Takes pending requests up to the flush size (at least one). Caller holds the lane's lock. */
+    private List<Submission> take(Lane lane) {
+        List<Submission> batch = new ArrayList<>();
+        int items = 0;
+        long bytes = 0;
+        while (!lane.pending.isEmpty()) {
+            Submission next = lane.pending.peek();
+            if (!batch.isEmpty() && (items + next.items.size() > settings.maxItems()
+                    || bytes + next.bytes > settings.maxBytes())) {
+                break;
+            }
+            lane.pending.poll();
+            items += next.items.size();
+            bytes += next.bytes;
+            batch.add(next);
+        }
+        lane.pendingItems -= items;
+        lane.pendingBytes -= bytes;
+        return batch;
+    }
+
+    private void flush(Lane lane, List<Submission> batch) {
+        flushes.increment();
+        Fused fused = Fused.of(batch);
+        followers.add(fused.followerCount);
+        send(List.of(new Segment(lane.key, fused.leaders)), (outcomes, err) -> {
+            if (err != null) {
+                finish(lane, batch.size(), () -> batch.forEach(s -> s.done.accept(null, err)));
+                return;
+            }
+            SegmentOutcome o = outcomes.get(0);
+            if (o.windowSeconds() == 0 && fused.followerCount > 0) {
+                // no deduplication on this queue: followers are items of their own, not duplicates
+                flushes.increment();
+                send(List.of(new Segment(lane.key, fused.followerItems())), (again, err2) -> finish(lane, batch.size(),
+                        () -> {
+                            if (err2 != null) {
+                                batch.forEach(s -> s.done.accept(null, err2));
+                            } else {
+                                fused.distribute(o, again.get(0));
+                            }
+                        }));
+                return;
+            }
+            finish(lane, batch.size(), () -> fused.distribute(o, null));
+        });
+    }
+
+    /** Releases the lane, starts what it grants next, then delivers this flush's results. */
+    private void finish(Lane lane, int fusedRequests, Runnable deliver) {
+        Runnable next;
+        synchronized (lane) {
+            lane.lingering = fusedRequests >= 2;
+            next = release(lane);
+        }
+        if (next != null) {
+            next.run();
+        }
+        deliver.run();
+    }
+
+    // ------------------------------------------------------------------------------ several partitions
+
+    private void bundle(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> done) {
+        bundles.increment();
+        List<PartitionKey> keys = new ArrayList<>(segments.size());
+        for (Segment s : segments) {
+            keys.add(s.partition());
+        }
+        keys.sort(null);
+        List<Lane> held = new ArrayList<>(keys.size());
+        acquireFrom(keys, 0, held, () -> send(segments, (outcomes, err) -> {
+            List<Runnable> next = new ArrayList<>(held.size());
+            for (Lane lane : held) {
+                synchronized (lane) {
+                    Runnable r = release(lane);
+                    if (r != null) {
+                        next.add(r);
+                    }
+                }
+            }
+            next.forEach(Runnable::run);
+            done.accept(outcomes, err);
+        }));
+    }
+
+    private void acquireFrom(List<PartitionKey> keys, int i, List<Lane> held, Runnable whenAll) {
+        if (i == keys.size()) {
+            whenAll.run();
+            return;
+        }
+        acquire(keys.get(i), lane -> {
+            held.add(lane);
+            acquireFrom(keys, i + 1, held, whenAll);
+        });
+    }
+
+    private void acquire(PartitionKey key, Consumer<Lane> granted) {
+        while (true) {
+            Lane lane = lanes.computeIfAbsent(key, Lane::new);
+            boolean now;
+            synchronized (lane) {
+                if (lane.retired) {
+                    continue;
+                }
+                now = !lane.busy;
+                if (now) {
+                    lane.busy = true;
+                    lane.preferWaiter = false;
+                } else {
+                    lane.waiters.add(granted);
+                }
+            }
+            if (now) {
+                granted.accept(lane);
+            }
+            return;
+        }
+    }
+
+    /**
+     * Frees a lane and hands it on: alternately to a waiting bundle and to the pending requests
+     * (flushed at once: they already waited). Caller holds the lane's lock; runs the result after.
+     */
+    private Runnable release(Lane lane) {
+        lane.busy = false;
+        if (!lane.waiters.isEmpty() && (lane.preferWaiter || lane.pending.isEmpty())) {
+            Consumer<Lane> w = lane.waiters.poll();
+            lane.busy = true;
+            lane.preferWaiter = false;
+            return () -> w.accept(lane);
+        }
+        if (!lane.pending.isEmpty()) {
+            lane.busy = true;
+            lane.preferWaiter = true;
+            List<Submission> batch = take(lane);
+            return () -> flush(lane, batch);
+        }
+        retireIfIdle(lane);
+        return null;
+    }
+
+    private void retireIfIdle(Lane lane) {
+        if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty() && lane.waiters.isEmpty()) {
+            lane.retired = true;
+            lanes.remove(lane.key, lane);
+        }
+    }
+
+    private void send(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> then) {
+        try {
+            direct.write(segments).subscribe().with(o -> then.accept(o, null), err -> then.accept(null, err));
+        } catch (RuntimeException e) {
+            then.accept(null, e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ layer 2
+
+    /** 128-bit hash as a map key. */
+    private record HashKey(long hi, long lo) {
+        static HashKey of(byte[] h) {
+            long hi = 0;
+            long lo = 0;
+            for (int i = 0; i < 8; i++) {
+                hi = (hi << 8) | (h[i] & 0xffL);
+                lo = (lo << 8) | (h[8 + i] & 0xffL);
+            }
+            return new HashKey(hi, lo);
+        }
+    }
+
+    /** A flush's fused segment: leaders first-wins by hash, and where each request's items went. */
+    private static final class Fused {
+        final List<Submission> batch;
+        final List<PushItem> leaders = new ArrayList<>();
+        /** Per request, per item: the index of the leader it is or follows. */
+        final int[][] leaderOf;
+        /** Per request, per item: -1 for a leader; else its index among the followers. */
+        final int[][] followerNo;
+        final List<PushItem> followerList = new ArrayList<>();
+        int followerCount;
+
+        private Fused(List<Submission> batch) {
+            this.batch = batch;
+            this.leaderOf = new int[batch.size()][];
+            this.followerNo = new int[batch.size()][];
+        }
+
+        static Fused of(List<Submission> batch) {
+            Fused f = new Fused(batch);
+            if (batch.size() == 1) {
+                // one request: layer 1 already made its items unique
+                List<PushItem> items = batch.get(0).items;
+                f.leaders.addAll(items);
+                f.leaderOf[0] = new int[items.size()];
+                f.followerNo[0] = new int[items.size()];
+                for (int j = 0; j < items.size(); j++) {
+                    f.leaderOf[0][j] = j;
+                    f.followerNo[0][j] = -1;
+                }
+                return f;
+            }
+            Map<HashKey, Integer> first = new HashMap<>();
+            for (int i = 0; i < batch.size(); i++) {
+                List<PushItem> items = batch.get(i).items;
+                f.leaderOf[i] = new int[items.size()];
+                f.followerNo[i] = new int[items.size()];
+                for (int j = 0; j < items.size(); j++) {
+                    PushItem it = items.get(j);
+                    HashKey k = HashKey.of(it.hash());
+                    Integer l = first.get(k);
+                    if (l != null && it.probe()) {
+                        f.leaderOf[i][j] = l;
+                        f.followerNo[i][j] = f.followerList.size();
+                        f.followerList.add(it);
+                        f.followerCount++;
+                    } else {
+                        f.leaderOf[i][j] = f.leaders.size();
+                        f.followerNo[i][j] = -1;
+                        if (l == null) {
+                            first.put(k, f.leaders.size());
+                        }
+                        f.leaders.add(it);
+                    }
+                }
+            }
+            return f;
+        }
+
+        List<PushItem> followerItems() {
+            return followerList;
+        }
+
+        /**
+         * Hands every request its outcome.
+         *
+         * @param o     the fused segment's outcome (one entry per leader)
+         * @param again when the window was 0: the followers' own outcome; else null (followers inherit)
+         */
+        void distribute(SegmentOutcome o, SegmentOutcome again) {
+            for (int i = 0; i < batch.size(); i++) {
+                int n = batch.get(i).items.size();
+                long[] offsets = new long[n];
+                UUID[] ids = new UUID[n];
+                boolean[] dup = new boolean[n];
+                for (int j = 0; j < n; j++) {
+                    int fno = followerNo[i][j];
+                    if (fno >= 0 && again != null) {
+                        offsets[j] = again.offsets()[fno];
+                        ids[j] = again.messageIds()[fno];
+                        dup[j] = again.duplicate()[fno];
+                    } else {
+                        int l = leaderOf[i][j];
+                        offsets[j] = o.offsets()[l];
+                        ids[j] = o.messageIds()[l];
+                        dup[j] = fno >= 0 || o.duplicate()[l];
+                    }
+                }
+                batch.get(i).done.accept(
+                        new SegmentOutcome(o.partitionId(), o.prevLastOffset(), o.windowSeconds(), offsets, ids, dup), null);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------ views
+
+    /** @return fused flushes sent (SQL calls made by lanes, including window-0 second calls) */
+    public long flushes() {
+        return flushes.sum();
+    }
+
+    /** @return single-partition requests submitted to lanes */
+    public long submissions() {
+        return submissions.sum();
+    }
+
+    /** @return items settled as followers inside a flush (layer 2) */
+    public long followers() {
+        return followers.sum();
+    }
+
+    /** @return multi-partition requests sent as unfused bundles */
+    public long bundles() {
+        return bundles.sum();
+    }
+
+    /** @return lanes currently open (idle lanes are removed) */
+    public int openLanes() {
+        return lanes.size();
+    }
+}
