@@ -330,8 +330,7 @@ public final class WarmDedupCache implements DedupCache {
                 return false; // evicted or superseded: stop reading
             }
             fresh.add(hi, lo, offset, ticker.millis() - Math.max(0, age));
-            if (l.full && (fresh.hashes() & 1023) == 0
-                    && resident.get() - e.accountedBytes + fresh.bytes() > settings.maxBytes()) {
+            if (l.full && (fresh.hashes() & 1023) == 0 && !grow(l, fresh.bytes())) {
                 l.tooBig = true;
                 return false;
             }
@@ -493,6 +492,38 @@ public final class WarmDedupCache implements DedupCache {
             }
             reserve(l);
             return Admission.ADMIT;
+        } finally {
+            evictionLock.unlock();
+        }
+    }
+
+    /**
+     * A full load's content grew to {@code bytes}: its reservation follows, so that concurrent
+     * hydrations (e.g. every partition after a restart, each estimating an empty window) cannot
+     * together overshoot the cap. Over the cap, idle partitions are evicted (LRU) to make room.
+     *
+     * @return false when the hydration cannot fit even so: it stops and the partition is suppressed
+     */
+    private boolean grow(Load l, long bytes) {
+        if (bytes > l.reservedBytes) {
+            reserved.addAndGet(bytes - l.reservedBytes);
+            l.reservedBytes = bytes;
+        }
+        if (resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes()) {
+            return true;
+        }
+        if (!evictionLock.tryLock()) {
+            return true; // someone else is evicting; checked again a thousand rows on
+        }
+        try {
+            long now = ticker.millis();
+            for (PartitionEntry v : evictable(l.e, now)) {
+                if (resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes()) {
+                    break;
+                }
+                evict(v, now, false);
+            }
+            return resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes();
         } finally {
             evictionLock.unlock();
         }
