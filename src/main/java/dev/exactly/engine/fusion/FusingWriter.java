@@ -99,7 +99,7 @@ public final class FusingWriter implements SegmentWriter {
         long pendingBytes;
         boolean busy;
         boolean timerArmed;
-        boolean lingering = true;
+        boolean lingering;
         boolean preferWaiter;
         boolean retired;
 
