@@ -30,7 +30,9 @@ import java.util.function.Consumer;
  * when the pending items or bytes reach the flush size; arrivals while a flush is in flight are
  * flushed together, without linger, the moment it completes. The linger is adaptive: a lane whose
  * last flush carried a single request flushes the next arrival at once (a lone client pays no
- * linger), and lingers again once a flush fused two or more requests.
+ * linger); once a flush fused two or more requests, the lane lingers for its next idle arrival. An
+ * idle lane is removed from the map (so lanes do not accumulate over partition names), a lingering
+ * one only after it stayed idle for a second.
  *
  * <h2>Inside a flush</h2>
  * Duplicates are settled first-wins by the 16-byte transaction hash, the same identity the store
@@ -51,6 +53,9 @@ import java.util.function.Consumer;
  * cancelled caller's result is dropped. Thread-safe; each lane has its own monitor.
  */
 public final class FusingWriter implements SegmentWriter {
+
+    /** How long a lingering lane may stay idle before it forgets its linger and is removed. */
+    static final long IDLE_CHECK_NANOS = 1_000_000_000L;
 
     private final SegmentWriter direct;
     private final FusionSettings settings;
@@ -102,6 +107,7 @@ public final class FusingWriter implements SegmentWriter {
         boolean lingering;
         boolean preferWaiter;
         boolean retired;
+        boolean idleCheckArmed;
 
         Lane(PartitionKey key) {
             this.key = key;
@@ -178,6 +184,7 @@ public final class FusingWriter implements SegmentWriter {
 
     private void lingerEnded(Lane lane) {
         List<Submission> batch = null;
+        Runnable then = null;
         synchronized (lane) {
             lane.timerArmed = false;
             if (!lane.busy && !lane.pending.isEmpty()) {
@@ -185,12 +192,24 @@ public final class FusingWriter implements SegmentWriter {
                 lane.preferWaiter = true;
                 batch = take(lane);
             } else {
-                retireIfIdle(lane);
+                then = retireIfIdle(lane);
             }
         }
         if (batch != null) {
-            List<Submission> b = batch;
-            flush(lane, b);
+            flush(lane, batch);
+        } else if (then != null) {
+            then.run();
+        }
+    }
+
+    /** A lingering lane that stayed idle since its check was armed forgets its linger and retires. */
+    private void idleCheck(Lane lane) {
+        synchronized (lane) {
+            lane.idleCheckArmed = false;
+            if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty() && lane.waiters.isEmpty()) {
+                lane.lingering = false;
+                retireIfIdle(lane);
+            }
         }
     }
 
@@ -332,15 +351,34 @@ public final class FusingWriter implements SegmentWriter {
             List<Submission> batch = take(lane);
             return () -> flush(lane, batch);
         }
-        retireIfIdle(lane);
-        return null;
+        return retireIfIdle(lane);
     }
 
-    private void retireIfIdle(Lane lane) {
-        if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty() && lane.waiters.isEmpty()) {
+    /**
+     * Removes an idle lane from the map, unless it lingers (its last flush fused several
+     * requests): then it stays, so the next arrival lingers too, until an idle check a second
+     * later finds it still idle. Caller holds the lane's lock; runs the result after.
+     */
+    private Runnable retireIfIdle(Lane lane) {
+        if (lane.busy || lane.timerArmed || !lane.pending.isEmpty() || !lane.waiters.isEmpty()) {
+            return null;
+        }
+        if (!lane.lingering) {
             lane.retired = true;
             lanes.remove(lane.key, lane);
+            return null;
         }
+        if (lane.idleCheckArmed) {
+            return null;
+        }
+        lane.idleCheckArmed = true;
+        return () -> {
+            try {
+                timer.schedule(IDLE_CHECK_NANOS, () -> idleCheck(lane));
+            } catch (RuntimeException shutDown) {
+                idleCheck(lane);
+            }
+        };
     }
 
     private void send(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> then) {

@@ -1,0 +1,499 @@
+package dev.exactly.engine.fusion;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.DirectWriter;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStatus;
+import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushVerdict;
+import dev.exactly.engine.Segment;
+import dev.exactly.engine.SegmentOutcome;
+import dev.exactly.engine.SegmentWriter;
+import dev.exactly.engine.cache.CacheSettings;
+import dev.exactly.engine.cache.Ticker;
+import dev.exactly.engine.cache.TxnHashReader;
+import dev.exactly.engine.cache.WarmDedupCache;
+import dev.exactly.queue.QueueOption;
+import dev.exactly.queue.QueueRepository;
+import dev.exactly.testing.EnginePools;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Layer 2 against a real PostgreSQL: fused flushes, single flight, flush on size, the adaptive
+ * linger, window 0, multi-partition requests, failures, and exactness under concurrency. SQL
+ * calls are counted by the store; the order of events is controlled by a gate in front of the
+ * store and a manual linger timer, never by timing.
+ */
+class FusingWriterTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private EnginePools db;
+    private EnginePools refDb;
+    private Pool pool;
+    private PushStore store;
+    private Gate gate;
+    private ManualTimer timer;
+
+    @BeforeEach
+    void setUp() {
+        db = EnginePools.migrated();
+        pool = db.pool(8);
+        store = new PushStore(pool);
+        gate = new Gate(new DirectWriter(store, DedupCache.DISABLED));
+        timer = new ManualTimer();
+    }
+
+    @AfterEach
+    void tearDown() {
+        db.close();
+        if (refDb != null) {
+            refDb.close();
+        }
+    }
+
+    /** Holds the next write until opened: a flush "in flight" for as long as the test wants. */
+    static final class Gate implements SegmentWriter {
+        final SegmentWriter inner;
+        final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        volatile CompletableFuture<Void> next;
+        volatile CompletableFuture<Void> held;
+        /** The write with this (1-based) number fails. */
+        volatile int failWrite = -1;
+
+        Gate(SegmentWriter inner) {
+            this.inner = inner;
+        }
+
+        /** The next write waits until {@link #open()}. */
+        void closeNext() {
+            next = new CompletableFuture<>();
+        }
+
+        void open() {
+            held.complete(null);
+        }
+
+        @Override
+        public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
+            int n = writes.incrementAndGet();
+            Uni<List<SegmentOutcome>> w = n == failWrite
+                    ? Uni.createFrom().failure(new IllegalStateException("database away"))
+                    : inner.write(segments);
+            CompletableFuture<Void> c = next;
+            next = null;
+            if (c == null) {
+                return w;
+            }
+            held = c;
+            return Uni.createFrom().completionStage(c).flatMap(v -> w);
+        }
+    }
+
+    /** Lingers run when the test fires them. */
+    static final class ManualTimer implements LingerTimer {
+        final List<long[]> delays = new CopyOnWriteArrayList<>();
+        final List<Runnable> tasks = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void schedule(long delayNanos, Runnable task) {
+            delays.add(new long[] {delayNanos});
+            tasks.add(task);
+        }
+
+        /** Runs the scheduled tasks with this delay. */
+        int fire(long delayNanos) {
+            int n = 0;
+            for (int i = 0; i < tasks.size(); i++) {
+                if (delays.get(i)[0] == delayNanos) {
+                    Runnable r = tasks.remove(i);
+                    delays.remove(i);
+                    i--;
+                    r.run();
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        int scheduled(long delayNanos) {
+            int n = 0;
+            for (long[] d : delays) {
+                if (d[0] == delayNanos) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    private static final long LINGER = Duration.ofMillis(2).toNanos();
+
+    private FusingWriter fusing(int maxItems) {
+        return new FusingWriter(gate, new FusionSettings(LINGER, maxItems, 8 << 20), timer);
+    }
+
+    private static PushCommand cmd(String queue, String partition, String txn) {
+        return PushCommand.json(queue, partition, txn, "{\"v\":1}".getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    private static void await(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "condition never held");
+            Thread.onSpinWait();
+        }
+    }
+
+    private static <T> List<T> all(List<CompletableFuture<T>> futures) {
+        List<T> out = new ArrayList<>();
+        for (CompletableFuture<T> f : futures) {
+            out.add(f.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join());
+        }
+        return out;
+    }
+
+    /** Submits requests in order without waiting: they are all in flight together. */
+    private static List<CompletableFuture<List<PushVerdict>>> submit(PushEngine engine, List<List<PushCommand>> requests) {
+        List<CompletableFuture<List<PushVerdict>>> out = new ArrayList<>();
+        for (List<PushCommand> r : requests) {
+            out.add(engine.push(r).subscribeAsCompletionStage());
+        }
+        return out;
+    }
+
+    /**
+     * The same requests, one after another, on an unfused, cache-off engine over a fresh database
+     * whose queues got the given windows.
+     */
+    private List<List<PushVerdict>> reference(Map<String, Integer> windows, List<List<PushCommand>> requests) {
+        refDb = EnginePools.migrated();
+        Pool refPool = refDb.pool(2);
+        windows.forEach((q, w) -> new QueueRepository(refPool).write(q, Map.of(QueueOption.DEDUP_WINDOW_SECONDS, w), false)
+                .await().atMost(WAIT));
+        PushEngine ref = new PushEngine(new PushStore(refPool), DedupCache.DISABLED);
+        List<List<PushVerdict>> out = new ArrayList<>();
+        for (List<PushCommand> r : requests) {
+            out.add(ref.push(r).await().atMost(WAIT));
+        }
+        return out;
+    }
+
+    /** Same statuses and offsets; ids equal up to the renaming between the two databases. */
+    private static void assertSameVerdicts(List<List<PushVerdict>> want, List<List<PushVerdict>> got,
+                                           Map<UUID, UUID> idsByRef) {
+        assertEquals(want.size(), got.size());
+        for (int r = 0; r < want.size(); r++) {
+            for (int i = 0; i < want.get(r).size(); i++) {
+                PushVerdict w = want.get(r).get(i);
+                PushVerdict g = got.get(r).get(i);
+                String where = "request " + r + " item " + i;
+                assertEquals(w.status(), g.status(), where);
+                assertEquals(w.offset(), g.offset(), where);
+                if (w.status() == PushStatus.QUEUED) {
+                    assertNull(idsByRef.put(w.messageId(), g.messageId()), where);
+                } else {
+                    assertEquals(idsByRef.get(w.messageId()), g.messageId(), where + ": the original's id");
+                }
+            }
+        }
+    }
+
+    private long rows(String table) {
+        return pool.query("SELECT count(*) FROM exactly." + table).execute().await().atMost(WAIT).iterator().next()
+                .getLong(0);
+    }
+
+    // ------------------------------------------------------------------------------ fusion
+
+    @Test
+    void concurrentSingleItemPushesToOnePartitionFuseIntoFewerSqlCallsWithTheUnfusedVerdicts() {
+        PushEngine direct = new PushEngine(store, DedupCache.DISABLED);
+        List<List<PushCommand>> setup = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            setup.add(List.of(cmd("orders", "p", "t" + i)));
+        }
+        Map<UUID, UUID> ids = new HashMap<>();
+        List<List<PushVerdict>> setupGot = new ArrayList<>();
+        for (List<PushCommand> r : setup) {
+            setupGot.add(direct.push(r).await().atMost(WAIT));
+        }
+        // 48 single-item requests over 12 ids (4 of them already stored), 4 without a transactionId
+        List<List<PushCommand>> requests = new ArrayList<>();
+        Random rnd = new Random(7);
+        for (int i = 0; i < 48; i++) {
+            requests.add(List.of(cmd("orders", "p", i % 12 == 11 ? null : "t" + rnd.nextInt(12))));
+        }
+        FusingWriter fusing = fusing(1000);
+        PushEngine fused = new PushEngine(fusing);
+        long before = store.calls();
+        gate.closeNext(); // the first request flushes alone and is held in flight
+        List<CompletableFuture<List<PushVerdict>>> futures = submit(fused, requests);
+        await(() -> fusing.submissions() == requests.size());
+        assertEquals(1, gate.writes.get(), "single flight: one write in flight, the others pending");
+        gate.open();
+        List<List<PushVerdict>> got = all(futures);
+
+        long calls = store.calls() - before;
+        assertEquals(2, calls, "the first alone, then the other 47 fused into one SQL call");
+        assertTrue(calls < requests.size());
+        assertTrue(fusing.followers() > 0, "layer 2 settled duplicates inside the flush");
+
+        List<List<PushCommand>> sequence = new ArrayList<>(setup);
+        sequence.addAll(requests);
+        List<List<PushVerdict>> gotAll = new ArrayList<>(setupGot);
+        gotAll.addAll(got);
+        assertSameVerdicts(reference(Map.of(), sequence), gotAll, ids);
+        assertEquals(4 + 8 + 4, rows("messages"), "distinct ids plus the four without a transactionId");
+    }
+
+    @Test
+    void theStoredOriginalIsInheritedByEveryFollowerInAFlush() {
+        PushEngine direct = new PushEngine(store, DedupCache.DISABLED);
+        UUID original = direct.push(List.of(cmd("q", "p", "k"))).await().atMost(WAIT).get(0).messageId();
+        FusingWriter fusing = fusing(1000);
+        gate.closeNext();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing),
+                List.of(List.of(cmd("q", "p", "first")), List.of(cmd("q", "p", "k")), List.of(cmd("q", "p", "k")),
+                        List.of(cmd("q", "p", "k"), cmd("q", "p", "k"))));
+        await(() -> fusing.submissions() == 4);
+        gate.open();
+        List<List<PushVerdict>> got = all(f);
+        assertEquals(2, fusing.followers(), "the second and third request's k follow the first k in the flush");
+        for (int r = 1; r < 4; r++) {
+            for (PushVerdict v : got.get(r)) {
+                assertEquals(PushStatus.DUPLICATE, v.status());
+                assertEquals(original, v.messageId(), "the leader was itself a duplicate: its original is inherited");
+                assertEquals(0, v.offset());
+            }
+        }
+        assertEquals(2, rows("messages"));
+    }
+
+    @Test
+    void aFlushIsSentAsSoonAsItReachesItsSize() {
+        FusingWriter fusing = fusing(8);
+        gate.closeNext();
+        List<List<PushCommand>> requests = new ArrayList<>();
+        for (int i = 0; i < 33; i++) {
+            requests.add(List.of(cmd("q", "p", "id-" + i)));
+        }
+        long before = store.calls();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        await(() -> fusing.submissions() == 33);
+        gate.open();
+        all(f);
+        assertEquals(1 + 4, store.calls() - before, "1 held, then 32 pending sent as 4 flushes of 8");
+        assertEquals(0, timer.scheduled(LINGER), "never lingered: the lane was busy or full");
+
+        // with the lane idle and lingering (its last flush fused several requests), 8 arrivals fill a flush
+        before = store.calls();
+        List<List<PushCommand>> more = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            more.add(List.of(cmd("q", "p", "more-" + i)));
+        }
+        all(submit(new PushEngine(fusing), more));
+        assertEquals(1, store.calls() - before, "flushed on size, before the linger ended");
+    }
+
+    @Test
+    void theLingerIsAdaptiveALoneClientNeverWaits() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing);
+        long before = store.calls();
+        engine.push(List.of(cmd("q", "p", "a"))).await().atMost(WAIT);
+        engine.push(List.of(cmd("q", "p", "b"))).await().atMost(WAIT);
+        assertEquals(2, store.calls() - before, "each flushed at once");
+        assertEquals(0, timer.scheduled(LINGER));
+
+        // a fused flush makes the lane linger for its next idle arrival
+        gate.closeNext();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(engine,
+                List.of(List.of(cmd("q", "p", "c")), List.of(cmd("q", "p", "d")), List.of(cmd("q", "p", "e"))));
+        await(() -> fusing.submissions() == 5);
+        gate.open();
+        all(f);
+        before = store.calls();
+        List<CompletableFuture<List<PushVerdict>>> g = submit(engine,
+                List.of(List.of(cmd("q", "p", "f")), List.of(cmd("q", "p", "g"))));
+        assertEquals(0, store.calls() - before, "lingering: nothing sent yet");
+        assertEquals(1, timer.scheduled(LINGER));
+        assertEquals(1, timer.fire(LINGER));
+        all(g);
+        assertEquals(1, store.calls() - before, "one flush after the linger");
+
+        // idle for the idle check: the lane forgets its linger and is removed
+        await(() -> fusing.openLanes() == 1);
+        assertEquals(1, timer.fire(FusingWriter.IDLE_CHECK_NANOS));
+        assertEquals(0, fusing.openLanes());
+        before = store.calls();
+        engine.push(List.of(cmd("q", "p", "h"))).await().atMost(WAIT);
+        assertEquals(1, store.calls() - before, "a fresh lane flushes at once");
+    }
+
+    @Test
+    void withAZeroWindowFollowersAreNotDuplicatesAndGetTheirOwnVerdicts() {
+        new QueueRepository(pool).write("nodedup", Map.of(QueueOption.DEDUP_WINDOW_SECONDS, 0), false).await().atMost(WAIT);
+        FusingWriter fusing = fusing(1000);
+        gate.closeNext();
+        List<List<PushCommand>> requests = List.of(List.of(cmd("nodedup", "p", "first")),
+                List.of(cmd("nodedup", "p", "same")), List.of(cmd("nodedup", "p", "same")),
+                List.of(cmd("nodedup", "p", "same")));
+        long before = store.calls();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        await(() -> fusing.submissions() == 4);
+        gate.open();
+        List<List<PushVerdict>> got = all(f);
+        assertEquals(3, store.calls() - before, "held, fused, then a second call for the two followers");
+        for (List<PushVerdict> v : got) {
+            assertEquals(PushStatus.QUEUED, v.get(0).status());
+        }
+        assertEquals(4, rows("messages"));
+        assertSameVerdicts(reference(Map.of("nodedup", 0), requests), got, new HashMap<>());
+    }
+
+    // ------------------------------------------------------------------------------ single flight
+
+    @Test
+    void aMultiPartitionRequestWaitsForItsPartitionsFlushAndStaysOneBundle() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing);
+        gate.closeNext();
+        long before = store.calls();
+        CompletableFuture<List<PushVerdict>> single = engine.push(List.of(cmd("q", "a", "x"))).subscribeAsCompletionStage();
+        await(() -> gate.writes.get() == 1);
+        CompletableFuture<List<PushVerdict>> bundle = engine.push(
+                List.of(cmd("q", "b", "y"), cmd("q", "a", "x"), cmd("q", "c", "z"))).subscribeAsCompletionStage();
+        // lanes are taken in key order: the bundle waits for lane a, holding none, so c stays free
+        CompletableFuture<List<PushVerdict>> other = engine.push(List.of(cmd("q", "c", "w"))).subscribeAsCompletionStage();
+        other.orTimeout(30, TimeUnit.SECONDS).join();
+        assertEquals(2, gate.writes.get());
+        assertFalse(bundle.isDone(), "single flight: partition a has a write in flight");
+        gate.open();
+        List<PushVerdict> b = bundle.orTimeout(30, TimeUnit.SECONDS).join();
+        single.orTimeout(30, TimeUnit.SECONDS).join();
+        assertEquals(1, fusing.bundles());
+        assertEquals(3, store.calls() - before, "single, other, then the bundle as one call");
+        assertEquals(PushStatus.DUPLICATE, b.get(1).status(), "x was stored by the flush the bundle waited for");
+        assertEquals(single.join().get(0).messageId(), b.get(1).messageId());
+        assertEquals(PushStatus.QUEUED, b.get(0).status());
+        assertEquals(PushStatus.QUEUED, b.get(2).status());
+    }
+
+    @Test
+    void aFailedFlushFailsEveryFusedRequestAndReleasesTheLane() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing);
+        gate.closeNext();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(engine,
+                List.of(List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "b")), List.of(cmd("q", "p", "c"))));
+        await(() -> fusing.submissions() == 3);
+        gate.failWrite = 2; // the fused flush of b and c
+        gate.open();
+        f.get(0).orTimeout(30, TimeUnit.SECONDS).join();
+        for (int i = 1; i < 3; i++) {
+            CompletableFuture<List<PushVerdict>> x = f.get(i);
+            Throwable t = null;
+            try {
+                x.orTimeout(30, TimeUnit.SECONDS).join();
+            } catch (RuntimeException e) {
+                t = e.getCause();
+            }
+            assertNotNull(t, "request " + i + " must fail");
+            assertEquals("database away", t.getMessage());
+        }
+        CompletableFuture<List<PushVerdict>> again = engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage();
+        timer.fire(LINGER); // the lane fused two requests last time: it lingers
+        assertEquals(PushStatus.QUEUED, again.orTimeout(30, TimeUnit.SECONDS).join().get(0).status(),
+                "the lane works again");
+        assertEquals(2, rows("messages"));
+    }
+
+    // ------------------------------------------------------------------------------ concurrency
+
+    @Test
+    void sixteenClientsTwoInstancesOverlappingIdsAndBundlesStayExact() throws Exception {
+        ScheduledLingerTimer real = new ScheduledLingerTimer();
+        try {
+            Pool other = db.pool(8);
+            WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
+            PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real));
+            PushEngine lambda = new PushEngine(new PushStore(other), DedupCache.DISABLED);
+            int clients = 16;
+            int perClient = 40;
+            ConcurrentHashMap<String, UUID> idByKey = new ConcurrentHashMap<>();
+            ConcurrentHashMap<String, Boolean> mismatch = new ConcurrentHashMap<>();
+            AtomicBoolean failed = new AtomicBoolean();
+            ExecutorService pool16 = Executors.newFixedThreadPool(clients);
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                done.add(pool16.submit(() -> {
+                    Random rnd = new Random(client);
+                    PushEngine engine = client % 2 == 0 ? server : lambda;
+                    for (int i = 0; i < perClient; i++) {
+                        List<PushCommand> req = new ArrayList<>();
+                        int n = rnd.nextInt(4) == 0 ? 2 + rnd.nextInt(3) : 1;
+                        String part = "p" + rnd.nextInt(3);
+                        for (int j = 0; j < n; j++) {
+                            String p = rnd.nextBoolean() ? part : "p" + rnd.nextInt(3);
+                            req.add(cmd("conc", p, "id" + rnd.nextInt(60)));
+                        }
+                        try {
+                            for (PushVerdict v : engine.push(req).await().atMost(WAIT)) {
+                                UUID prev = idByKey.putIfAbsent(v.partition() + "/" + v.transactionId(), v.messageId());
+                                if (prev != null && !prev.equals(v.messageId())) {
+                                    mismatch.put(v.partition() + "/" + v.transactionId(), true);
+                                }
+                            }
+                        } catch (RuntimeException e) {
+                            failed.set(true);
+                            throw e;
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            pool16.shutdown();
+            assertFalse(failed.get());
+            assertTrue(mismatch.isEmpty(), "one messageId per id: " + mismatch.keySet());
+            assertEquals(idByKey.size(), rows("messages"), "stored rows = distinct ids");
+            assertEquals(idByKey.size(), rows("txn_hashes"));
+            assertNotEquals(0, cache.stats().narrowedProbes() + cache.stats().fullProbes());
+        } finally {
+            real.close();
+        }
+    }
+}
