@@ -21,32 +21,42 @@ package dev.exactly.engine.cache;
  * @param maxDeltaRows        a gap larger than this many offsets is healed by a full hydration
  *                            instead of a delta read (262,144)
  * @param retryMillis         after a failed hydration, the entry answers -1 this long before retrying (1 s)
+ * @param maxConcurrentLoads  hydrations in flight at once (2): each holds a pooled connection while
+ *                            it streams, so a cold start over many partitions must not starve pushes
+ *                            of connections; a partition that finds no slot answers -1 and tries
+ *                            again on its next push
  */
 public record CacheSettings(long maxBytes, double fitRatio, long cooldownMillis, long recentUseMillis,
                             long warnIntervalMillis, long memoTtlMillis, int skewSlackSeconds, int bookkeepingCap,
-                            int maxBufferedCommits, long maxDeltaRows, long retryMillis) {
+                            int maxBufferedCommits, long maxDeltaRows, long retryMillis, int maxConcurrentLoads) {
 
     /** The spec defaults with a cap of {@code maxMb} MiB. */
     public static CacheSettings defaults(long maxMb) {
         return new CacheSettings(maxMb * 1024L * 1024L, 0.9, 30_000, 5_000, 60_000, 30_000, 5, 100_000, 256,
-                262_144, 1_000);
+                262_144, 1_000, 2);
     }
 
     /** These settings with another cap, in bytes. */
     public CacheSettings withMaxBytes(long bytes) {
         return new CacheSettings(bytes, fitRatio, cooldownMillis, recentUseMillis, warnIntervalMillis, memoTtlMillis,
-                skewSlackSeconds, bookkeepingCap, maxBufferedCommits, maxDeltaRows, retryMillis);
+                skewSlackSeconds, bookkeepingCap, maxBufferedCommits, maxDeltaRows, retryMillis, maxConcurrentLoads);
     }
 
     /** These settings with another soft cap for the bookkeeping maps. */
     public CacheSettings withBookkeepingCap(int cap) {
         return new CacheSettings(maxBytes, fitRatio, cooldownMillis, recentUseMillis, warnIntervalMillis, memoTtlMillis,
-                skewSlackSeconds, cap, maxBufferedCommits, maxDeltaRows, retryMillis);
+                skewSlackSeconds, cap, maxBufferedCommits, maxDeltaRows, retryMillis, maxConcurrentLoads);
     }
 
     /** These settings with another limit for delta heals. */
     public CacheSettings withMaxDeltaRows(long rows) {
         return new CacheSettings(maxBytes, fitRatio, cooldownMillis, recentUseMillis, warnIntervalMillis, memoTtlMillis,
-                skewSlackSeconds, bookkeepingCap, maxBufferedCommits, rows, retryMillis);
+                skewSlackSeconds, bookkeepingCap, maxBufferedCommits, rows, retryMillis, maxConcurrentLoads);
+    }
+
+    /** These settings with another limit on hydrations in flight. */
+    public CacheSettings withMaxConcurrentLoads(int loads) {
+        return new CacheSettings(maxBytes, fitRatio, cooldownMillis, recentUseMillis, warnIntervalMillis, memoTtlMillis,
+                skewSlackSeconds, bookkeepingCap, maxBufferedCommits, maxDeltaRows, retryMillis, loads);
     }
 }

@@ -30,7 +30,8 @@ import org.jboss.logging.Logger;
  * <ul>
  * <li><b>Born complete.</b> An entry vouches only after a full-window hydration (window plus 5 s
  * slack, every row at or below the allocator watermark L it read). Until then, and while any load
- * is in flight, it answers -1; the load runs in the background ({@link HydrationSource}).</li>
+ * is in flight, it answers -1; the load runs in the background ({@link HydrationSource}), at most
+ * {@code maxConcurrentLoads} at a time (a partition finding no slot tries again on its next push).</li>
  * <li><b>Contiguous commit.</b> A commit whose previous allocator watermark equals verifiedUpto
  * appends its stored hashes and advances verifiedUpto.</li>
  * <li><b>Interleave gap.</b> A commit above verifiedUpto + 1 (another instance wrote in between)
@@ -122,7 +123,7 @@ public final class WarmDedupCache implements DedupCache {
                 switch (e.state) {
                     case READY -> result = vouch(e, items, now);
                     case COLD, STALE -> {
-                        if (now >= e.retryAt) {
+                        if (now >= e.retryAt && acquireLoadSlot()) {
                             load = beginLoad(e);
                         }
                     }
@@ -289,6 +290,19 @@ public final class WarmDedupCache implements DedupCache {
         }
     }
 
+    /** Takes one of the {@code maxConcurrentLoads} slots; false when all are taken. */
+    private boolean acquireLoadSlot() {
+        while (true) {
+            int n = loadsInFlight.get();
+            if (n >= settings.maxConcurrentLoads()) {
+                return false;
+            }
+            if (loadsInFlight.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
     /** Marks e LOADING and describes the load to start. Caller holds e's lock. */
     private Load beginLoad(PartitionEntry e) {
         State previous = e.state;
@@ -309,6 +323,9 @@ public final class WarmDedupCache implements DedupCache {
         PartitionEntry e = l.e;
         if (l.full) {
             Admission a = admit(l, now);
+            if (a != Admission.ADMIT) {
+                loadsInFlight.decrementAndGet();
+            }
             if (a == Admission.RETRY) {
                 synchronized (e) {
                     if (e.epoch == l.epoch && e.state == State.LOADING) {
@@ -323,7 +340,6 @@ public final class WarmDedupCache implements DedupCache {
                 return;
             }
         }
-        loadsInFlight.incrementAndGet();
         HashRing fresh = new HashRing();
         HydrationSource.RowSink sink = (offset, hi, lo, age) -> {
             if (e.epoch != l.epoch) {

@@ -85,6 +85,22 @@ class WarmDedupCacheRulesTest {
     }
 
     @Test
+    void atMostTwoHydrationsAreInFlightAndAPartitionWithoutASlotTriesAgainLater() {
+        log.hold = true;
+        bound(p("a"));
+        bound(p("b"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(p("c")));
+        assertEquals(2, log.heldLoads(), "c found no slot: no connection is taken for it");
+        assertEquals(2, cache.loadsInFlight());
+        log.releaseAll();
+        assertEquals(0, cache.loadsInFlight());
+        bound(p("c"));
+        assertEquals(1, log.heldLoads(), "c's next push starts its hydration");
+        log.releaseAll();
+        assertEquals(3, cache.stats().fullHydrations());
+    }
+
+    @Test
     void hydrationReadsTheWholeWindowPlusSlackOnTheSafeSide() {
         foreign(K, "old");
         log.advance(3600_000 + 4_000); // 'old' is 3604 s old: outside the window, inside the 5 s slack
