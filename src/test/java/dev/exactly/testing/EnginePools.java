@@ -1,18 +1,19 @@
 package dev.exactly.testing;
 
 import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.PgBuilder;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgConnectOptions;
-import io.vertx.sqlclient.PoolOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.flywaydb.core.Flyway;
 
 /**
- * A migrated database on the shared embedded PostgreSQL and independent connection pools on it,
- * as separate engine instances (function instances, servers) would have. For engine-level tests
- * that build PushEngine, PushStore and the cache directly, without a Quarkus application.
+ * A migrated database on the shared embedded PostgreSQL ({@link TestDatabase#createMigratedDatabase()})
+ * and independent connection pools on it ({@link TestDatabase#pool}), as separate engine instances
+ * would have; closing this closes the pools. For engine-level tests that build PushEngine,
+ * PushStore, the cache and fusion directly, without a Quarkus application.
  */
 public final class EnginePools implements AutoCloseable {
 
@@ -25,19 +26,16 @@ public final class EnginePools implements AutoCloseable {
         this.database = database;
     }
 
-    /** A new database with the project's migrations (sql/, as packaged in db/migration) applied. */
+    /**
+     * A new migrated database. Its commits do not wait for the WAL flush (synchronous_commit off):
+     * durability is not what these tests examine, and it keeps the long differential runs short.
+     */
     public static EnginePools migrated() {
-        String db = TestDatabase.createDatabase();
-        Flyway.configure()
-                .dataSource(TestDatabase.jdbcUrl(db), "postgres", "")
-                .schemas("exactly").defaultSchema("exactly").createSchemas(true)
-                .locations("classpath:db/migration")
-                .load().migrate();
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
-             java.sql.Statement st = c.createStatement()) {
-            // test speed only: a commit does not wait for the WAL flush (durability is not under test)
+        String db = TestDatabase.createMigratedDatabase();
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Statement st = c.createStatement()) {
             st.execute("ALTER DATABASE " + db + " SET synchronous_commit = off");
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
         return new EnginePools(db);
@@ -60,9 +58,7 @@ public final class EnginePools implements AutoCloseable {
      * @return a new, independent pool on this database (closed with this object)
      */
     public synchronized Pool pool(int maxSize) {
-        PgConnectOptions connect = new PgConnectOptions().setHost("127.0.0.1").setPort(TestDatabase.server().getPort())
-                .setDatabase(database).setUser("postgres").setPassword("").setCachePreparedStatements(true);
-        Pool p = PgBuilder.pool().with(new PoolOptions().setMaxSize(maxSize)).connectingTo(connect).using(vertx()).build();
+        Pool p = TestDatabase.pool(vertx(), database, maxSize);
         pools.add(p);
         return p;
     }
