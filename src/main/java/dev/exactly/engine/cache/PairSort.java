@@ -31,8 +31,15 @@ final class PairSort {
      * @return true when (hi, lo) is among the first {@code n} pairs of sorted {@code a}
      */
     static boolean search(long[] a, int n, long hi, long lo) {
-        int l = 0;
-        int h = n - 1;
+        return search(a, 0, n, hi, lo);
+    }
+
+    /**
+     * @return true when (hi, lo) is among pairs [from, to) of sorted {@code a}
+     */
+    static boolean search(long[] a, int from, int to, long hi, long lo) {
+        int l = from;
+        int h = to - 1;
         while (l <= h) {
             int m = (l + h) >>> 1;
             long mh = a[2 * m];

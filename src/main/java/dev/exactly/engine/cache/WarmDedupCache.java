@@ -146,12 +146,19 @@ public final class WarmDedupCache implements DedupCache {
         if (now - e.memoAt > settings.memoTtlMillis() || e.window < 0 || e.verifiedUpto < 0) {
             return ProbeBound.PROBE_ALL;
         }
-        HashRing ring = e.ring;
+        long[] probed = new long[2 * items.size()];
+        int n = 0;
         for (PushItem it : items) {
-            if (it.probe() && ring.contains(it.hash())) {
-                hits.increment();
-                return ProbeBound.PROBE_ALL;
+            if (it.probe()) {
+                byte[] h = it.hash();
+                probed[2 * n] = HashRing.high(h);
+                probed[2 * n + 1] = HashRing.low(h);
+                n++;
             }
+        }
+        if (e.ring.containsAny(probed, n)) {
+            hits.increment();
+            return ProbeBound.PROBE_ALL;
         }
         return new ProbeBound(e.verifiedUpto, e.window);
     }

@@ -44,12 +44,31 @@ class HashRingTest {
             r.add(his[i], los[i], i, i);
         }
         assertEquals(3, r.blocks());
+        assertTrue(r.wellFormed(), "sorted blocks whose fence index agrees");
         for (int i = 0; i < n; i++) {
             assertTrue(r.contains(his[i], los[i]), "hash " + i);
+            assertTrue(r.containsAny(new long[] {rnd.nextLong(), rnd.nextLong(), his[i], los[i]}, 2), "batch " + i);
         }
+        assertFalse(r.containsAny(new long[] {his[0], los[0]}, 0), "an empty batch finds nothing");
         for (int i = 0; i < 10_000; i++) {
             assertFalse(r.contains(rnd.nextLong(), rnd.nextLong()));
         }
+        long[] misses = new long[2 * 500];
+        for (int i = 0; i < misses.length; i++) {
+            misses[i] = rnd.nextLong();
+        }
+        assertFalse(r.containsAny(misses, 500));
+        // extreme high halves land in the first and last fence buckets
+        HashRing edges = new HashRing();
+        long[] ext = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+        for (int i = 0; i < B; i++) {
+            edges.add(ext[i % ext.length], i, i, 0);
+        }
+        assertTrue(edges.wellFormed());
+        for (int i = 0; i < B; i++) {
+            assertTrue(edges.contains(ext[i % ext.length], i));
+        }
+        assertFalse(edges.contains(Long.MIN_VALUE, -5));
         // a near miss: right high half, wrong low half
         assertFalse(r.contains(his[0], los[0] + 1));
     }
@@ -144,7 +163,7 @@ class HashRingTest {
         assertTrue(perHash < 20.0, "bytes per hash " + perHash);
         assertTrue(perHash >= 16.0, "the accounting covers the real 16 bytes per hash: " + perHash);
         // a full block is accounted at its array plus overheads
-        assertEquals(HashRing.FULL_BLOCK_BYTES, 16 + 16L * B + 56);
+        assertEquals(HashRing.FULL_BLOCK_BYTES, 16 + 16L * B + (16 + 2 * 1025) + 56);
     }
 
     @Test
