@@ -6,9 +6,18 @@ import java.net.ConnectException;
 import java.util.function.Function;
 
 /**
- * Classifies database client failures. Transient unavailability (no connection, a closed
- * connection, the server shutting down or refusing connections, SQLSTATE classes 08 and 57P,
- * 53300) becomes {@link StoreUnavailableException}; anything else passes through unchanged.
+ * Classifies database client failures (SQLSTATE codes: PostgreSQL manual, appendix A).
+ *
+ * <ul>
+ * <li>A statement or lock timeout (57014 query_canceled, 55P03 lock_not_available) becomes
+ *     {@link StoreTimeoutException}: the server rolled the statement back.</li>
+ * <li>Transient unavailability becomes {@link StoreUnavailableException}: no connection, a closed
+ *     connection, the server shutting down, starting up or refusing connections (classes 08 and
+ *     57P), insufficient resources (class 53, e.g. 53300 too many connections), and a transaction
+ *     the server aborted to resolve a conflict (40001 serialization_failure, 40P01
+ *     deadlock_detected), which also wrote nothing.</li>
+ * <li>Anything else passes through unchanged (a 500: a bug, not a fault to retry).</li>
+ * </ul>
  */
 public final class DatabaseErrors {
 
@@ -18,9 +27,42 @@ public final class DatabaseErrors {
     /** A mapper for {@code Uni.onFailure().transform(...)}. */
     public static final Function<Throwable, Throwable> CLASSIFY = DatabaseErrors::classify;
 
-    /** @return a StoreUnavailableException wrapping t if t is transient unavailability, else t */
+    /**
+     * @return a StoreTimeoutException wrapping t if t is a statement or lock timeout, a
+     *         StoreUnavailableException if t is transient unavailability, else t itself
+     */
     public static Throwable classify(Throwable t) {
+        if (t instanceof StoreUnavailableException) {
+            return t;
+        }
+        if (isTimeout(t)) {
+            return new StoreTimeoutException(t);
+        }
         return isUnavailable(t) ? new StoreUnavailableException(t) : t;
+    }
+
+    /** The SQLSTATE of the first PgException in t's cause chain, or null. */
+    public static String sqlState(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof PgException pg) {
+                return pg.getSqlState();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * True when t (or a cause) is the server cancelling a statement that ran past
+     * statement_timeout (57014) or gave up a lock wait past lock_timeout (55P03).
+     */
+    public static boolean isTimeout(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof StoreTimeoutException) {
+                return true;
+            }
+        }
+        String state = sqlState(t);
+        return "57014".equals(state) || "55P03".equals(state);
     }
 
     /**
@@ -37,15 +79,24 @@ public final class DatabaseErrors {
                 String state = pg.getSqlState();
                 return state != null && (state.equals("57P01") || state.equals("57P02") || state.startsWith("08"));
             }
-            String m = c.getMessage();
-            if (m != null && m.contains("Connection closed")) {
+            if (isClosedConnectionMessage(c.getMessage())) {
                 return true;
             }
         }
         return false;
     }
 
-    /** True when t (or a cause) says the database cannot be reached right now. */
+    /**
+     * Vert.x reports some connection losses only by message: a pooled connection that closed
+     * under the pool ("Connection is not active now, current status: CLOSED", the statement was
+     * never sent) or while a statement was on it.
+     */
+    private static boolean isClosedConnectionMessage(String m) {
+        return m != null && (m.contains("Connection closed") || m.contains("Connection is not active now")
+                || m.contains("Failed to read any response from the server"));
+    }
+
+    /** True when t (or a cause) says the database cannot do the work right now, for a transient reason. */
     public static boolean isUnavailable(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof StoreUnavailableException || c instanceof ConnectException
@@ -54,11 +105,11 @@ public final class DatabaseErrors {
             }
             if (c instanceof PgException pg) {
                 String state = pg.getSqlState();
-                return state != null && (state.startsWith("08") || state.startsWith("57P") || state.equals("53300"));
+                return state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
+                        || state.equals("40001") || state.equals("40P01"));
             }
             String m = c.getMessage();
-            if (m != null && (m.contains("Connection refused") || m.contains("Connection closed")
-                    || m.contains("Failed to read any response from the server") || m.contains("Timeout"))) {
+            if (m != null && (m.contains("Connection refused") || isClosedConnectionMessage(m) || m.contains("Timeout"))) {
                 return c.getClass().getName().startsWith("io.vertx") || c.getClass().getName().startsWith("io.netty");
             }
         }

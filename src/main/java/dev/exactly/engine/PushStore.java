@@ -8,6 +8,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -32,12 +33,16 @@ public final class PushStore {
         this.pool = pool;
     }
 
+    /** Attempts after the first when the connection is lost (each probes the whole window). */
+    static final int LOST_CONNECTION_RETRIES = 3;
+
     /**
      * Pushes segments, probing each partition's whole window (p_verified = -1).
      *
      * @param segments leader segments, each for a distinct partition
      * @return one outcome per segment, in segment order
-     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is
+     *         away, or {@link dev.exactly.db.StoreTimeoutException} past a statement or lock timeout
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments) {
         long[] all = new long[segments.size()];
@@ -47,21 +52,30 @@ public final class PushStore {
 
     /**
      * Pushes segments with the p_verified watermarks a warm cache vouched for (see {@link ProbeBound}).
-     * After a lost connection it retries once, probing everything (see {@link #execute}).
+     *
+     * <p>When the connection is lost mid-statement the outcome is unknown (the commit may or may
+     * not have happened). The push is then retried, at most {@link #LOST_CONNECTION_RETRIES}
+     * times after a short back-off (so that the pool has dropped the dead connection), probing
+     * everything in the exact retry mode of {@link #execute}. Other failures are not retried here.
      *
      * @param segments leader segments, each for a distinct partition
      * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
      * @param windows  per segment: the window (seconds) the watermark was vouched under; the store
      *                 ignores the watermark when the queue's current window is larger
      * @return one outcome per segment, in segment order
-     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is
+     *         away, or {@link dev.exactly.db.StoreTimeoutException} past a statement or lock timeout
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, int[] windows) {
         return execute(segments, verified, windows, false, pool)
                 .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
                     long[] all = new long[segments.size()];
                     java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-                    return execute(segments, all, null, true, pool);
+                    // the back-off lets the pool drop the dead connection before it is lent again
+                    return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(20))
+                            .chain(() -> execute(segments, all, null, true, pool))
+                            .onFailure(DatabaseErrors::isConnectionLost).retry()
+                            .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
                 })
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }

@@ -19,11 +19,31 @@ public final class JsonBodies {
     }
 
     /**
+     * Refuses a body in another Unicode encoding than UTF-8. JSON exchanged between systems MUST
+     * be UTF-8 (RFC 8259, section 8.1); Jackson would otherwise guess UTF-16 or UTF-32 from zero
+     * bytes or a byte order mark in the first four bytes (RFC 4627, section 3) and hand out
+     * character offsets where byte offsets are expected. Invalid UTF-8 sequences further on are
+     * refused by the parser itself.
+     *
+     * @param body the request body
+     * @throws ApiProblem 400 when the body starts like UTF-16 or UTF-32
+     */
+    public static void requireUtf8(byte[] body) {
+        if (body.length >= 2 && (body[0] == 0 || body[1] == 0
+                || (body[0] == (byte) 0xFE && body[1] == (byte) 0xFF)
+                || (body[0] == (byte) 0xFF && body[1] == (byte) 0xFE))) {
+            throw ApiProblem.invalid(null, null, "the body must be UTF-8 JSON (RFC 8259, section 8.1): "
+                    + "it starts with a NUL byte or a UTF-16/UTF-32 byte order mark");
+        }
+    }
+
+    /**
      * @param body UTF-8 JSON
      * @return the root, which must be a JSON object
-     * @throws ApiProblem 400 when the body is empty, malformed or not an object
+     * @throws ApiProblem 400 when the body is empty, not UTF-8, malformed or not an object
      */
     public static JsonNode object(byte[] body) {
+        requireUtf8(body);
         JsonNode root;
         try {
             root = body.length == 0 ? null : STRICT.readTree(body);

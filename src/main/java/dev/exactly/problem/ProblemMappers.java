@@ -1,6 +1,7 @@
 package dev.exactly.problem;
 
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -31,6 +32,21 @@ public class ProblemMappers {
                 .build();
     }
 
+    /**
+     * A statement or lock timeout (one partition held too long, a runaway statement): 503 with
+     * Retry-After and its own problem type, so it is told apart from an outage. The server
+     * rolled the request's statement back; retrying the same request is safe.
+     */
+    @ServerExceptionMapper
+    public Response timeout(StoreTimeoutException e) {
+        LOG.warnf("database timeout: %s", e.getCause() == null ? e.getMessage() : e.getCause().toString());
+        return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
+                .entity(new Problem("/problems/database-timeout", "Database timeout", 503,
+                        "The database did not finish in time (statement or lock timeout, e.g. a partition held "
+                                + "busy); nothing of this request was written. Retrying the same request is safe.", null))
+                .build();
+    }
+
     /** JAX-RS errors (unknown route, wrong method, unsupported media type, ...). */
     @ServerExceptionMapper
     public Response web(WebApplicationException e) {
@@ -44,8 +60,12 @@ public class ProblemMappers {
     /** Anything else: a 503 if the database is away, else a logged 500. */
     @ServerExceptionMapper
     public Response unexpected(Throwable t) {
-        if (DatabaseErrors.isUnavailable(t)) {
-            return unavailable(new StoreUnavailableException(t));
+        Throwable classified = DatabaseErrors.classify(t);
+        if (classified instanceof StoreTimeoutException timeout) {
+            return timeout(timeout);
+        }
+        if (classified instanceof StoreUnavailableException unavailable) {
+            return unavailable(unavailable);
         }
         LOG.error("unexpected failure", t);
         return respond(new Problem("/problems/internal", "Internal error", 500,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.exactly.engine.PushCommand;
+import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import java.io.IOException;
@@ -21,7 +22,8 @@ import java.util.List;
  * so numbers and key order reach the store unchanged). Duplicate keys and unknown fields are
  * refused: a misspelt {@code transactionID} would otherwise silently turn deduplication off.
  *
- * @throws ApiProblem (400) for malformed JSON or invalid items, naming the item index and field
+ * @throws ApiProblem (400) for a body that is not UTF-8, malformed JSON or invalid items, naming the
+ *         item index and field
  */
 public final class PushRequestReader {
 
@@ -37,6 +39,8 @@ public final class PushRequestReader {
      * @return the items, in request order
      */
     public List<PushCommand> read(byte[] body, int maxItems) {
+        // payloads are cut out of the body by byte offset, which only a UTF-8 parser provides
+        JsonBodies.requireUtf8(body);
         List<FieldError> errors = new ArrayList<>();
         List<PushCommand> items = new ArrayList<>();
         try (JsonParser p = factory.createParser(body)) {
