@@ -61,6 +61,7 @@ final class PushLedger {
     }
 
     private final Map<Key, Entry> entries = new ConcurrentHashMap<>();
+    private final List<Key> answeredKeys = java.util.Collections.synchronizedList(new ArrayList<>());
 
     /** Records that a client is about to send this id (before the request leaves). */
     void attempted(Key k) {
@@ -71,7 +72,9 @@ final class PushLedger {
     void answered(Key k, UUID messageId, boolean queued) {
         Entry e = entries.computeIfAbsent(k, x -> new Entry());
         e.ids.add(messageId);
-        e.answers.incrementAndGet();
+        if (e.answers.incrementAndGet() == 1) {
+            answeredKeys.add(k);
+        }
         if (queued) {
             e.queued.incrementAndGet();
         }
@@ -81,6 +84,13 @@ final class PushLedger {
     UUID knownId(Key k) {
         Entry e = entries.get(k);
         return e == null || e.ids.size() != 1 ? null : e.ids.iterator().next();
+    }
+
+    /** An id that was answered, at random, or null when none was yet. */
+    Key randomAnswered(java.util.Random rnd) {
+        synchronized (answeredKeys) {
+            return answeredKeys.isEmpty() ? null : answeredKeys.get(rnd.nextInt(answeredKeys.size()));
+        }
     }
 
     /** Distinct ids sent so far. */

@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  */
 public final class RestartablePostgres {
 
-    private static final String KEY = "exactly.test.restartable-postgres.";
+    private static final String KEY = "reliability-test.restartable-postgres.";
     private static final String[] SERVER_CONFIG = {
         "listen_addresses=127.0.0.1", "synchronous_commit=on", "max_connections=200", "timezone=UTC"
     };

@@ -1,0 +1,44 @@
+package dev.exactly.reliability;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Map;
+
+/**
+ * Points the application under test at a database of its own on {@link RestartablePostgres}
+ * (which the tests stop, crash and restart), with short session limits so that timeouts show
+ * within a short run: lock_timeout 1 s, statement_timeout 5 s. The application migrates the
+ * database at start-up.
+ */
+public class RestartablePostgresProfile implements QuarkusTestProfile {
+
+    /** The application's database. */
+    public static final String DATABASE = "faults_http";
+
+    /** lock_timeout of the application's sessions, in ms. */
+    public static final int LOCK_TIMEOUT_MS = 1000;
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        RestartablePostgres pg = RestartablePostgres.shared();
+        pg.start();
+        // called once per class loader Quarkus uses: create the database only once
+        try (Connection c = pg.connect("postgres"); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + DATABASE + "'")) {
+            rs.next();
+            if (rs.getInt(1) == 0) {
+                s.execute("CREATE DATABASE " + DATABASE);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return Map.of(
+                "quarkus.datasource.reactive.url", pg.reactiveUrl(DATABASE, pg.port()),
+                "quarkus.datasource.username", "postgres",
+                "quarkus.datasource.password", "",
+                "exactly.database.lock-timeout-ms", Integer.toString(LOCK_TIMEOUT_MS),
+                "exactly.database.statement-timeout-ms", "5000");
+    }
+}
