@@ -1,5 +1,6 @@
 package dev.exactly.http;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,6 +39,19 @@ public final class JsonBodies {
     }
 
     /**
+     * What is wrong with a body Jackson could not parse, for a 400's detail: the parser's message
+     * and, when it has one, the byte offset. A broken read limit (nesting deeper than 1000 levels,
+     * a number of more than 1000 digits: Jackson's StreamReadConstraints) carries no location.
+     *
+     * @param e the parser's exception
+     * @return e.g. "Unexpected end-of-input (at byte 12)"
+     */
+    public static String describe(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        return e.getOriginalMessage() + (at == null || at.getByteOffset() < 0 ? "" : " (at byte " + at.getByteOffset() + ")");
+    }
+
+    /**
      * @param body UTF-8 JSON
      * @return the root, which must be a JSON object
      * @throws ApiProblem 400 when the body is empty, not UTF-8, malformed or not an object
@@ -48,8 +62,7 @@ public final class JsonBodies {
         try {
             root = body.length == 0 ? null : STRICT.readTree(body);
         } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + e.getOriginalMessage()
-                    + " (at byte " + e.getLocation().getByteOffset() + ")");
+            throw ApiProblem.invalid(null, null, "malformed JSON: " + describe(e));
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
         }

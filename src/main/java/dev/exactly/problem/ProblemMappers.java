@@ -57,9 +57,17 @@ public class ProblemMappers {
         return respond(new Problem("/problems/" + kind, title, status, e.getMessage(), null));
     }
 
-    /** Anything else: a 503 if the database is away, else a logged 500. */
+    /**
+     * Anything else: a 503 if the database is away, else a logged 500. A body over the outer HTTP
+     * limit (quarkus.http.limits.max-body-size, read without a Content-Length) surfaces here as
+     * IOException "Request too large" after the HTTP layer has already answered a bare 413; it is
+     * not the database, so it maps to 413 too.
+     */
     @ServerExceptionMapper
     public Response unexpected(Throwable t) {
+        if (t instanceof java.io.IOException && "Request too large".equals(t.getMessage())) {
+            return apiProblem(ApiProblem.tooLarge("the body is larger than the HTTP limit"));
+        }
         Throwable classified = DatabaseErrors.classify(t);
         if (classified instanceof StoreTimeoutException timeout) {
             return timeout(timeout);

@@ -84,8 +84,7 @@ public final class PushRequestReader {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
         } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + e.getOriginalMessage()
-                    + " (at byte " + e.getLocation().getByteOffset() + ")");
+            throw ApiProblem.invalid(null, null, "malformed JSON: " + JsonBodies.describe(e));
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
         }

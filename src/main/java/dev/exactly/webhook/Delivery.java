@@ -70,8 +70,7 @@ public final class Delivery {
             try {
                 json = body.length == 0 ? null : STRICT.readTree(body);
             } catch (JsonProcessingException e) {
-                throw ApiProblem.invalid(null, "body", "must be JSON for " + why + ": " + e.getOriginalMessage()
-                        + " (at byte " + e.getLocation().getByteOffset() + ")");
+                throw ApiProblem.invalid(null, "body", "must be JSON for " + why + ": " + dev.exactly.http.JsonBodies.describe(e));
             } catch (IOException e) {
                 throw ApiProblem.invalid(null, "body", "unreadable: " + e.getMessage());
             }

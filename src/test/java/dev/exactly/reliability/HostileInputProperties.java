@@ -1,0 +1,174 @@
+package dev.exactly.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.config.ExactlyConfig;
+import dev.exactly.db.StoreTimeoutException;
+import dev.exactly.db.StoreUnavailableException;
+import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStore;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.ProblemMappers;
+import dev.exactly.push.PushResource;
+import dev.exactly.queue.QueueRepository;
+import dev.exactly.queue.QueueResource;
+import dev.exactly.testing.TestDatabase;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * Property (fuzz) tests over the push and configure bodies, run by jqwik beside JUnit Jupiter:
+ * whatever the body ({@link HostileBodies}), the answer is a 4xx problem that wrote nothing, or a
+ * 200 with the correct verdicts (checked by {@link FuzzOracle} against the database before and
+ * after) that wrote exactly the queued items; never a 5xx.
+ *
+ * <p>The resources are called in-process with the service's own problem mappers, on an engine
+ * and repository over a real PostgreSQL (the shared test server, a database of their own);
+ * {@link HostileInputHttpTest} sends such bodies over HTTP to the running application as well.
+ */
+class HostileInputProperties {
+
+    private static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules();
+    private static final int TRIES = 300;
+
+    private static Vertx vertx;
+    private static Pool pool;
+    private static String db;
+    private static PushResource push;
+    private static QueueResource configure;
+    private static final ProblemMappers MAPPERS = new ProblemMappers();
+    private static final Map<String, AtomicLong> SEEN = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    @BeforeContainer
+    static void start() {
+        vertx = Vertx.vertx();
+        db = TestDatabase.createMigratedDatabase();
+        pool = TestDatabase.pool(vertx, db, 4);
+        pool.query("SELECT 1").executeAndAwait();
+        push = new PushResource(new PushEngine(new PushStore(pool), DedupCache.DISABLED), config());
+        configure = new QueueResource(new QueueRepository(pool));
+    }
+
+    @AfterContainer
+    static void stop() {
+        System.out.println("[fuzz] in-process bodies by outcome: " + SEEN);
+        pool.closeAndAwait();
+        vertx.closeAndAwait();
+    }
+
+    /** The service's limits (exactly.push.*) at their defaults; nothing else is read. */
+    private static ExactlyConfig config() {
+        Object limits = Proxy.newProxyInstance(ExactlyConfig.class.getClassLoader(), new Class<?>[] {ExactlyConfig.Push.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "maxItems" -> 1000;
+                    case "maxBodyBytes" -> 6_291_456L;
+                    default -> null;
+                });
+        return (ExactlyConfig) Proxy.newProxyInstance(ExactlyConfig.class.getClassLoader(), new Class<?>[] {ExactlyConfig.class},
+                (p, m, a) -> "push".equals(m.getName()) ? limits : null);
+    }
+
+    private static Connection jdbc() throws Exception {
+        return DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+    }
+
+    /** Calls a resource method and maps the outcome as the service does: the status and the entity. */
+    private static Object[] call(Supplier<Uni<?>> resource) {
+        Response r;
+        try {
+            return new Object[] {200, resource.get().await().atMost(Duration.ofSeconds(60))};
+        } catch (ApiProblem p) {
+            r = MAPPERS.apiProblem(p);
+        } catch (StoreTimeoutException e) {
+            r = MAPPERS.timeout(e);
+        } catch (StoreUnavailableException e) {
+            r = MAPPERS.unavailable(e);
+        } catch (WebApplicationException e) {
+            r = MAPPERS.web(e);
+        } catch (Throwable t) {
+            r = MAPPERS.unexpected(t);
+        }
+        return new Object[] {r.getStatus(), r.getEntity()};
+    }
+
+    private static void seen(String what, int status) {
+        SEEN.computeIfAbsent(what + " " + (status / 100) + "xx", k -> new AtomicLong()).incrementAndGet();
+    }
+
+    @Provide
+    Arbitrary<byte[]> pushBodies() {
+        return Arbitraries.randomValue(HostileBodies::push);
+    }
+
+    @Provide
+    Arbitrary<byte[]> configureBodies() {
+        return Arbitraries.randomValue(HostileBodies::configure);
+    }
+
+    @Property(tries = TRIES)
+    void aPushIsRefusedWithoutWritingOrAnsweredCorrectly(@ForAll("pushBodies") byte[] body) throws Exception {
+        try (Connection c = jdbc()) {
+            long[] before = FuzzOracle.footprint(c);
+            Map<PushLedger.Key, List<UUID>> storedBefore = FuzzOracle.stored(c, null);
+            Object[] out = call(() -> push.push(body));
+            int status = (int) out[0];
+            seen("push", status);
+            long[] after = FuzzOracle.footprint(c);
+            assertTrue(status < 500, () -> "a 5xx for a push body: " + out[1]);
+            if (status == 200) {
+                int[] queued = {0};
+                JsonNode answer = JSON.valueToTree(out[1]);
+                assertNull(FuzzOracle.checkPush(body, answer, storedBefore, FuzzOracle.stored(c, null), queued));
+                assertEquals(before[0] + 3L * queued[0], after[0], "rows written beyond the queued items");
+            } else {
+                assertTrue(status >= 400, "status " + status);
+                assertEquals("dev.exactly.problem.Problem", out[1].getClass().getName());
+                assertArrayEquals(before, after, "a refused push wrote something");
+            }
+        }
+    }
+
+    @Property(tries = TRIES)
+    void aConfigureIsRefusedWithoutWritingOrStoredExactly(@ForAll("configureBodies") byte[] body) throws Exception {
+        try (Connection c = jdbc()) {
+            long[] before = FuzzOracle.footprint(c);
+            Object[] out = call(() -> configure.configure(body));
+            int status = (int) out[0];
+            seen("configure", status);
+            long[] after = FuzzOracle.footprint(c);
+            assertTrue(status < 500, () -> "a 5xx for a configure body: " + out[1]);
+            if (status == 200) {
+                assertNull(FuzzOracle.checkConfigure(body, JSON.valueToTree(out[1])));
+                assertEquals(before[0], after[0], "configure wrote messages");
+            } else {
+                assertTrue(status >= 400, "status " + status);
+                assertArrayEquals(before, after, "a refused configure wrote something");
+            }
+        }
+    }
+}
