@@ -133,6 +133,41 @@ BEGIN
 END
 $$;
 
+-- Locks several partition rows for a bundle without holding any of them while waiting for a
+-- busy one: otherwise a bundle that includes a stuck partition would hold its other partitions'
+-- locks for up to lock_timeout, and a stuck partition would stall pushes to partitions it has
+-- nothing to do with. Each try takes every lock with NOWAIT inside a subtransaction (kept by the
+-- transaction when all succeed); when one is busy the subtransaction is rolled back, releasing
+-- the locks it took, and the function waits for each partition in turn, holding none (each wait
+-- is bounded by lock_timeout: 55P03 ends the push, which wrote nothing). After three contended
+-- tries it waits in ascending id order, holding what it has, as a single lock statement would.
+-- Locks the calling transaction already holds are kept throughout.
+CREATE OR REPLACE FUNCTION exactly.lock_partitions(p_pids bigint[])
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid bigint;
+BEGIN
+    FOR attempt IN 1..3 LOOP
+        BEGIN
+            PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (p_pids) ORDER BY p.id FOR UPDATE NOWAIT;
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;
+        END;
+        FOREACH v_pid IN ARRAY (SELECT array_agg(x ORDER BY x) FROM unnest(p_pids) AS x) LOOP
+            BEGIN
+                PERFORM 1 FROM exactly.partitions p WHERE p.id = v_pid FOR UPDATE;
+                RAISE EXCEPTION 'exactly: release' USING ERRCODE = 'EX001';
+            EXCEPTION WHEN SQLSTATE 'EX001' THEN
+                NULL;
+            END;
+        END LOOP;
+    END LOOP;
+    PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (p_pids) ORDER BY p.id FOR UPDATE;
+END
+$$;
+
 -- Pushes a bundle: several segments, each (queue, partition), in one statement.
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
 -- p_verified_windows: the window (seconds) each p_verified was vouched under by a warm cache. A
@@ -180,8 +215,13 @@ BEGIN
         PERFORM exactly.ensure_partitions(p_queues, p_partitions);
     END LOOP;
 
-    -- Ascending partition id: the lock order shared with acks and retention.
-    PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (v_pids) ORDER BY p.id FOR UPDATE;
+    -- Ascending partition id: the lock order shared with acks and retention. A bundle of
+    -- several partitions does not hold the free ones while it waits for a busy one.
+    IF cardinality(v_pids) > 1 THEN
+        PERFORM exactly.lock_partitions(v_pids);
+    ELSE
+        PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (v_pids) ORDER BY p.id FOR UPDATE;
+    END IF;
 
     FOR v_seg IN 1..cardinality(p_queues) LOOP
         v_hi := v_lo + p_counts[v_seg] - 1;

@@ -80,6 +80,14 @@ class PartitionLockTimeoutTest {
         }
     }
 
+    private static long waitingOnLocks() throws Exception {
+        try (Connection c = jdbc(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     @Test
     void theServiceSessionsCarryTheConfiguredLimits() {
         Row r = pool.query("SELECT current_setting('statement_timeout'), current_setting('lock_timeout'), "
@@ -108,7 +116,14 @@ class PartitionLockTimeoutTest {
                     () -> unchecked(() -> push(body(item(q, "held", "h-1"), item(q, "held", "h-2")))));
             CompletableFuture<HttpResponse<String>> bundle = CompletableFuture.supplyAsync(
                     () -> unchecked(() -> push(body(item(q, "free", "b-1"), item(q, "held", "b-2")))));
-            // meanwhile the free partition is served, one push after another
+            // both are now waiting on the held partition's lock
+            long until = System.currentTimeMillis() + 30_000;
+            while (waitingOnLocks() < 2 && System.currentTimeMillis() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals(2, waitingOnLocks(), "the two pushes that need the held partition are not waiting");
+            // meanwhile the free partition is served, one push after another (the waiting bundle
+            // holds no lock on it)
             long start = System.nanoTime();
             for (int i = 1; i <= 20; i++) {
                 HttpResponse<String> r = push(body(item(q, "free", "f-" + i)));
