@@ -38,10 +38,12 @@ final class TaskJson {
     /**
      * Parses a body that must be one JSON object and nothing after it.
      *
-     * @throws ApiProblem 400 for an empty or malformed body, duplicate member names, or a
+     * @throws ApiProblem 400 for an empty, non-UTF-8 or malformed body, duplicate member names, or a
      *                    top-level value that is not an object
      */
     static <T> T parse(byte[] body, String shape, Body<T> reader) {
+        // raw values are cut out of the body by byte offset, which only a UTF-8 parser provides
+        dev.exactly.http.JsonBodies.requireUtf8(body);
         try (JsonParser p = FACTORY.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw ApiProblem.invalid(null, null, "the body must be a JSON object: " + shape);
@@ -52,8 +54,7 @@ final class TaskJson {
             }
             return out;
         } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + e.getOriginalMessage()
-                    + " (at byte " + e.getLocation().getByteOffset() + ")");
+            throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
         }

@@ -45,6 +45,7 @@ public final class TransactionRequestReader {
     public List<TransactionOperation> read(byte[] body, int maxItems) {
         List<FieldError> errors = new ArrayList<>();
         List<TransactionOperation> ops = new ArrayList<>();
+        dev.exactly.http.JsonBodies.requireUtf8(body);
         try (JsonParser p = mapper.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw ApiProblem.invalid(null, null, "the body must be a JSON object with an \"operations\" array");
@@ -87,8 +88,7 @@ public final class TransactionRequestReader {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
         } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + e.getOriginalMessage()
-                    + " (at byte " + e.getLocation().getByteOffset() + ")");
+            throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
         }

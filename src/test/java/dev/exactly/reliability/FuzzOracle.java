@@ -41,6 +41,32 @@ final class FuzzOracle {
         }
     }
 
+    /**
+     * Every row of every table in the exactly schema, as row counts plus a digest of the rows
+     * that change in place (queues, partitions, consumer cursors, deliveries, tasks): equal before
+     * and after a refused request when it wrote nothing at all.
+     */
+    static String everything(Connection c) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT concat_ws(';'");
+        List<String> tables = new ArrayList<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'exactly' "
+                        + "AND table_type = 'BASE TABLE' AND table_name NOT LIKE 'flyway%' ORDER BY 1")) {
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+        }
+        for (String t : tables) {
+            boolean small = !t.equals("messages") && !t.equals("txn_hashes");
+            sql.append(", (SELECT count(*)").append(small ? " || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '')" : "")
+                    .append(" FROM exactly.").append(t).append(" x)");
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql.append(")").toString())) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     /** (queue, partition, transactionId) → stored message ids, for the given queues (null: all). */
     static Map<PushLedger.Key, List<UUID>> stored(Connection c, List<String> queues) throws SQLException {
         Map<PushLedger.Key, List<UUID>> out = new HashMap<>();

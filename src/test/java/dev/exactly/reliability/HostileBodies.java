@@ -25,7 +25,9 @@ final class HostileBodies {
 
     private static final String[] KEYS = {
         "items", "queue", "partition", "transactionId", "payload", "traceId", "options", "dedupWindowSeconds",
-        "retentionSeconds", "leaseTime", "retryLimit", "retryDelay", "tenant", "id", "transactionID", "", "\u0000"
+        "retentionSeconds", "leaseTime", "retryLimit", "retryDelay", "tenant", "id", "transactionID", "", "\u0000",
+        "type", "data", "autoDedupe", "maxRetries", "retryDelaySeconds", "priority", "runAt", "tasks", "consumerGroup",
+        "batch", "leaseSeconds", "waitMillis", "messageId", "leaseId", "status", "error", "operations"
     };
 
     private static final String[] NUMBERS = {
@@ -131,6 +133,103 @@ final class HostileBodies {
             b.append('}');
         }
         return b.append('}').toString();
+    }
+
+    // ---- tasks, consume, transactions ---------------------------------------------------------
+
+    /** A hostile task enqueue body ({@code POST /api/v1/tasks}). */
+    static byte[] task(Random r) {
+        switch (r.nextInt(8)) {
+            case 0, 1, 2, 3:
+                return utf8(validTask(r));
+            case 4:
+                return damage(r, utf8(validTask(r)));
+            case 5:
+                return encoded(r, validTask(r));
+            case 6:
+                return utf8("{\"type\":\"t\",\"data\":" + nested(r, depth(r)) + "}");
+            default:
+                return utf8(randomObject(r, 3));
+        }
+    }
+
+    /** A hostile task batch body ({@code POST /api/v1/tasks/batch}). */
+    static byte[] taskBatch(Random r) {
+        if (r.nextInt(5) == 0) {
+            return damage(r, utf8("{\"tasks\":[" + validTask(r) + "]}"));
+        }
+        int n = r.nextInt(10) == 0 ? 1001 : r.nextInt(6);
+        return utf8("{\"tasks\":[" + join(r, n, () -> validTask(r)) + "]}");
+    }
+
+    /** A task with hostile but plausible fields. */
+    static String validTask(Random r) {
+        StringBuilder b = new StringBuilder("{\"type\":").append(quote(r.nextInt(4) == 0 ? text(r) : "fuzz"));
+        b.append(",\"data\":").append(jsonValue(r, 3));
+        if (r.nextBoolean()) {
+            b.append(",\"queue\":").append(quote(r.nextInt(3) == 0 ? text(r) : "fuzz-tasks"));
+        }
+        if (r.nextBoolean()) {
+            b.append(",\"id\":").append(quote(r.nextInt(3) == 0 ? text(r) : "fuzz-" + r.nextInt(50)));
+        }
+        String[] numeric = {"maxRetries", "retryDelaySeconds", "priority"};
+        for (String f : numeric) {
+            if (r.nextInt(3) == 0) {
+                b.append(",\"").append(f).append("\":").append(r.nextBoolean() ? number(r) : "" + r.nextInt(10));
+            }
+        }
+        if (r.nextInt(3) == 0) {
+            b.append(",\"autoDedupe\":").append(r.nextBoolean() ? "true" : jsonValue(r, 0));
+        }
+        if (r.nextInt(4) == 0) {
+            String[] at = {"2030-01-01T09:00:00Z", "2030-13-01T00:00:00Z", "yesterday", "1970-01-01T00:00:00Z",
+                "+999999999-12-31T23:59:59Z", "2030-01-01T09:00:00+25:00", ""};
+            b.append(",\"runAt\":").append(quote(at[r.nextInt(at.length)]));
+        }
+        return b.append('}').toString();
+    }
+
+    /** A hostile pop body (never a long wait). */
+    static byte[] pop(Random r) {
+        if (r.nextInt(4) == 0) {
+            return r.nextBoolean() ? damage(r, utf8("{\"queue\":\"fuzz-p0\"}")) : utf8(randomObject(r, 2));
+        }
+        StringBuilder b = new StringBuilder("{\"queue\":").append(quote(r.nextInt(3) == 0 ? text(r) : pick(r, PUSH_QUEUES)));
+        if (r.nextBoolean()) {
+            b.append(",\"consumerGroup\":").append(quote(r.nextInt(3) == 0 ? text(r) : "fuzz"));
+        }
+        if (r.nextBoolean()) {
+            b.append(",\"batch\":").append(r.nextBoolean() ? number(r) : "" + r.nextInt(20));
+        }
+        if (r.nextBoolean()) {
+            b.append(",\"leaseSeconds\":").append(r.nextBoolean() ? number(r) : "" + r.nextInt(5));
+        }
+        b.append(",\"waitMillis\":").append(r.nextInt(3) == 0 ? "-1" : "0");
+        return utf8(b.append('}').toString());
+    }
+
+    /** A hostile ack body (single or batch). */
+    static byte[] ack(Random r, boolean batch) {
+        String one = "{\"messageId\":" + quote(r.nextBoolean() ? java.util.UUID.randomUUID().toString() : text(r))
+                + ",\"consumerGroup\":" + quote(r.nextBoolean() ? "fuzz" : text(r))
+                + ",\"leaseId\":" + quote(r.nextBoolean() ? java.util.UUID.randomUUID().toString() : text(r))
+                + ",\"status\":" + quote(new String[] {"completed", "failed", "retry", "dlq", "done", ""}[r.nextInt(6)])
+                + (r.nextInt(4) == 0 ? ",\"error\":" + jsonValue(r, 1) : "") + "}";
+        String body = batch ? "{\"items\":[" + one + "]}" : one;
+        return r.nextInt(5) == 0 ? damage(r, utf8(body)) : utf8(body);
+    }
+
+    /** A hostile transaction body: pushes and acks. */
+    static byte[] transaction(Random r) {
+        String ops = join(r, r.nextInt(4), () -> {
+            if (r.nextBoolean()) {
+                String push = validPush(r);
+                return "{\"type\":\"push\",\"items\":" + push.substring("{\"items\":".length(), push.length() - 1) + "}";
+            }
+            return "{\"type\":\"ack\"," + new String(ack(r, false), StandardCharsets.UTF_8).substring(1);
+        });
+        String body = "{\"operations\":[" + ops + "]}";
+        return r.nextInt(5) == 0 ? damage(r, utf8(body)) : utf8(body);
     }
 
     // ---- webhooks ----------------------------------------------------------------------------

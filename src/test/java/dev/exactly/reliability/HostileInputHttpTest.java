@@ -35,8 +35,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile bodies over real HTTP to the running application: push, configure and webhook
- * deliveries (signed, so that the hostile body reaches the key, partition and content-hash
+ * Hostile bodies over real HTTP to the running application: push, configure, tasks (enqueue,
+ * batch), pop, ack, transaction and webhook deliveries (signed, so that the hostile body reaches the key, partition and content-hash
  * code), drawn from {@link HostileBodies} with a printed seed, plus the big ones: 10 MB strings,
  * a 17 MB body sent without a Content-Length, bodies in UTF-16 and with invalid UTF-8 or NUL
  * bytes. Always a 4xx problem+json that wrote nothing, or a 200 whose verdicts are correct;
@@ -124,6 +124,28 @@ class HostileInputHttpTest {
         }
     }
 
+    /**
+     * Sends a body to an endpoint without a verdict oracle: never a 5xx; a 4xx is a problem+json
+     * that changed nothing in any table.
+     */
+    private void anyWrite(String what, String path, byte[] body) throws Exception {
+        try (Connection c = jdbc()) {
+            String before = FuzzOracle.everything(c);
+            HttpResponse<String> r = send(path, HttpRequest.BodyPublishers.ofByteArray(body), "Content-Type", "application/json",
+                    "Authorization", "Bearer " + Api.TEST_API_KEY);
+            int status = r.statusCode();
+            synchronized (OUTCOMES) {
+                OUTCOMES.computeIfAbsent(what + " " + status / 100 + "xx", k -> new AtomicInteger()).incrementAndGet();
+            }
+            assertTrue(status < 500, () -> what + ": HTTP " + status + " " + r.body());
+            if (status >= 400) {
+                assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                        () -> what + ": HTTP " + status + " without problem+json: " + r.headers().map());
+                assertEquals(before, FuzzOracle.everything(c), () -> what + ": a refused request wrote something: " + r.body());
+            }
+        }
+    }
+
     private HttpResponse<String> push(byte[] body) throws Exception {
         return check("push", "/api/v1/push", body, false, "Content-Type", "application/json",
                 "Authorization", "Bearer " + Api.TEST_API_KEY);
@@ -150,6 +172,12 @@ class HostileInputHttpTest {
             check("webhook github", "/webhooks/gh", hook, false, "Content-Type", r.nextBoolean() ? "application/json" : "text/plain",
                     "X-GitHub-Event", "push", "X-GitHub-Delivery", delivery,
                     "X-Hub-Signature-256", Signing.github("gh-test-secret", hook));
+            anyWrite("task", "/api/v1/tasks", HostileBodies.task(r));
+            anyWrite("task batch", "/api/v1/tasks/batch", HostileBodies.taskBatch(r));
+            anyWrite("pop", "/api/v1/pop", HostileBodies.pop(r));
+            anyWrite("ack", "/api/v1/ack", HostileBodies.ack(r, false));
+            anyWrite("ack batch", "/api/v1/ack/batch", HostileBodies.ack(r, true));
+            anyWrite("transaction", "/api/v1/transaction", HostileBodies.transaction(r));
         }
     }
 

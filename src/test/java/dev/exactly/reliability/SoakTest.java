@@ -26,14 +26,15 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Traffic: producers pushing through the service's HTTP API and through a fleet of engine
  * instances (each with its own pool, behind a {@link FaultProxy}), over shared, overlapping
- * transactionIds in two queues of three partitions; queue reconfiguration; read-backs of
- * answered messages. Faults, in turn: pg_terminate_backend of every session, a fast restart
+ * transactionIds in two queues of three partitions; consumers popping and acking them
+ * ({@link HttpPopAck}); task producers and workers ({@link HttpTasks}); queue reconfiguration;
+ * read-backs of answered messages. Faults, in turn: pg_terminate_backend of every session, a fast restart
  * and a crash (immediate stop) of PostgreSQL, one partition's row lock held past lock_timeout,
  * an engine instance discarded mid-flight, every proxied connection cut. Every client retries
  * the same request until it is answered.
  *
- * <p>New traffic (pop/ack, tasks, webhooks) plugs in as a {@link SoakOperation} in
- * {@link #traffic}; its {@link SoakOperation#audit} findings count in lost and duplicated.
+ * <p>New traffic plugs in as a {@link SoakOperation} in {@link #traffic}; its
+ * {@link SoakOperation#audit} findings count in lost and duplicated.
  */
 @QuarkusTest
 @TestProfile(RestartablePostgresProfile.class)
@@ -55,6 +56,11 @@ class SoakTest {
         t.add(new Soak.Traffic(new EnginePush(fleet, pushes, giveUpAt), 4));
         t.add(new Soak.Traffic(new HttpConfigure(http, uri, Api.TEST_API_KEY, List.of(QUEUES), WINDOW_SECONDS, giveUpAt), 1));
         t.add(new Soak.Traffic(new HttpReadBack(http, uri, Api.TEST_API_KEY, pushes.ledger(), giveUpAt), 1));
+        SoakHttp client = new SoakHttp(http, uri, Api.TEST_API_KEY, giveUpAt);
+        t.add(new Soak.Traffic(new HttpPopAck(client, List.of(QUEUES)), 2));
+        HttpTasks tasks = new HttpTasks(client, "soak-tasks");
+        t.add(new Soak.Traffic(tasks.producer(), 2));
+        t.add(new Soak.Traffic(tasks.worker(), 1));
         return t;
     }
 
