@@ -210,13 +210,18 @@ final class HostileBodies {
 
     /** A hostile ack body (single or batch). */
     static byte[] ack(Random r, boolean batch) {
-        String one = "{\"messageId\":" + quote(r.nextBoolean() ? java.util.UUID.randomUUID().toString() : text(r))
+        String one = ackText(r);
+        String body = batch ? "{\"items\":[" + one + "]}" : one;
+        return r.nextInt(5) == 0 ? damage(r, utf8(body)) : utf8(body);
+    }
+
+    /** One ack object with hostile fields. */
+    static String ackText(Random r) {
+        return "{\"messageId\":" + quote(r.nextBoolean() ? java.util.UUID.randomUUID().toString() : text(r))
                 + ",\"consumerGroup\":" + quote(r.nextBoolean() ? "fuzz" : text(r))
                 + ",\"leaseId\":" + quote(r.nextBoolean() ? java.util.UUID.randomUUID().toString() : text(r))
                 + ",\"status\":" + quote(new String[] {"completed", "failed", "retry", "dlq", "done", ""}[r.nextInt(6)])
                 + (r.nextInt(4) == 0 ? ",\"error\":" + jsonValue(r, 1) : "") + "}";
-        String body = batch ? "{\"items\":[" + one + "]}" : one;
-        return r.nextInt(5) == 0 ? damage(r, utf8(body)) : utf8(body);
     }
 
     /** A hostile transaction body: pushes and acks. */
@@ -226,7 +231,7 @@ final class HostileBodies {
                 String push = validPush(r);
                 return "{\"type\":\"push\",\"items\":" + push.substring("{\"items\":".length(), push.length() - 1) + "}";
             }
-            return "{\"type\":\"ack\"," + new String(ack(r, false), StandardCharsets.UTF_8).substring(1);
+            return "{\"type\":\"ack\"," + ackText(r).substring(1);
         });
         String body = "{\"operations\":[" + ops + "]}";
         return r.nextInt(5) == 0 ? damage(r, utf8(body)) : utf8(body);
