@@ -51,7 +51,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * and repository over a real PostgreSQL (the shared test server, a database of their own);
  * {@link HostileInputHttpTest} sends such bodies over HTTP to the running application as well.
  */
-class HostileInputProperties {
+class HostileInputPropertyTest {
 
     private static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules();
     private static final int TRIES = 300;
