@@ -71,7 +71,7 @@ class HostileInputPropertyTest {
         pool = TestDatabase.pool(vertx, db, 4);
         pool.query("SELECT 1").executeAndAwait();
         push = new PushResource(new PushEngine(new PushStore(pool), DedupCache.DISABLED), config());
-        configure = new QueueResource(new QueueRepository(pool));
+        configure = new QueueResource(new QueueRepository(pool), DedupCache.DISABLED);
     }
 
     @AfterContainer
