@@ -229,6 +229,47 @@ class ConnectionFaultsTest {
         }
     }
 
+    private static long waitingOnLocks() throws Exception {
+        try (Connection c = pg.connect(DB); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void aBundleWaitingForAHeldPartitionHoldsNoneOfItsOtherPartitions() throws Exception {
+        try (EngineInstance a = instance("exactly-fault-bundle-a", 1, STATEMENT_MS, 3000);
+             EngineInstance b = instance("exactly-fault-bundle-b", 1, STATEMENT_MS, 1000);
+             Connection holder = pg.connect(DB)) {
+            // "free" gets the lower partition id: a bundle locks it first, in ascending id order
+            push(a, List.of(items("bundle", "free", "f-0").get(0), items("bundle", "held", "h-0").get(0)));
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("SELECT 1 FROM exactly.partitions WHERE name = 'held' AND queue_id = "
+                        + "(SELECT id FROM exactly.queues WHERE name = 'bundle') FOR UPDATE");
+            }
+            List<PushCommand> bundle = List.of(items("bundle", "free", "f-1").get(0), items("bundle", "held", "h-1").get(0));
+            CompletableFuture<List<PushVerdict>> waiting = a.engine().push(bundle).subscribeAsCompletionStage();
+            long until = System.currentTimeMillis() + 30_000;
+            while (waitingOnLocks() < 1 && System.currentTimeMillis() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, waitingOnLocks(), "the bundle is not waiting for the held partition");
+            // while the bundle waits, another instance pushes to the free partition (lock_timeout 1 s:
+            // were the bundle holding it, this would fail)
+            assertEquals(PushStatus.QUEUED, push(b, items("bundle", "free", "f-2")).get(0).status());
+            Throwable e = assertThrows(Exception.class, () -> waiting.get(60, TimeUnit.SECONDS));
+            assertInstanceOf(StoreTimeoutException.class, e.getCause(), e.toString());
+            holder.rollback();
+            Map<String, List<UUID>> stored = stored("bundle");
+            assertEquals(java.util.Set.of("f-0", "h-0", "f-2"), stored.keySet(), "the timed-out bundle wrote something");
+            List<PushVerdict> retry = push(a, bundle);
+            retry.forEach(v -> assertEquals(PushStatus.QUEUED, v.status()));
+            assertRetryIsDuplicate(b, bundle, retry);
+        }
+    }
+
     /** Clients on two instances push overlapping ids while {@code fault} strikes; then the audit. */
     private static PushLedger.Audit underLoad(String queue, Fault fault, long faultEveryMs, int seconds) throws Exception {
         PushLedger ledger = new PushLedger();
