@@ -54,8 +54,11 @@ LANGUAGE plpgsql
 -- The probe must be one index descent per hash at any occupancy. Its plan must not hinge on
 -- table statistics (a plan chosen while the table was small, then cached, would scan a full
 -- window later), so scans other than index scans are ruled out for this function's queries.
+-- Generic plans: planned once per connection, not on every call (custom plans for array
+-- parameters were re-planned per call, which cost more than the work of a small segment).
 SET enable_seqscan = off
 SET enable_bitmapscan = off
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_last        bigint;
@@ -128,7 +131,14 @@ BEGIN
            v_last
     FROM src s
     LEFT JOIN fresh f ON f.ord = s.ord
-    LEFT JOIN exactly.messages m ON s.dup_off IS NOT NULL AND m.partition_id = p_pid AND m."offset" = s.dup_off
+    -- The original's id: one primary-key lookup per duplicate. LATERAL with LIMIT (which the
+    -- planner cannot flatten into a join) keeps it a parameterised index descent; a plain join
+    -- read every message of the partition on each push, a cost growing with the partition.
+    LEFT JOIN LATERAL (
+        SELECT x.message_id FROM exactly.messages x
+        WHERE s.dup_off IS NOT NULL AND x.partition_id = p_pid AND x."offset" = s.dup_off
+        LIMIT 1
+    ) m ON true
     ORDER BY s.ord;
 END
 $$;
