@@ -1,0 +1,396 @@
+package dev.exactly.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * The whole benchmark suite, one command (bench/run): JMH micro-benchmarks of the in-memory
+ * parts, the SQL-level matrix (Exactly's push_bundle against the three baselines, in-process,
+ * same PostgreSQL, same run), the HTTP matrix against the service in each mode (cache off; cache
+ * on; cache on with fusion, where the build has them), the cold start, then BENCHMARKS.md.
+ *
+ * <p>Options: {@code --out FILE} (BENCHMARKS.md), {@code --jar FILE}
+ * (target/quarkus-app/quarkus-run.jar), {@code --pg-url JDBC_URL} (an external PostgreSQL instead
+ * of the embedded one), {@code --synchronous-commit on|off} (embedded only, default on),
+ * {@code --api-key KEY}, {@code --warmup SECONDS} (1), {@code --measure SECONDS} (4),
+ * {@code --only jmh,sql,http,cold} (default: all), {@code --modes off,cache,cache+fusion},
+ * {@code --note TEXT} (printed under "Run conditions").
+ */
+public final class Suite {
+
+    /** Service modes and the settings that select them. */
+    static final Map<String, Map<String, String>> MODES = new LinkedHashMap<>();
+
+    static {
+        MODES.put("off", Map.of("exactly.dedup-cache.enabled", "false", "exactly.fusion.enabled", "false"));
+        MODES.put("cache", Map.of("exactly.dedup-cache.enabled", "true", "exactly.fusion.enabled", "false"));
+        MODES.put("cache+fusion", Map.of("exactly.dedup-cache.enabled", "true", "exactly.fusion.enabled", "true"));
+    }
+
+    /** SQL-level designs: name → bundle function. */
+    static final Map<String, String> DESIGNS = new LinkedHashMap<>();
+
+    static {
+        DESIGNS.put("exactly", "exactly.push_bundle");
+        DESIGNS.put("naive", "bench.naive_bundle");
+        DESIGNS.put("scan", "bench.scan_bundle");
+        DESIGNS.put("plain", "bench.plain_bundle");
+    }
+
+    /** A metric of the warm cache: any name matching this (Micrometer's Prometheus names) shows the cache exists. */
+    static final Pattern CACHE_METRIC = Pattern.compile(
+            System.getProperty("bench.cache-metric", "(?i).*dedup_?cache.*"));
+    /** Resident bytes / resident hashes metrics of the cache, for bytes per hash. */
+    static final Pattern CACHE_BYTES = Pattern.compile(
+            System.getProperty("bench.cache-bytes-metric", "(?i).*dedup_?cache.*resident.*bytes.*"));
+    static final Pattern CACHE_HASHES = Pattern.compile(
+            System.getProperty("bench.cache-hashes-metric", "(?i).*dedup_?cache.*resident.*hash.*"));
+    /** A metric of the fusion layer. */
+    static final Pattern FUSION_METRIC = Pattern.compile(
+            System.getProperty("bench.fusion-metric", "(?i).*fusion.*"));
+
+    final Map<String, String> args;
+    final Path root = Path.of("").toAbsolutePath();
+    final Path work = root.resolve("target/bench");
+    final Duration warmup;
+    final Duration measure;
+    final String apiKey;
+    final List<Measurement> measurements = new ArrayList<>();
+    final Map<String, String> modeStatus = new LinkedHashMap<>();
+    final Map<String, Double> cacheBytesPerHash = new LinkedHashMap<>();
+    final List<double[]> coldStarts = new ArrayList<>();
+    final List<String[]> jmh = new ArrayList<>();
+    final Map<String, String> machine = new LinkedHashMap<>();
+    final List<String> problems = new ArrayList<>();
+    BenchDatabase db;
+
+    Suite(Map<String, String> args) {
+        this.args = args;
+        this.warmup = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("warmup", "1")) * 1000));
+        this.measure = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("measure", "4")) * 1000));
+        this.apiKey = args.getOrDefault("api-key", "exactly-bench-key");
+    }
+
+    /** Entry point; see the class comment for options. */
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new HashMap<>();
+        for (int i = 0; i < argv.length; i++) {
+            if (!argv[i].startsWith("--") || i + 1 >= argv.length) {
+                throw new IllegalArgumentException("expected --name value pairs, got " + argv[i]);
+            }
+            args.put(argv[i].substring(2), argv[++i]);
+        }
+        new Suite(args).runAll();
+        System.exit(0);
+    }
+
+    boolean wanted(String phase) {
+        String only = args.get("only");
+        return only == null || List.of(only.split(",")).contains(phase);
+    }
+
+    void runAll() throws Exception {
+        long t = System.nanoTime();
+        Files.createDirectories(work);
+        Machine.describe(machine);
+        machine.put("load average at start", Machine.loadAverage());
+        if (wanted("jmh")) {
+            log("JMH micro-benchmarks");
+            jmh.addAll(Micro.run(work.resolve("jmh.json"), problems));
+        }
+        String pgUrl = args.get("pg-url");
+        db = pgUrl != null ? BenchDatabase.external(pgUrl)
+                : BenchDatabase.embedded(args.getOrDefault("synchronous-commit", "on"));
+        try {
+            db.prepare(root);
+            machine.put("PostgreSQL", db.text("SELECT version()"));
+            machine.put("PostgreSQL settings", db.text("SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' "
+                    + "ORDER BY name) FROM pg_settings WHERE name IN ('synchronous_commit', 'shared_buffers', 'fsync', "
+                    + "'full_page_writes', 'max_connections', 'track_functions', 'max_wal_size', 'wal_level')"));
+            machine.put("PostgreSQL source", db.isEmbedded()
+                    ? "embedded (io.zonky.test, started by the suite in a temporary data directory)" : pgUrl);
+            if (wanted("sql")) {
+                sqlMatrix();
+            }
+            if (wanted("http")) {
+                for (String mode : args.getOrDefault("modes", String.join(",", MODES.keySet())).split(",")) {
+                    httpMode(mode);
+                }
+            }
+            if (wanted("cold")) {
+                coldStart();
+            }
+        } finally {
+            db.close();
+        }
+        machine.put("load average at end", Machine.loadAverage());
+        machine.put("suite wall time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t) / 1e9));
+        Path out = Path.of(args.getOrDefault("out", "BENCHMARKS.md"));
+        Files.writeString(out, new Report(this).markdown(), StandardCharsets.UTF_8);
+        log("wrote " + out.toAbsolutePath());
+    }
+
+    // ---------------------------------------------------------------- SQL level
+
+    static List<Scenario> sqlScenarios() {
+        return List.of(
+                new Scenario("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8),
+                new Scenario("n100-p1000", "100 items/request over 1,000 partitions (multi-partition bundles)",
+                        100, 1000, 0, 0, 3600, 8),
+                new Scenario("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 8),
+                new Scenario("n100-p1-d10", "100 items/request, 1 partition, 10% duplicates", 100, 1, 0.10, 0, 3600, 8),
+                new Scenario("n100-p1-d50", "100 items/request, 1 partition, 50% duplicates", 100, 1, 0.50, 0, 3600, 8),
+                new Scenario("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0", 100, 1, 0, 0, 0, 8),
+                new Scenario("n100-p1000-w0", "100 items/request over 1,000 partitions, dedupWindowSeconds 0",
+                        100, 1000, 0, 0, 0, 8),
+                new Scenario("occ1e3", "100 items/request, 1 partition, window holds 10^3 hashes", 100, 1, 0, 1_000, 3600, 8),
+                new Scenario("occ1e5", "100 items/request, 1 partition, window holds 10^5 hashes", 100, 1, 0, 100_000, 3600, 8),
+                new Scenario("occ1e6", "100 items/request, 1 partition, window holds 10^6 hashes", 100, 1, 0, 1_000_000, 3600, 8));
+    }
+
+    /** Which designs run in which SQL scenario (not every combination: see the report). */
+    static List<String> designsFor(Scenario s) {
+        if (s.windowSeconds() == 0) {
+            return List.of("exactly");
+        }
+        if (s.occupancy() > 0) {
+            return List.of("exactly", "scan");
+        }
+        if (s.duplicateRatio() > 0) {
+            return List.of("exactly", "naive", "scan");
+        }
+        return List.of("exactly", "naive", "scan", "plain");
+    }
+
+    void sqlMatrix() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            log("sql warm-up (not reported)");
+            Pool warm = db.pool(vertx, 8);
+            try {
+                for (String fn : DESIGNS.values()) {
+                    SqlLoad.run(warm, fn, Workload.of("sql-warmup-" + fn, 100, 10, 0.1),
+                            new SqlLoad.Options(8, Duration.ZERO, Duration.ofSeconds(1), 1_000_000));
+                }
+            } finally {
+                warm.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            }
+            truncateAll();
+            for (Scenario s : sqlScenarios()) {
+                if (s.occupancy() > 0) {
+                    truncateAll();
+                }
+                for (String design : designsFor(s)) {
+                    String queue = "sql-" + s.id() + "-" + design;
+                    double prefill = 0;
+                    if (s.occupancy() > 0) {
+                        log("pre-filling " + s.occupancy() + " hashes for " + queue);
+                        prefill = db.prefill(queue, "p0", s.occupancy(), design.equals("scan") ? "scan" : "exactly");
+                    }
+                    if (s.windowSeconds() != 3600) {
+                        db.window(queue, s.windowSeconds());
+                    }
+                    String fn = DESIGNS.get(design);
+                    double[] before = db.functionStats(fn);
+                    log("sql " + s.id() + " " + design);
+                    Pool pool = db.pool(vertx, s.concurrency());
+                    LoadResult r;
+                    try {
+                        r = SqlLoad.run(pool, fn, s.workload(queue),
+                                new SqlLoad.Options(s.concurrency(), warmup, measure, 10_000_000));
+                    } finally {
+                        pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                    }
+                    Thread.sleep(700); // closed backends flush their function statistics on exit
+                    double[] after = db.functionStats(fn);
+                    double calls = after[0] - before[0];
+                    double ms = calls > 0 ? (after[1] - before[1]) / calls : Double.NaN;
+                    measurements.add(new Measurement("sql", design, s, r, ms,
+                            "pg_stat_user_functions total_time / calls of " + fn, 1, prefill));
+                    logResult(r);
+                }
+            }
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+        truncateAll();
+    }
+
+    void truncateAll() throws Exception {
+        db.execute("TRUNCATE exactly.messages, exactly.txn_hashes, exactly.partitions, exactly.queues, "
+                + "bench.naive_hashes, bench.naive_messages, bench.ref_txns, bench.ref_messages, bench.plain_messages",
+                "VACUUM ANALYZE");
+    }
+
+    // ---------------------------------------------------------------- HTTP level
+
+    static List<Scenario> httpScenarios() {
+        return List.of(
+                new Scenario("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 32),
+                new Scenario("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8),
+                new Scenario("n100-p1000", "100 items/request over 1,000 partitions", 100, 1000, 0, 0, 3600, 8),
+                new Scenario("n100-p1-d10", "100 items/request, 1 partition, 10% duplicates", 100, 1, 0.10, 0, 3600, 8),
+                new Scenario("n100-p1-d50", "100 items/request, 1 partition, 50% duplicates", 100, 1, 0.50, 0, 3600, 8),
+                new Scenario("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0", 100, 1, 0, 0, 0, 8),
+                new Scenario("occ1e3", "100 items/request, 1 partition, window holds 10^3 hashes", 100, 1, 0, 1_000, 3600, 8),
+                new Scenario("occ1e5", "100 items/request, 1 partition, window holds 10^5 hashes", 100, 1, 0, 100_000, 3600, 8),
+                new Scenario("occ1e6", "100 items/request, 1 partition, window holds 10^6 hashes", 100, 1, 0, 1_000_000, 3600, 8));
+    }
+
+    void httpMode(String mode) throws Exception {
+        Map<String, String> settings = MODES.get(mode);
+        if (settings == null) {
+            throw new IllegalArgumentException("unknown mode " + mode + "; known: " + MODES.keySet());
+        }
+        truncateAll();
+        Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        log("service mode " + mode + " " + settings);
+        try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
+                sha256(apiKey), settings, work.resolve("service-" + mode.replace('+', '-') + ".log"))) {
+            server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
+            if (!mode.equals("off")) {
+                String missing = availability(mode, server);
+                if (missing != null) {
+                    modeStatus.put(mode, "not available yet: " + missing);
+                    log(mode + ": " + missing);
+                    return;
+                }
+            }
+            modeStatus.put(mode, "measured");
+            log("service warm-up (not reported)");
+            for (Workload w : List.of(Workload.of("http-warmup-a", 100, 1, 0.1), Workload.of("http-warmup-b", 100, 100, 0),
+                    Workload.of("http-warmup-c", 1, 1, 0))) {
+                HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, 8, Duration.ZERO, Duration.ofSeconds(2), 1_000_000), w);
+            }
+            for (Scenario s : httpScenarios()) {
+                String queue = "http-" + mode.replace('+', '-') + "-" + s.id();
+                double prefill = 0;
+                if (s.occupancy() > 0) {
+                    log("pre-filling " + s.occupancy() + " hashes for " + queue);
+                    prefill = db.prefill(queue, "p0", s.occupancy(), "exactly");
+                }
+                if (s.windowSeconds() != 3600) {
+                    db.window(queue, s.windowSeconds());
+                }
+                Map<String, Double> m0 = server.metrics();
+                log("http " + mode + " " + s.id());
+                LoadResult r = HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, s.concurrency(), warmup,
+                        measure, 10_000_000), s.workload(queue));
+                Map<String, Double> m1 = server.metrics();
+                double calls = delta(m0, m1, "postgresql_processing_seconds_count");
+                double secs = delta(m0, m1, "postgresql_processing_seconds_sum");
+                double httpRequests = delta(m0, m1, "http_server_requests_seconds_count");
+                measurements.add(new Measurement("http", mode, s, r, calls > 0 ? secs * 1000 / calls : Double.NaN,
+                        "in the service: Vert.x SQL client metric postgresql_processing_seconds (sum / count)",
+                        httpRequests > 0 ? calls / httpRequests : Double.NaN, prefill));
+                logResult(r);
+                if (!mode.equals("off")) {
+                    Double bph = bytesPerHash(m1);
+                    if (bph != null) {
+                        cacheBytesPerHash.put(mode + " after " + s.id(), bph);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Null when the mode's feature is present in this build, else why it is taken to be absent. */
+    String availability(String mode, ServerProcess server) throws Exception {
+        Map<String, Double> m = server.metrics();
+        boolean cache = m.keySet().stream().anyMatch(k -> CACHE_METRIC.matcher(k).matches());
+        if (!cache) {
+            return "the service exposes no dedup-cache metric (pattern " + CACHE_METRIC.pattern() + ")";
+        }
+        if (mode.contains("fusion")) {
+            boolean fusionMetric = m.keySet().stream().anyMatch(k -> FUSION_METRIC.matcher(k).matches());
+            // behavioural check: concurrent single-item pushes to one partition fuse into fewer SQL calls
+            Map<String, Double> m0 = server.metrics();
+            HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, 32, Duration.ZERO, Duration.ofSeconds(1), 100_000),
+                    Workload.of("http-fusion-probe", 1, 1, 0));
+            Map<String, Double> m1 = server.metrics();
+            double calls = delta(m0, m1, "postgresql_processing_seconds_count");
+            double requests = delta(m0, m1, "http_server_requests_seconds_count");
+            if (!fusionMetric && (requests <= 0 || calls >= 0.9 * requests)) {
+                return String.format(Locale.ROOT, "no fusion metric (pattern %s) and no fusion seen: %.0f SQL calls for %.0f "
+                        + "concurrent single-item requests", FUSION_METRIC.pattern(), calls, requests);
+            }
+        }
+        return null;
+    }
+
+    static Double bytesPerHash(Map<String, Double> m) {
+        double bytes = 0;
+        double hashes = 0;
+        for (Map.Entry<String, Double> e : m.entrySet()) {
+            if (CACHE_BYTES.matcher(e.getKey()).matches()) {
+                bytes += e.getValue();
+            } else if (CACHE_HASHES.matcher(e.getKey()).matches()) {
+                hashes += e.getValue();
+            }
+        }
+        return hashes > 0 ? bytes / hashes : null;
+    }
+
+    static double delta(Map<String, Double> a, Map<String, Double> b, String name) {
+        return b.getOrDefault(name, 0.0) - a.getOrDefault(name, 0.0);
+    }
+
+    // ---------------------------------------------------------------- cold start
+
+    void coldStart() throws Exception {
+        Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        for (int i = 0; i < 3; i++) {
+            log("cold start " + (i + 1));
+            try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
+                    sha256(apiKey), MODES.get("off"), work.resolve("service-coldstart-" + i + ".log"))) {
+                double ms = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
+                coldStarts.add(new double[] {ms, server.reportedStartMillis()});
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    static String sha256(String key) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    static void log(String s) {
+        System.out.println("[bench " + ZonedDateTime.now().toLocalTime().withNano(0) + "] " + s);
+    }
+
+    static void logResult(LoadResult r) {
+        log(String.format(Locale.ROOT, "  %.0f msgs/s, %.0f req/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, dup %.1f%%, errors %d%s",
+                r.msgsPerSecond(), r.requestsPerSecond(), r.p50Ms(), r.p99Ms(), r.p999Ms(), 100 * r.duplicateFraction(),
+                r.errors(), r.firstError() == null ? "" : " (" + r.firstError() + ")"));
+    }
+
+    /** Files under the repo, for the report. */
+    Path root() {
+        return root;
+    }
+
+    static String read(Path p) {
+        try {
+            return Files.exists(p) ? Files.readString(p) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}
