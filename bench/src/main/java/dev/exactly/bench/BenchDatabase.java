@@ -200,6 +200,14 @@ public final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    /** Cluster-wide WAL so far (pg_stat_wal): {bytes, full-page images}. */
+    public double[] walStats() throws SQLException {
+        try (Connection c = connect(NAME); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT wal_bytes, wal_fpi FROM pg_stat_wal")) {
+            return rs.next() ? new double[] {rs.getDouble(1), rs.getDouble(2)} : new double[2];
+        }
+    }
+
     /** Index scans of a table so far (pg_stat_user_tables.idx_scan). */
     public long indexScans(String schema, String table) throws SQLException {
         try (Connection c = connect(NAME); Statement s = c.createStatement()) {

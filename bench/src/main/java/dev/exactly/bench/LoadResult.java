@@ -15,9 +15,10 @@ import org.HdrHistogram.Histogram;
  * @param p999Ms          99.9th percentile, milliseconds
  * @param maxMs           largest latency seen, milliseconds
  * @param firstError      the first failure's description, or null
+ * @param micros          the latencies in microseconds (HdrHistogram), for merging runs
  */
 public record LoadResult(long requests, long items, long duplicates, long errors, double seconds,
-                         double p50Ms, double p99Ms, double p999Ms, double maxMs, String firstError) {
+                         double p50Ms, double p99Ms, double p999Ms, double maxMs, String firstError, Histogram micros) {
 
     /** Items per second. */
     public double msgsPerSecond() {
@@ -38,6 +39,30 @@ public record LoadResult(long requests, long items, long duplicates, long errors
                          String firstError) {
         return new LoadResult(requests, items, duplicates, errors, seconds,
                 micros.getValueAtPercentile(50) / 1000.0, micros.getValueAtPercentile(99) / 1000.0,
-                micros.getValueAtPercentile(99.9) / 1000.0, micros.getMaxValue() / 1000.0, firstError);
+                micros.getValueAtPercentile(99.9) / 1000.0, micros.getMaxValue() / 1000.0, firstError, micros);
+    }
+
+    /**
+     * Several runs of the same cell as one: counts and measured seconds added, latency
+     * histograms merged, so msgs/s is the mean over the runs' measured periods.
+     */
+    public static LoadResult merge(java.util.List<LoadResult> runs) {
+        Histogram all = new Histogram(3_600_000_000L, 3);
+        long req = 0;
+        long items = 0;
+        long dups = 0;
+        long errors = 0;
+        double secs = 0;
+        String first = null;
+        for (LoadResult r : runs) {
+            all.add(r.micros());
+            req += r.requests();
+            items += r.items();
+            dups += r.duplicates();
+            errors += r.errors();
+            secs += r.seconds();
+            first = first != null ? first : r.firstError();
+        }
+        return of(req, items, dups, errors, secs, all, first);
     }
 }

@@ -56,7 +56,8 @@ final class Report {
         line("| --- | --- |");
         line("| date | " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME.withLocale(Locale.ROOT)) + " |");
         s.machine.forEach((k, v) -> line("| " + k + " | " + v + " |"));
-        line("| warm-up / measurement per run | " + secs(s.warmup.toMillis()) + " / " + secs(s.measure.toMillis()) + " |");
+        line("| each cell | " + s.rounds + " rounds × (" + secs(s.warmup.toMillis()) + " warm-up + " + secs(s.measure.toMillis())
+                + " measured), interleaved with the cells it is compared with |");
         line();
         if (s.args.containsKey("note")) {
             line("**Note:** " + s.args.get("note"));
@@ -136,10 +137,14 @@ final class Report {
         line("window scan of per-segment hash blobs, p_verified = -1; (c) `plain` = offsets and message rows,");
         line("no deduplication (the floor). Driven by `SqlLoad` (Vert.x pool, closed loop, the engine's own");
         line("layer 1 and hashing). Latency = one call, client side. DB ms/call = pg_stat_user_functions");
-        line("total_time / calls of the called function (server-side execution, warm-up calls included).");
+        line("total_time / calls of the called function (server-side execution including waits for the partition");
+        line("row locks, so with 8 calls in flight on one partition it is mostly queueing; warm-up calls included).");
+        line("WAL B/msg and FPI/1k msgs = pg_stat_wal bytes and full-page images per pushed item (warm-up included;");
+        line("cluster-wide, and nothing else runs during a SQL cell). \"ours ÷ this\" = ours' msgs/s ÷ this row's,");
+        line("same scenario, same rounds.");
         line();
-        line("| scenario | design | msgs/s | calls/s | p50 ms | p99 ms | p99.9 ms | DB ms/call | dup % | errors | ours ÷ this |");
-        line("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        line("| scenario | design | msgs/s | rounds (msgs/s) | calls/s | p50 ms | p99 ms | p99.9 ms | DB ms/call | WAL B/msg | FPI/1k msgs | dup % | errors | ours ÷ this |");
+        line("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for (Measurement m : sql) {
             Optional<Measurement> o = find("sql", "exactly", m.scenario().id());
             String r = m.target().equals("exactly") ? "" : fmt(ratio(o, Optional.of(m)), 2) + "×";
@@ -173,15 +178,15 @@ final class Report {
         line("| --- | --- |");
         s.modeStatus.forEach((k, v) -> line("| " + k + " | " + v + " |"));
         line();
-        line("| scenario | mode | in flight | msgs/s | req/s | p50 ms | p99 ms | p99.9 ms | SQL ms/call | SQL calls/req | dup % | errors |");
-        line("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        line("| scenario | mode | in flight | msgs/s | rounds (msgs/s) | req/s | p50 ms | p99 ms | p99.9 ms | SQL ms/call | SQL calls/req | dup % | errors |");
+        line("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for (Measurement m : s.measurements) {
             if (!m.level().equals("http")) {
                 continue;
             }
             LoadResult r = m.result();
             line("| " + m.scenario().title() + " | " + m.target() + " | " + m.scenario().concurrency() + " | "
-                    + fmt(r.msgsPerSecond(), 0) + " | " + fmt(r.requestsPerSecond(), 0) + " | " + fmt(r.p50Ms(), 2) + " | "
+                    + fmt(r.msgsPerSecond(), 0) + " | " + rounds(m) + " | " + fmt(r.requestsPerSecond(), 0) + " | " + fmt(r.p50Ms(), 2) + " | "
                     + fmt(r.p99Ms(), 2) + " | " + fmt(r.p999Ms(), 2) + " | " + fmt(m.dbMsPerCall(), 2) + " | "
                     + fmt(m.sqlCallsPerRequest(), 2) + " | " + fmt(100 * r.duplicateFraction(), 1) + " | " + errors(r) + " |");
         }
@@ -250,15 +255,27 @@ final class Report {
         line();
         line("Not every combination runs (the suite must fit in a few minutes on 2 cores). Chosen cells:");
         line();
-        line("- SQL level: 100 items over 1 and 1,000 partitions and 1 item, each against all four designs; 10% and");
-        line("  50% duplicates against ours, naive and scan; dedupWindowSeconds 0 (ours only; the baselines have no");
-        line("  window switch) at 1 and 1,000 partitions; window occupancy 10^3 / 10^5 / 10^6 for ours and the");
-        line("  reference scan (tables truncated before each occupancy level, so the window holds what it says).");
-        line("- HTTP level, per service mode: 1 item (32 in flight) and 100 items (8 in flight) per request; 1 and");
-        line("  1,000 partitions; 10% and 50% duplicates; window 0; occupancy 10^3 / 10^5 / 10^6. Modes: `off`");
-        line("  (exactly.dedup-cache.enabled=false, the Lambda shape), `cache` (enabled=true), `cache+fusion`");
-        line("  (also exactly.fusion.enabled=true). A mode whose feature the build lacks is reported as not available");
-        line("  (detected from /q/metrics and, for fusion, from SQL calls per request), not measured.");
+        line("- SQL level, in comparison groups: {100 items, 1 partition} × {ours, naive, scan, plain} + ours at");
+        line("  dedupWindowSeconds 0; the same over 1,000 partitions; {1 item, 1 partition} × all four designs;");
+        line("  {10%, 50% duplicates} × {ours, naive, scan}; {window pre-filled with 10^3, 10^5, 10^6 hashes} ×");
+        line("  {ours, scan}. The baselines have no window switch, so window 0 runs for ours only.");
+        line("- HTTP level, per service mode, in groups: {1 item/request, 32 in flight}; {100 items: 1 partition,");
+        line("  window 0, 1,000 partitions, 10% and 50% duplicates; 8 in flight}; {occupancy 10^3, 10^5, 10^6}.");
+        line("  Modes: `off` (exactly.dedup-cache.enabled=false, the Lambda shape), `cache` (enabled=true),");
+        line("  `cache+fusion` (also exactly.fusion.enabled=true), passed as environment variables. A mode whose");
+        line("  feature the build lacks is reported as not available (detected from /q/metrics and, for fusion,");
+        line("  from SQL calls per request), not measured.");
+        line("- Rounds: each group runs its cells once per round, round r starting at cell r, so a drift in machine");
+        line("  load hits the compared cells alike; a cell's figure merges its rounds (msgs/s = items ÷ measured");
+        line("  seconds over all rounds; latency histograms merged), and the per-round msgs/s show the spread.");
+        line("  Tables are truncated before each SQL group and before each service mode.");
+        line("- Occupancy: all three windows of a group are pre-filled before its first round, so the three cells");
+        line("  share one hash index of ~1.1 × 10^6 entries and differ only in what their own partition's window");
+        line("  holds: that isolates the probe. Each run adds its own pushes to the window (≈ msgs/s × seconds),");
+        line("  so 10^3 is the occupancy at the start. The pre-fill ends with a CHECKPOINT; each pre-filled window");
+        line("  then takes " + Suite.SETTLE.toSeconds() + " s of unrecorded load before its first round (ours and HTTP; the reference scan is");
+        line("  too slow to need it), so the runs do not pay the burst of full-page images that follows a checkpoint");
+        line("  all at once, as a steady state would not.");
         line("- Duplicates: an item repeats, with the given probability, a (partition, transactionId) its client had");
         line("  answered earlier, so it is a store-level duplicate; \"dup %\" is what the answers said.");
         line("- Occupancy: hashes inserted directly (`bench.prefill`: INSERT … generate_series, created a minute ago,");
@@ -279,10 +296,19 @@ final class Report {
 
     private void row(Measurement m, String ratio) {
         LoadResult r = m.result();
-        line("| " + m.scenario().title() + " | " + m.target() + " | " + fmt(r.msgsPerSecond(), 0) + " | "
+        line("| " + m.scenario().title() + " | " + m.target() + " | " + fmt(r.msgsPerSecond(), 0) + " | " + rounds(m) + " | "
                 + fmt(r.requestsPerSecond(), 0) + " | " + fmt(r.p50Ms(), 2) + " | " + fmt(r.p99Ms(), 2) + " | "
-                + fmt(r.p999Ms(), 2) + " | " + fmt(m.dbMsPerCall(), 2) + " | " + fmt(100 * r.duplicateFraction(), 1) + " | "
+                + fmt(r.p999Ms(), 2) + " | " + fmt(m.dbMsPerCall(), 2) + " | " + fmt(m.walBytesPerMsg(), 0) + " | "
+                + fmt(1000 * m.walFpiPerMsg(), 1) + " | " + fmt(100 * r.duplicateFraction(), 1) + " | "
                 + errors(r) + " | " + ratio + " |");
+    }
+
+    private static String rounds(Measurement m) {
+        StringBuilder b = new StringBuilder();
+        for (double v : m.roundMsgsPerSecond()) {
+            b.append(b.length() == 0 ? "" : ", ").append(fmt(v, 0));
+        }
+        return b.toString();
     }
 
     private static String errors(LoadResult r) {

@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * <p>Options: {@code --out FILE} (BENCHMARKS.md), {@code --jar FILE}
  * (target/quarkus-app/quarkus-run.jar), {@code --pg-url JDBC_URL} (an external PostgreSQL instead
  * of the embedded one), {@code --synchronous-commit on|off} (embedded only, default on),
- * {@code --api-key KEY}, {@code --warmup SECONDS} (1), {@code --measure SECONDS} (4),
+ * {@code --api-key KEY}, {@code --warmup SECONDS} (0.5), {@code --measure SECONDS} (2),
+ * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
+ * is compared with, so drifting machine load hits them alike),
  * {@code --only jmh,sql,http,cold} (default: all), {@code --modes off,cache,cache+fusion},
  * {@code --note TEXT} (printed under "Run conditions").
  */
@@ -42,6 +44,13 @@ public final class Suite {
         MODES.put("cache", Map.of("exactly.dedup-cache.enabled", "true", "exactly.fusion.enabled", "false"));
         MODES.put("cache+fusion", Map.of("exactly.dedup-cache.enabled", "true", "exactly.fusion.enabled", "true"));
     }
+
+    /**
+     * Unrecorded load on each pre-filled window before its first round: the pre-fill ends with a
+     * CHECKPOINT, after which the first write to every index page logs a full-page image; a
+     * steady state pays that once per checkpoint cycle, not in the first seconds of a run.
+     */
+    static final Duration SETTLE = Duration.ofSeconds(3);
 
     /** SQL-level designs: name → bundle function. */
     static final Map<String, String> DESIGNS = new LinkedHashMap<>();
@@ -70,6 +79,7 @@ public final class Suite {
     final Path work = root.resolve("target/bench");
     final Duration warmup;
     final Duration measure;
+    final int rounds;
     final String apiKey;
     final List<Measurement> measurements = new ArrayList<>();
     final Map<String, String> modeStatus = new LinkedHashMap<>();
@@ -82,8 +92,9 @@ public final class Suite {
 
     Suite(Map<String, String> args) {
         this.args = args;
-        this.warmup = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("warmup", "1")) * 1000));
-        this.measure = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("measure", "4")) * 1000));
+        this.warmup = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("warmup", "0.5")) * 1000));
+        this.measure = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("measure", "2")) * 1000));
+        this.rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
         this.apiKey = args.getOrDefault("api-key", "exactly-bench-key");
     }
 
@@ -148,34 +159,59 @@ public final class Suite {
 
     // ---------------------------------------------------------------- SQL level
 
-    static List<Scenario> sqlScenarios() {
-        return List.of(
-                new Scenario("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8),
-                new Scenario("n100-p1000", "100 items/request over 1,000 partitions (multi-partition bundles)",
-                        100, 1000, 0, 0, 3600, 8),
-                new Scenario("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 8),
-                new Scenario("n100-p1-d10", "100 items/request, 1 partition, 10% duplicates", 100, 1, 0.10, 0, 3600, 8),
-                new Scenario("n100-p1-d50", "100 items/request, 1 partition, 50% duplicates", 100, 1, 0.50, 0, 3600, 8),
-                new Scenario("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0", 100, 1, 0, 0, 0, 8),
-                new Scenario("n100-p1000-w0", "100 items/request over 1,000 partitions, dedupWindowSeconds 0",
-                        100, 1000, 0, 0, 0, 8),
-                new Scenario("occ1e3", "100 items/request, 1 partition, window holds 10^3 hashes", 100, 1, 0, 1_000, 3600, 8),
-                new Scenario("occ1e5", "100 items/request, 1 partition, window holds 10^5 hashes", 100, 1, 0, 100_000, 3600, 8),
-                new Scenario("occ1e6", "100 items/request, 1 partition, window holds 10^6 hashes", 100, 1, 0, 1_000_000, 3600, 8));
+    /** A scenario driven against one design or service mode, on a queue of its own. */
+    record Cell(Scenario scenario, String target, String queue) {
     }
 
-    /** Which designs run in which SQL scenario (not every combination: see the report). */
-    static List<String> designsFor(Scenario s) {
-        if (s.windowSeconds() == 0) {
-            return List.of("exactly");
+    private static Scenario sc(String id, String title, int items, int partitions, double dups, int occupancy,
+                               int window, int concurrency) {
+        return new Scenario(id, title, items, partitions, dups, occupancy, window, concurrency);
+    }
+
+    static final Scenario N100_P1 = sc("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8);
+    static final Scenario N100_P1_W0 = sc("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0",
+            100, 1, 0, 0, 0, 8);
+    static final Scenario N100_P1000 = sc("n100-p1000", "100 items/request over 1,000 partitions", 100, 1000, 0, 0, 3600, 8);
+    static final Scenario N100_P1000_W0 = sc("n100-p1000-w0", "100 items/request over 1,000 partitions, dedupWindowSeconds 0",
+            100, 1000, 0, 0, 0, 8);
+    static final Scenario N1_P1_SQL = sc("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 8);
+    static final Scenario N1_P1_HTTP = sc("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 32);
+    static final Scenario D10 = sc("n100-p1-d10", "100 items/request, 1 partition, 10% duplicates", 100, 1, 0.10, 0, 3600, 8);
+    static final Scenario D50 = sc("n100-p1-d50", "100 items/request, 1 partition, 50% duplicates", 100, 1, 0.50, 0, 3600, 8);
+    static final Scenario OCC3 = sc("occ1e3", "100 items/request, 1 partition, window pre-filled with 10^3 hashes",
+            100, 1, 0, 1_000, 3600, 8);
+    static final Scenario OCC5 = sc("occ1e5", "100 items/request, 1 partition, window pre-filled with 10^5 hashes",
+            100, 1, 0, 100_000, 3600, 8);
+    static final Scenario OCC6 = sc("occ1e6", "100 items/request, 1 partition, window pre-filled with 10^6 hashes",
+            100, 1, 0, 1_000_000, 3600, 8);
+
+    private static List<Cell> cells(String prefix, List<Scenario> scenarios, List<String> targets) {
+        List<Cell> out = new ArrayList<>();
+        for (Scenario sc : scenarios) {
+            for (String t : targets) {
+                out.add(new Cell(sc, t, prefix + "-" + sc.id() + "-" + t.replace('+', '-')));
+            }
         }
-        if (s.occupancy() > 0) {
-            return List.of("exactly", "scan");
-        }
-        if (s.duplicateRatio() > 0) {
-            return List.of("exactly", "naive", "scan");
-        }
-        return List.of("exactly", "naive", "scan", "plain");
+        return out;
+    }
+
+    /**
+     * The SQL-level groups. Cells of a group are compared with each other and run interleaved;
+     * not every combination is run (see the report's "Matrix and method").
+     */
+    static List<List<Cell>> sqlGroups() {
+        List<String> all = List.of("exactly", "naive", "scan", "plain");
+        List<List<Cell>> g = new ArrayList<>();
+        List<Cell> g1 = cells("sql", List.of(N100_P1), all);
+        g1.addAll(cells("sql", List.of(N100_P1_W0), List.of("exactly")));
+        g.add(g1);
+        List<Cell> g2 = cells("sql", List.of(N100_P1000), all);
+        g2.addAll(cells("sql", List.of(N100_P1000_W0), List.of("exactly")));
+        g.add(g2);
+        g.add(cells("sql", List.of(N1_P1_SQL), all));
+        g.add(cells("sql", List.of(D10, D50), List.of("exactly", "naive", "scan")));
+        g.add(cells("sql", List.of(OCC3, OCC5, OCC6), List.of("exactly", "scan")));
+        return g;
     }
 
     void sqlMatrix() throws Exception {
@@ -191,45 +227,84 @@ public final class Suite {
             } finally {
                 warm.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             }
-            truncateAll();
-            for (Scenario s : sqlScenarios()) {
-                if (s.occupancy() > 0) {
-                    truncateAll();
+            for (List<Cell> group : sqlGroups()) {
+                truncateAll();
+                Map<Cell, Double> prefill = prepare(group);
+                for (Cell c : group) {
+                    if (c.scenario().occupancy() > 0 && !c.target().equals("scan")) {
+                        log("settling " + c.queue() + " (not reported)");
+                        Pool pool = db.pool(vertx, c.scenario().concurrency());
+                        try {
+                            SqlLoad.run(pool, DESIGNS.get(c.target()), c.scenario().workload(c.queue()),
+                                    new SqlLoad.Options(c.scenario().concurrency(), Duration.ZERO, SETTLE, 1_000_000));
+                        } finally {
+                            pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                        }
+                    }
                 }
-                for (String design : designsFor(s)) {
-                    String queue = "sql-" + s.id() + "-" + design;
-                    double prefill = 0;
-                    if (s.occupancy() > 0) {
-                        log("pre-filling " + s.occupancy() + " hashes for " + queue);
-                        prefill = db.prefill(queue, "p0", s.occupancy(), design.equals("scan") ? "scan" : "exactly");
+                Map<Cell, List<LoadResult>> runs = new LinkedHashMap<>();
+                Map<Cell, double[]> stats = new HashMap<>();
+                for (int r = 0; r < rounds; r++) {
+                    for (int i = 0; i < group.size(); i++) {
+                        Cell c = group.get((i + r) % group.size());
+                        String fn = DESIGNS.get(c.target());
+                        double[] before = db.functionStats(fn);
+                        double[] wal0 = db.walStats();
+                        log("sql " + c.scenario().id() + " " + c.target() + " (round " + (r + 1) + "/" + rounds + ")");
+                        Pool pool = db.pool(vertx, c.scenario().concurrency());
+                        LoadResult res;
+                        try {
+                            res = SqlLoad.run(pool, fn, c.scenario().workload(c.queue()),
+                                    new SqlLoad.Options(c.scenario().concurrency(), warmup, measure, 10_000_000));
+                        } finally {
+                            pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                        }
+                        Thread.sleep(300); // closed backends flush their function statistics on exit
+                        double[] after = db.functionStats(fn);
+                        double[] wal1 = db.walStats();
+                        double[] acc = stats.computeIfAbsent(c, k -> new double[5]);
+                        acc[0] += after[0] - before[0];
+                        acc[1] += after[1] - before[1];
+                        acc[2] += wal1[0] - wal0[0];
+                        acc[3] += wal1[1] - wal0[1];
+                        acc[4] += res.items() * (res.seconds() + warmup.toNanos() / 1e9) / res.seconds();
+                        runs.computeIfAbsent(c, k -> new ArrayList<>()).add(res);
+                        logResult(res);
                     }
-                    if (s.windowSeconds() != 3600) {
-                        db.window(queue, s.windowSeconds());
-                    }
-                    String fn = DESIGNS.get(design);
-                    double[] before = db.functionStats(fn);
-                    log("sql " + s.id() + " " + design);
-                    Pool pool = db.pool(vertx, s.concurrency());
-                    LoadResult r;
-                    try {
-                        r = SqlLoad.run(pool, fn, s.workload(queue),
-                                new SqlLoad.Options(s.concurrency(), warmup, measure, 10_000_000));
-                    } finally {
-                        pool.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-                    }
-                    Thread.sleep(700); // closed backends flush their function statistics on exit
-                    double[] after = db.functionStats(fn);
-                    double calls = after[0] - before[0];
-                    double ms = calls > 0 ? (after[1] - before[1]) / calls : Double.NaN;
-                    measurements.add(new Measurement("sql", design, s, r, ms,
-                            "pg_stat_user_functions total_time / calls of " + fn, 1, prefill));
-                    logResult(r);
+                }
+                for (Cell c : group) {
+                    double[] acc = stats.get(c);
+                    measurements.add(new Measurement("sql", c.target(), c.scenario(), LoadResult.merge(runs.get(c)),
+                            perRound(runs.get(c)), acc[0] > 0 ? acc[1] / acc[0] : Double.NaN,
+                            "pg_stat_user_functions total_time / calls of " + DESIGNS.get(c.target()), 1,
+                            prefill.getOrDefault(c, 0.0), acc[4] > 0 ? acc[2] / acc[4] : Double.NaN,
+                            acc[4] > 0 ? acc[3] / acc[4] : Double.NaN));
                 }
             }
         } finally {
             vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }
         truncateAll();
+    }
+
+    /** Pre-fills the windows and sets the windows a group's cells need; returns pre-fill seconds per cell. */
+    Map<Cell, Double> prepare(List<Cell> group) throws Exception {
+        Map<Cell, Double> prefill = new HashMap<>();
+        for (Cell c : group) {
+            if (c.scenario().occupancy() > 0) {
+                log("pre-filling " + c.scenario().occupancy() + " hashes for " + c.queue());
+                prefill.put(c, db.prefill(c.queue(), "p0", c.scenario().occupancy(),
+                        c.target().equals("scan") ? "scan" : "exactly"));
+            }
+            if (c.scenario().windowSeconds() != 3600) {
+                db.window(c.queue(), c.scenario().windowSeconds());
+            }
+        }
+        return prefill;
+    }
+
+    static double[] perRound(List<LoadResult> runs) {
+        return runs.stream().mapToDouble(LoadResult::msgsPerSecond).toArray();
     }
 
     void truncateAll() throws Exception {
@@ -240,17 +315,13 @@ public final class Suite {
 
     // ---------------------------------------------------------------- HTTP level
 
-    static List<Scenario> httpScenarios() {
-        return List.of(
-                new Scenario("n1-p1", "1 item/request, 1 partition", 1, 1, 0, 0, 3600, 32),
-                new Scenario("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8),
-                new Scenario("n100-p1000", "100 items/request over 1,000 partitions", 100, 1000, 0, 0, 3600, 8),
-                new Scenario("n100-p1-d10", "100 items/request, 1 partition, 10% duplicates", 100, 1, 0.10, 0, 3600, 8),
-                new Scenario("n100-p1-d50", "100 items/request, 1 partition, 50% duplicates", 100, 1, 0.50, 0, 3600, 8),
-                new Scenario("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0", 100, 1, 0, 0, 0, 8),
-                new Scenario("occ1e3", "100 items/request, 1 partition, window holds 10^3 hashes", 100, 1, 0, 1_000, 3600, 8),
-                new Scenario("occ1e5", "100 items/request, 1 partition, window holds 10^5 hashes", 100, 1, 0, 100_000, 3600, 8),
-                new Scenario("occ1e6", "100 items/request, 1 partition, window holds 10^6 hashes", 100, 1, 0, 1_000_000, 3600, 8));
+    /** The HTTP-level groups of one service mode. */
+    static List<List<Cell>> httpGroups(String mode) {
+        List<List<Cell>> g = new ArrayList<>();
+        g.add(cells("http", List.of(N1_P1_HTTP), List.of(mode)));
+        g.add(cells("http", List.of(N100_P1, N100_P1_W0, N100_P1000, D10, D50), List.of(mode)));
+        g.add(cells("http", List.of(OCC3, OCC5, OCC6), List.of(mode)));
+        return g;
     }
 
     void httpMode(String mode) throws Exception {
@@ -278,33 +349,45 @@ public final class Suite {
                     Workload.of("http-warmup-c", 1, 1, 0))) {
                 HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, 8, Duration.ZERO, Duration.ofSeconds(2), 1_000_000), w);
             }
-            for (Scenario s : httpScenarios()) {
-                String queue = "http-" + mode.replace('+', '-') + "-" + s.id();
-                double prefill = 0;
-                if (s.occupancy() > 0) {
-                    log("pre-filling " + s.occupancy() + " hashes for " + queue);
-                    prefill = db.prefill(queue, "p0", s.occupancy(), "exactly");
-                }
-                if (s.windowSeconds() != 3600) {
-                    db.window(queue, s.windowSeconds());
-                }
-                Map<String, Double> m0 = server.metrics();
-                log("http " + mode + " " + s.id());
-                LoadResult r = HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, s.concurrency(), warmup,
-                        measure, 10_000_000), s.workload(queue));
-                Map<String, Double> m1 = server.metrics();
-                double calls = delta(m0, m1, "postgresql_processing_seconds_count");
-                double secs = delta(m0, m1, "postgresql_processing_seconds_sum");
-                double httpRequests = delta(m0, m1, "http_server_requests_seconds_count");
-                measurements.add(new Measurement("http", mode, s, r, calls > 0 ? secs * 1000 / calls : Double.NaN,
-                        "in the service: Vert.x SQL client metric postgresql_processing_seconds (sum / count)",
-                        httpRequests > 0 ? calls / httpRequests : Double.NaN, prefill));
-                logResult(r);
-                if (!mode.equals("off")) {
-                    Double bph = bytesPerHash(m1);
-                    if (bph != null) {
-                        cacheBytesPerHash.put(mode + " after " + s.id(), bph);
+            for (List<Cell> group : httpGroups(mode)) {
+                Map<Cell, Double> prefill = prepare(group);
+                for (Cell c : group) {
+                    if (c.scenario().occupancy() > 0) {
+                        log("settling " + c.queue() + " (not reported)");
+                        HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey, c.scenario().concurrency(), Duration.ZERO,
+                                SETTLE, 1_000_000), c.scenario().workload(c.queue()));
                     }
+                }
+                Map<Cell, List<LoadResult>> runs = new LinkedHashMap<>();
+                Map<Cell, double[]> sql = new HashMap<>();
+                for (int r = 0; r < rounds; r++) {
+                    for (int i = 0; i < group.size(); i++) {
+                        Cell c = group.get((i + r) % group.size());
+                        Map<String, Double> m0 = server.metrics();
+                        log("http " + mode + " " + c.scenario().id() + " (round " + (r + 1) + "/" + rounds + ")");
+                        LoadResult res = HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey,
+                                c.scenario().concurrency(), warmup, measure, 10_000_000), c.scenario().workload(c.queue()));
+                        Map<String, Double> m1 = server.metrics();
+                        double[] acc = sql.computeIfAbsent(c, k -> new double[3]);
+                        acc[0] += delta(m0, m1, "postgresql_processing_seconds_count");
+                        acc[1] += delta(m0, m1, "postgresql_processing_seconds_sum");
+                        acc[2] += delta(m0, m1, "http_server_requests_seconds_count");
+                        runs.computeIfAbsent(c, k -> new ArrayList<>()).add(res);
+                        logResult(res);
+                        if (!mode.equals("off")) {
+                            Double bph = bytesPerHash(m1);
+                            if (bph != null) {
+                                cacheBytesPerHash.put(mode + ", after " + c.scenario().id() + " (round " + (r + 1) + ")", bph);
+                            }
+                        }
+                    }
+                }
+                for (Cell c : group) {
+                    double[] acc = sql.get(c);
+                    measurements.add(new Measurement("http", mode, c.scenario(), LoadResult.merge(runs.get(c)),
+                            perRound(runs.get(c)), acc[0] > 0 ? acc[1] * 1000 / acc[0] : Double.NaN,
+                            "in the service: Vert.x SQL client metric postgresql_processing_seconds (sum / count)",
+                            acc[2] > 0 ? acc[0] / acc[2] : Double.NaN, prefill.getOrDefault(c, 0.0), Double.NaN, Double.NaN));
                 }
             }
         }
