@@ -94,6 +94,8 @@ final class Report {
         target("dedup on ≥ 0.85 × dedupWindowSeconds 0",
                 ratioText(hon, hoff, "HTTP, 100 items, 1 partition") + "; "
                         + ratioText(find("sql", "exactly", "n100-p1"), find("sql", "exactly", "n100-p1-w0"), "SQL, 1 partition")
+                        + "; " + ratioText(find("sql", "exactly", "n100-p1-c1"), find("sql", "exactly", "n100-p1-w0-c1"),
+                        "SQL, 1 partition, 1 call in flight")
                         + "; " + ratioText(find("sql", "exactly", "n100-p1000"), find("sql", "exactly", "n100-p1000-w0"),
                         "SQL, 1,000 partitions"),
                 verdict(ratio(hon, hoff), 0.85));
@@ -197,7 +199,7 @@ final class Report {
         line("## Cache bytes per resident hash");
         line();
         if (s.cacheBytesPerHash.isEmpty()) {
-            line("Not available yet: " + status("cache") + ". When the warm cache lands, the suite reads its resident");
+            line("No figure: cache mode " + status("cache") + ". When the warm cache lands, the suite reads its resident");
             line("bytes and resident hashes from /q/metrics (names matching `" + Suite.CACHE_BYTES.pattern() + "` and `"
                     + Suite.CACHE_HASHES.pattern() + "`; override with -Dbench.cache-bytes-metric / -Dbench.cache-hashes-metric).");
         } else {
@@ -239,7 +241,9 @@ final class Report {
             line();
             return;
         }
-        line("One fork, 2 × 1 s warm-up, 3 × 1 s measurement (short: indicative). Cache membership: not");
+        line("One fork, 2 × 1 s warm-up, 3 × 1 s measurement (short: indicative; the ± is JMH's 99.9% interval");
+        line("and is wide on a busy machine). RequestGrouping.of includes minting a UUIDv7 and hashing per item.");
+        line("Cache membership: not");
         line("available yet (the warm cache has not landed); add a benchmark beside these when it does.");
         line();
         line("| benchmark | parameters | score | unit |");
@@ -256,7 +260,9 @@ final class Report {
         line("Not every combination runs (the suite must fit in a few minutes on 2 cores). Chosen cells:");
         line();
         line("- SQL level, in comparison groups: {100 items, 1 partition} × {ours, naive, scan, plain} + ours at");
-        line("  dedupWindowSeconds 0; the same over 1,000 partitions; {1 item, 1 partition} × all four designs;");
+        line("  dedupWindowSeconds 0 + ours at 3600 and 0 with 1 call in flight (no lock queueing: DB ms/call is");
+        line("  then the push's own database time); the same over 1,000 partitions (partitions created before");
+        line("  the runs); {1 item, 1 partition} × all four designs;");
         line("  {10%, 50% duplicates} × {ours, naive, scan}; {window pre-filled with 10^3, 10^5, 10^6 hashes} ×");
         line("  {ours, scan}. The baselines have no window switch, so window 0 runs for ours only.");
         line("- HTTP level, per service mode, in groups: {1 item/request, 32 in flight}; {100 items: 1 partition,");

@@ -171,6 +171,9 @@ public final class Suite {
     static final Scenario N100_P1 = sc("n100-p1", "100 items/request, 1 partition", 100, 1, 0, 0, 3600, 8);
     static final Scenario N100_P1_W0 = sc("n100-p1-w0", "100 items/request, 1 partition, dedupWindowSeconds 0",
             100, 1, 0, 0, 0, 8);
+    static final Scenario N100_P1_C1 = sc("n100-p1-c1", "100 items/request, 1 partition, 1 call in flight", 100, 1, 0, 0, 3600, 1);
+    static final Scenario N100_P1_W0_C1 = sc("n100-p1-w0-c1", "100 items/request, 1 partition, dedupWindowSeconds 0, 1 call in flight",
+            100, 1, 0, 0, 0, 1);
     static final Scenario N100_P1000 = sc("n100-p1000", "100 items/request over 1,000 partitions", 100, 1000, 0, 0, 3600, 8);
     static final Scenario N100_P1000_W0 = sc("n100-p1000-w0", "100 items/request over 1,000 partitions, dedupWindowSeconds 0",
             100, 1000, 0, 0, 0, 8);
@@ -203,7 +206,7 @@ public final class Suite {
         List<String> all = List.of("exactly", "naive", "scan", "plain");
         List<List<Cell>> g = new ArrayList<>();
         List<Cell> g1 = cells("sql", List.of(N100_P1), all);
-        g1.addAll(cells("sql", List.of(N100_P1_W0), List.of("exactly")));
+        g1.addAll(cells("sql", List.of(N100_P1_W0, N100_P1_C1, N100_P1_W0_C1), List.of("exactly")));
         g.add(g1);
         List<Cell> g2 = cells("sql", List.of(N100_P1000), all);
         g2.addAll(cells("sql", List.of(N100_P1000_W0), List.of("exactly")));
@@ -298,6 +301,12 @@ public final class Suite {
             }
             if (c.scenario().windowSeconds() != 3600) {
                 db.window(c.queue(), c.scenario().windowSeconds());
+            }
+            if (c.scenario().partitions() > 1) {
+                // steady state: partitions exist before the runs (first contact creates them, under contention)
+                db.execute("SELECT exactly.ensure_partitions(array_fill('" + c.queue() + "'::text, ARRAY["
+                        + c.scenario().partitions() + "]), ARRAY(SELECT 'p' || i FROM generate_series(0, "
+                        + (c.scenario().partitions() - 1) + ") i))");
             }
         }
         return prefill;
