@@ -71,6 +71,12 @@ public final class ServerProcess implements AutoCloseable {
         pb.redirectErrorStream(true).redirectOutput(log.toFile());
         long t = System.nanoTime();
         Process p = pb.start();
+        // an interrupted suite (Ctrl-C) must not leave the service running: end it, by its own handle
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }));
         return new ServerProcess(p, t, URI.create("http://127.0.0.1:" + port), log);
     }
 

@@ -128,6 +128,15 @@ public final class Suite {
         String pgUrl = args.get("pg-url");
         db = pgUrl != null ? BenchDatabase.external(pgUrl)
                 : BenchDatabase.embedded(args.getOrDefault("synchronous-commit", "on"));
+        BenchDatabase started = db;
+        Thread stopDb = new Thread(() -> {
+            try {
+                started.close();
+            } catch (IOException ignored) {
+                // going away
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(stopDb);
         try {
             db.prepare(root);
             machine.put("PostgreSQL", db.text("SELECT version()"));
@@ -149,6 +158,7 @@ public final class Suite {
             }
         } finally {
             db.close();
+            Runtime.getRuntime().removeShutdownHook(stopDb);
         }
         machine.put("load average at end", Machine.loadAverage());
         machine.put("suite wall time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t) / 1e9));
