@@ -328,7 +328,7 @@ public final class Suite {
 
     void truncateAll() throws Exception {
         db.execute("TRUNCATE exactly.messages, exactly.txn_hashes, exactly.partitions, exactly.queues, "
-                + "bench.naive_hashes, bench.naive_messages, bench.ref_txns, bench.ref_messages, bench.plain_messages",
+                + "bench.naive_hashes, bench.naive_messages, bench.ref_txns, bench.ref_messages, bench.plain_messages CASCADE",
                 "VACUUM ANALYZE");
     }
 
