@@ -105,11 +105,14 @@ final class Report {
         Optional<Measurement> naive = find("sql", "naive", "n100-p1000");
         target("≥ 1.5 × baseline (a) on multi-partition bundles of 100 items",
                 ratioText(ours, naive, "SQL level, 100 items over 1,000 partitions"), verdict(ratio(ours, naive), 1.5));
-        // 4. cache bytes per hash
-        double worst = s.cacheBytesPerHash.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        // 4. cache bytes per hash: the reading with the most resident hashes (fixed costs amortised)
+        double[] largest = s.cacheBytesPerHash.values().stream().max((a, b) -> Double.compare(a[1], b[1])).orElse(null);
+        double worst = s.cacheBytesPerHash.values().stream().mapToDouble(v -> v[0]).max().orElse(Double.NaN);
         target("cache ≤ 20 bytes per resident hash",
-                Double.isNaN(worst) ? "no cache figure: " + status("cache") : fmt(worst, 1) + " bytes/hash (largest seen)",
-                Double.isNaN(worst) ? "pending" : (worst <= 20 ? "**met**" : "**missed**"));
+                largest == null ? "no cache figure: cache mode " + status("cache")
+                        : fmt(largest[0], 1) + " bytes/hash with " + fmt(largest[1], 0) + " hashes resident (largest resident set); "
+                        + "highest reading " + fmt(worst, 1),
+                largest == null ? "pending" : (largest[0] <= 20 ? "**met**" : "**missed**"));
         // 5. server mode
         Optional<Measurement> server = find("http", "cache+fusion", "n100-p1");
         Optional<Measurement> off = find("http", "off", "n100-p1");
@@ -204,9 +207,11 @@ final class Report {
             line("bytes and resident hashes from /q/metrics (names matching `" + Suite.CACHE_BYTES.pattern() + "` and `"
                     + Suite.CACHE_HASHES.pattern() + "`; override with -Dbench.cache-bytes-metric / -Dbench.cache-hashes-metric).");
         } else {
-            line("| when | bytes/hash |");
-            line("| --- | ---: |");
-            s.cacheBytesPerHash.forEach((k, v) -> line("| " + k + " | " + fmt(v, 1) + " |"));
+            line("Resident bytes ÷ resident hashes from the service's metrics after each run (all partitions).");
+            line();
+            line("| when | bytes/hash | resident hashes |");
+            line("| --- | ---: | ---: |");
+            s.cacheBytesPerHash.forEach((k, v) -> line("| " + k + " | " + fmt(v[0], 1) + " | " + fmt(v[1], 0) + " |"));
         }
         line();
     }

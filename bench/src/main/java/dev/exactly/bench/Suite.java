@@ -83,7 +83,8 @@ public final class Suite {
     final String apiKey;
     final List<Measurement> measurements = new ArrayList<>();
     final Map<String, String> modeStatus = new LinkedHashMap<>();
-    final Map<String, Double> cacheBytesPerHash = new LinkedHashMap<>();
+    /** Readings of the cache: label → {bytes per hash, resident hashes}. */
+    final Map<String, double[]> cacheBytesPerHash = new LinkedHashMap<>();
     final List<double[]> coldStarts = new ArrayList<>();
     final List<String[]> jmh = new ArrayList<>();
     final Map<String, String> machine = new LinkedHashMap<>();
@@ -394,7 +395,7 @@ public final class Suite {
                         runs.computeIfAbsent(c, k -> new ArrayList<>()).add(res);
                         logResult(res);
                         if (!mode.equals("off")) {
-                            Double bph = bytesPerHash(m1);
+                            double[] bph = bytesPerHash(m1);
                             if (bph != null) {
                                 cacheBytesPerHash.put(mode + ", after " + c.scenario().id() + " (round " + (r + 1) + ")", bph);
                             }
@@ -436,7 +437,8 @@ public final class Suite {
         return null;
     }
 
-    static Double bytesPerHash(Map<String, Double> m) {
+    /** {resident bytes / resident hashes, resident hashes}, or null without cache metrics. */
+    static double[] bytesPerHash(Map<String, Double> m) {
         double bytes = 0;
         double hashes = 0;
         for (Map.Entry<String, Double> e : m.entrySet()) {
@@ -446,7 +448,7 @@ public final class Suite {
                 hashes += e.getValue();
             }
         }
-        return hashes > 0 ? bytes / hashes : null;
+        return hashes > 0 ? new double[] {bytes / hashes, hashes} : null;
     }
 
     static double delta(Map<String, Double> a, Map<String, Double> b, String name) {
