@@ -196,6 +196,10 @@ public final class Suite {
             100, 1, 0, 1_000, 3600, 8);
     static final Scenario OCC5 = sc("occ1e5", "100 items/request, 1 partition, window pre-filled with 10^5 hashes",
             100, 1, 0, 100_000, 3600, 8);
+    static final Scenario OCC3_C1 = sc("occ1e3-c1", "100 items/request, 1 partition, window pre-filled with 10^3 hashes, "
+            + "1 call in flight", 100, 1, 0, 1_000, 3600, 1);
+    static final Scenario OCC6_C1 = sc("occ1e6-c1", "100 items/request, 1 partition, window pre-filled with 10^6 hashes, "
+            + "1 call in flight", 100, 1, 0, 1_000_000, 3600, 1);
     static final Scenario OCC6 = sc("occ1e6", "100 items/request, 1 partition, window pre-filled with 10^6 hashes",
             100, 1, 0, 1_000_000, 3600, 8);
 
@@ -224,7 +228,9 @@ public final class Suite {
         g.add(g2);
         g.add(cells("sql", List.of(N1_P1_SQL), all));
         g.add(cells("sql", List.of(D10, D50), List.of("exactly", "naive", "scan")));
-        g.add(cells("sql", List.of(OCC3, OCC5, OCC6), List.of("exactly", "scan")));
+        List<Cell> occ = cells("sql", List.of(OCC3, OCC5, OCC6), List.of("exactly", "scan"));
+        occ.addAll(cells("sql", List.of(OCC3_C1, OCC6_C1), List.of("exactly")));
+        g.add(occ);
         return g;
     }
 
