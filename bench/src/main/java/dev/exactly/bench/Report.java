@@ -35,6 +35,7 @@ final class Report {
         sqlLevel();
         httpLevel();
         cache();
+        probes();
         cold();
         micro();
         method();
@@ -221,6 +222,22 @@ final class Report {
             line("| --- | ---: | ---: |");
             s.cacheBytesPerHash.forEach((k, v) -> line("| " + k + " | " + fmt(v[0], 1) + " | " + fmt(v[1], 0) + " |"));
         }
+        line();
+    }
+
+    private void probes() {
+        if (s.cacheProbes.isEmpty()) {
+            return;
+        }
+        line("## What the warm cache did");
+        line();
+        line("Per cell, from the service's metrics (exactly_dedup_probes_total by kind, exactly_dedup_cache_hydrations_total):");
+        line("the share of segments whose probe the cache narrowed (p_verified above -1), and the hydrations it ran.");
+        line();
+        line("| mode / scenario | probes narrowed | of segments | hydrations |");
+        line("| --- | ---: | ---: | ---: |");
+        s.cacheProbes.forEach((k, v) -> line("| " + k + " | " + fmt(100 * v[0] / v[1], 0) + "% | " + fmt(v[1], 0) + " | "
+                + fmt(v[2], 0) + " |"));
         line();
     }
 

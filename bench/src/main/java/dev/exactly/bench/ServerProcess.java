@@ -139,7 +139,8 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /**
-     * The Prometheus text of /q/metrics as name → value, summed over label sets.
+     * The Prometheus text of /q/metrics as name → value summed over label sets, plus each
+     * labelled series under its full text (e.g. {@code x_total{kind="full"}}).
      *
      * @return empty when metrics are not served
      */
@@ -162,7 +163,11 @@ public final class ServerProcess implements AutoCloseable {
                 }
                 String name = brace > 0 && brace < space ? line.substring(0, brace) : line.substring(0, line.indexOf(' '));
                 try {
-                    out.merge(name, Double.parseDouble(line.substring(space + 1)), Double::sum);
+                    double v = Double.parseDouble(line.substring(space + 1));
+                    out.merge(name, v, Double::sum);
+                    if (brace > 0 && brace < space) {
+                        out.merge(line.substring(0, space), v, Double::sum); // the series, labels included
+                    }
                 } catch (NumberFormatException ignored) {
                     // not a sample line
                 }

@@ -86,6 +86,8 @@ public final class Suite {
     /** Readings of the cache: label → {bytes per hash, resident hashes}. */
     final Map<String, double[]> cacheBytesPerHash = new LinkedHashMap<>();
     final List<double[]> coldStarts = new ArrayList<>();
+    /** Per cache-mode cell: {narrowed probes, all probes, hydrations} from the service's metrics. */
+    final Map<String, double[]> cacheProbes = new LinkedHashMap<>();
     final List<String[]> jmh = new ArrayList<>();
     final Map<String, String> machine = new LinkedHashMap<>();
     final List<String> problems = new ArrayList<>();
@@ -394,10 +396,13 @@ public final class Suite {
                         LoadResult res = HttpLoad.run(new HttpLoad.Options(server.baseUrl(), apiKey,
                                 c.scenario().concurrency(), warmup, measure, 10_000_000), c.scenario().workload(c.queue()));
                         Map<String, Double> m1 = server.metrics();
-                        double[] acc = sql.computeIfAbsent(c, k -> new double[3]);
+                        double[] acc = sql.computeIfAbsent(c, k -> new double[6]);
                         acc[0] += delta(m0, m1, "postgresql_processing_seconds_count");
                         acc[1] += delta(m0, m1, "postgresql_processing_seconds_sum");
                         acc[2] += delta(m0, m1, "http_server_requests_seconds_count");
+                        acc[3] += delta(m0, m1, "exactly_dedup_probes_total{kind=\"narrowed\"}");
+                        acc[4] += delta(m0, m1, "exactly_dedup_probes_total");
+                        acc[5] += delta(m0, m1, "exactly_dedup_cache_hydrations_total");
                         runs.computeIfAbsent(c, k -> new ArrayList<>()).add(res);
                         logResult(res);
                         if (!mode.equals("off")) {
@@ -414,6 +419,9 @@ public final class Suite {
                             perRound(runs.get(c)), acc[0] > 0 ? acc[1] * 1000 / acc[0] : Double.NaN,
                             "in the service: Vert.x SQL client metric postgresql_processing_seconds (sum / count)",
                             acc[2] > 0 ? acc[0] / acc[2] : Double.NaN, prefill.getOrDefault(c, 0.0), Double.NaN, Double.NaN));
+                    if (acc[4] > 0) {
+                        cacheProbes.put(mode + " / " + c.scenario().title(), new double[] {acc[3], acc[4], acc[5]});
+                    }
                 }
             }
         }
