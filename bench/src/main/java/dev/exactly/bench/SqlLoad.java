@@ -1,0 +1,127 @@
+package dev.exactly.bench;
+
+import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushItem;
+import dev.exactly.engine.RequestGrouping;
+import dev.exactly.engine.Segment;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The in-process SQL-level driver: the same request shape as the HTTP driver, grouped by the
+ * engine's own layer 1 ({@link RequestGrouping}, which also hashes), sent as one call of a
+ * bundle function with exactly.push_bundle's twelve arrays (the argument building mirrors
+ * dev.exactly.engine.PushStore). Used for Exactly's push_bundle and for the baselines in
+ * bench/sql/baselines.sql alike, so their figures compare like with like.
+ */
+public final class SqlLoad {
+
+    /**
+     * @param concurrency calls in flight (one pooled connection each)
+     * @param warmup      unrecorded first period
+     * @param measure     recorded period
+     * @param maxRequests hard bound on calls sent
+     */
+    public record Options(int concurrency, Duration warmup, Duration measure, long maxRequests) {
+    }
+
+    private SqlLoad() {
+    }
+
+    /** The statement that calls a bundle function, e.g. {@code exactly.push_bundle}. */
+    static String statement(String function) {
+        return "SELECT duplicate FROM " + function + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    }
+
+    /**
+     * Drives {@code function} with the workload and returns what was measured.
+     *
+     * @param pool     a pool with at least {@code concurrency} connections
+     * @param function a function with exactly.push_bundle's signature and result columns
+     * @throws InterruptedException when interrupted while waiting for the run to end
+     */
+    public static LoadResult run(Pool pool, String function, Workload w, Options o) throws InterruptedException {
+        String sql = statement(function);
+        return ClosedLoop.run(w, new ClosedLoop.Options(o.concurrency(), o.warmup(), o.measure(), o.maxRequests()),
+                batch -> {
+                    List<PushCommand> commands = commands(w, batch);
+                    RequestGrouping grouping = RequestGrouping.of(commands);
+                    int leaders = 0;
+                    for (Segment s : grouping.segments()) {
+                        leaders += s.items().size();
+                    }
+                    int followers = grouping.size() - leaders;
+                    return pool.preparedQuery(sql).execute(arguments(grouping.segments())).map(rows -> {
+                        int d = followers;
+                        for (Row r : rows) {
+                            if (r.getBoolean(0)) {
+                                d++;
+                            }
+                        }
+                        return d;
+                    }).toCompletionStage();
+                });
+    }
+
+    /** A batch as the engine's validated push commands. */
+    static List<PushCommand> commands(Workload w, Workload.Batch batch) {
+        byte[] payload = batch.payload().getBytes(StandardCharsets.UTF_8);
+        List<PushCommand> out = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            out.add(PushCommand.json(w.queue(), batch.partitions()[i], batch.transactionIds()[i], payload, null));
+        }
+        return out;
+    }
+
+    /** push_bundle's twelve arguments for leader segments, every segment at p_verified = -1. */
+    static Tuple arguments(List<Segment> segments) {
+        int s = segments.size();
+        int n = 0;
+        for (Segment seg : segments) {
+            n += seg.items().size();
+        }
+        String[] queues = new String[s];
+        String[] partitions = new String[s];
+        Long[] watermarks = new Long[s];
+        Integer[] counts = new Integer[s];
+        Buffer[] hashes = new Buffer[n];
+        Boolean[] probe = new Boolean[n];
+        UUID[] ids = new UUID[n];
+        String[] txns = new String[n];
+        Buffer[] payloads = new Buffer[n];
+        String[] contentTypes = new String[n];
+        String[] headers = new String[n];
+        String[] traces = new String[n];
+        int k = 0;
+        for (int i = 0; i < s; i++) {
+            Segment seg = segments.get(i);
+            queues[i] = seg.partition().queue();
+            partitions[i] = seg.partition().partition();
+            watermarks[i] = DedupCache.PROBE_ALL;
+            counts[i] = seg.items().size();
+            for (PushItem it : seg.items()) {
+                hashes[k] = Buffer.buffer(it.hash());
+                probe[k] = it.probe();
+                ids[k] = it.messageId();
+                txns[k] = it.transactionId();
+                payloads[k] = Buffer.buffer(it.command().payload());
+                contentTypes[k] = it.command().contentType();
+                headers[k] = it.command().headersJson();
+                traces[k] = it.command().traceId();
+                k++;
+            }
+        }
+        return Tuple.tuple().addArrayOfString(queues).addArrayOfString(partitions).addArrayOfLong(watermarks)
+                .addArrayOfInteger(counts).addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids)
+                .addArrayOfString(txns).addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
+                .addArrayOfString(traces);
+    }
+}
