@@ -8,6 +8,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.exactly.problem.ApiProblem;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 
 /** Parses small JSON request bodies into trees, refusing malformed JSON and duplicate keys with a 400 problem. */
 public final class JsonBodies {
@@ -35,6 +41,36 @@ public final class JsonBodies {
                 || (body[0] == (byte) 0xFF && body[1] == (byte) 0xFE))) {
             throw ApiProblem.invalid(null, null, "the body must be UTF-8 JSON (RFC 8259, section 8.1): "
                     + "it starts with a NUL byte or a UTF-16/UTF-32 byte order mark");
+        }
+        long bad = malformedUtf8At(body);
+        if (bad >= 0) {
+            throw ApiProblem.invalid(null, null, "the body must be well-formed UTF-8 (RFC 3629): "
+                    + "invalid byte sequence at byte " + bad);
+        }
+    }
+
+    /**
+     * Finds the first ill-formed UTF-8 sequence (RFC 3629, section 3: overlong forms, surrogates,
+     * code points above U+10FFFF, truncated sequences), with the JDK's strict decoder. The JSON
+     * parser alone lets some of these through, and such bytes would not read back unchanged.
+     *
+     * @return the byte offset of the first ill-formed sequence, or -1 when the bytes are UTF-8
+     */
+    static long malformedUtf8At(byte[] body) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(body);
+        CharBuffer out = CharBuffer.allocate(8192);
+        while (true) {
+            CoderResult r = decoder.decode(in, out, true);
+            if (r.isError()) {
+                return in.position();
+            }
+            if (r.isUnderflow()) {
+                r = decoder.flush(out);
+                return r.isError() ? in.position() : -1;
+            }
+            out.clear();
         }
     }
 

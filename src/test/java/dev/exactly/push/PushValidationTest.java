@@ -55,6 +55,19 @@ class PushValidationTest {
     }
 
     @Test
+    void illFormedUtf8InAPayloadIsRefusedBecauseItCouldNotReadBackUnchanged() {
+        byte[] head = "{\"items\":[{\"queue\":\"utf\",\"payload\":\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] tail = "\"}]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = new byte[head.length + 2 + tail.length];
+        System.arraycopy(head, 0, body, 0, head.length);
+        body[head.length] = (byte) 0xC0; // overlong encoding of U+0000
+        body[head.length + 1] = (byte) 0x80;
+        System.arraycopy(tail, 0, body, head.length + 2, tail.length);
+        api().body(body).post("/api/v1/push").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("UTF-8"));
+    }
+
+    @Test
     void duplicateKeysAreRefused() {
         push(one("{\"queue\":\"v\",\"transactionId\":\"a\",\"transactionId\":\"b\",\"payload\":1}"), 400)
                 .body("detail", containsString("Duplicate field"));

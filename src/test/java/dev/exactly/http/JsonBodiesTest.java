@@ -1,0 +1,41 @@
+package dev.exactly.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.exactly.problem.ApiProblem;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class JsonBodiesTest {
+
+    private static byte[] bytes(int... b) {
+        byte[] out = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            out[i] = (byte) b[i];
+        }
+        return out;
+    }
+
+    @Test
+    void wellFormedUtf8Passes() {
+        assertEquals(-1, JsonBodies.malformedUtf8At("{\"a\":\"caf\u00e9 \ud83d\ude00\"}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(-1, JsonBodies.malformedUtf8At(new byte[0]));
+    }
+
+    @Test
+    void overlongSurrogateAndOutOfRangeSequencesAreFound() {
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xC0, 0x80, '"')));          // overlong NUL
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xE0, 0x80, 0x80, '"')));    // overlong
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xED, 0xA0, 0x80, '"')));    // surrogate D800
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xF4, 0x90, 0x80, 0x80, '"'))); // above U+10FFFF
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xF5, 0x80, 0x80, 0x80, '"')));
+        assertEquals(1, JsonBodies.malformedUtf8At(bytes('"', 0xE2, 0x82)));                // truncated
+    }
+
+    @Test
+    void aMalformedBodyIsA400() {
+        ApiProblem p = assertThrows(ApiProblem.class, () -> JsonBodies.requireUtf8(bytes('{', '"', 0xC0, 0x80, '"', '}')));
+        assertEquals(400, p.status());
+    }
+}
