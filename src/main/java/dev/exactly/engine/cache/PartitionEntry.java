@@ -70,6 +70,11 @@ final class PartitionEntry {
     long partitionId = -1;
     int window = UNKNOWN_WINDOW;
     long verifiedUpto = -1;
+    /**
+     * The allocator watermark of the last installed load's snapshot (-1 before any): every row at or
+     * below it was read by that load, so a commit notice ending at or below it is already held.
+     */
+    long loadedUpto = -1;
     HashRing ring = new HashRing();
     /** When id, window and allocator watermark were last confirmed (hydration or commit). */
     long memoAt;

@@ -36,7 +36,10 @@ import org.jboss.logging.Logger;
  * appends its stored hashes and advances verifiedUpto.</li>
  * <li><b>Interleave gap.</b> A commit above verifiedUpto + 1 (another instance wrote in between)
  * disqualifies the entry (-1) until a delta read of the gap heals it; never gated.</li>
- * <li><b>Overlap.</b> A commit below verifiedUpto forces a full rebuild.</li>
+ * <li><b>Late notice.</b> A commit ending at or below the last installed load's snapshot (its push
+ * committed before the read, its notice came after the install), or one that stored nothing, below
+ * verifiedUpto, is already held: it is skipped.</li>
+ * <li><b>Overlap.</b> Any other commit below verifiedUpto forces a full rebuild.</li>
  * <li><b>Window change.</b> A commit reporting another window, another partition id, or
  * {@link #queueReconfigured} forces a full rebuild, sticky until one succeeds. Independently,
  * the store ignores a watermark vouched under a smaller window than the queue's current one.</li>
@@ -224,8 +227,8 @@ public final class WarmDedupCache implements DedupCache {
             e.state = State.STALE;
             return;
         }
-        e.memoAt = now;
         if (c.prev() == e.verifiedUpto) {
+            e.memoAt = now;
             expire(e, now);
             long[] p = c.pairs();
             for (int k = 0; k < c.stored(); k++) {
@@ -233,8 +236,15 @@ public final class WarmDedupCache implements DedupCache {
             }
             e.verifiedUpto = c.end();
         } else if (c.prev() > e.verifiedUpto) {
+            e.memoAt = now;
             e.state = State.STALE; // interleave gap: heal by a delta read
+        } else if (c.end() <= e.loadedUpto || (c.stored() == 0 && c.prev() <= e.verifiedUpto)) {
+            // A late notice, not an overlap: its rows lie at or below the last load's snapshot, so
+            // that read already holds them (its push committed before the read, its callback came
+            // after the install); or it stored nothing, so there is nothing to remember.
+            return;
         } else {
+            e.memoAt = now;
             e.needsFull = true; // overlap: impossible under a monotone allocator; rebuild
             e.state = State.STALE;
         }
@@ -410,6 +420,7 @@ public final class WarmDedupCache implements DedupCache {
                 deltaLoads.increment();
             }
             if (installed) {
+                e.loadedUpto = snap.lastOffset();
                 e.memoAt = now;
                 e.state = State.READY;
                 replay(e, snap.lastOffset(), now);

@@ -233,6 +233,34 @@ class WarmDedupCacheRulesTest {
         assertEquals(2, log.fullReads);
     }
 
+    @Test
+    void aLateNoticeAfterTheHydrationInstalledIsSkippedNotTakenForAnOverlap() {
+        push(K, "a");
+        List<PushItem> its = items("b");
+        SegmentOutcome o = log.store(K, its); // stored at 1; its notice is late
+        cache.queueReconfigured("q");
+        bound(K); // full load: its snapshot (L = 1) already holds "b"; installs at once
+        assertEquals(new ProbeBound(1, 3600), bound(K, "zz"));
+        cache.committed(K, its, o); // the late notice arrives after the install (prev 0, end 1 <= L)
+        assertEquals(new ProbeBound(1, 3600), bound(K, "zz"), "still vouching: no rebuild");
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "b"));
+        assertEquals(2, log.fullReads, "no further full hydration");
+        push(K, "c"); // contiguous commits still extend the content
+        assertEquals(new ProbeBound(2, 3600), bound(K, "zz"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "c"));
+    }
+
+    @Test
+    void aLateAllDuplicateNoticeIsSkipped() {
+        push(K, "a");
+        SegmentOutcome empty = log.allDuplicates(K, 1); // stored nothing at prev = 0
+        push(K, "b");
+        cache.committed(K, items("dup"), empty); // its notice comes after the later commit's
+        int fullBefore = log.fullReads;
+        assertEquals(new ProbeBound(1, 3600), bound(K, "zz"), "nothing stored, nothing to rebuild");
+        assertEquals(fullBefore, log.fullReads);
+    }
+
     // ------------------------------------------------------------------------------ window & memo
 
     @Test
