@@ -106,6 +106,24 @@ public final class PushStore {
      */
     private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
                                               SqlClient client) {
+        Tuple args = bundleArguments(segments, verified, windows, retry);
+        calls.increment();
+        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
+    }
+
+    /**
+     * The thirteen arguments of {@code exactly.push_bundle} for leader segments (see
+     * sql/R__push.sql): per segment queue, partition, p_verified, item count; per item hash
+     * (16 bytes), probe flag, message id, transactionId, payload, content type, headers, trace id;
+     * and per segment the window each watermark was vouched under (null: none).
+     *
+     * @param segments leader segments
+     * @param verified per segment: the vouched offset, or {@link DedupCache#PROBE_ALL}
+     * @param windows  per segment: the window (seconds) the watermark was vouched under, or null
+     * @param probeAll true to probe every item, also those keyed by their own fresh message id
+     * @return the argument tuple
+     */
+    public static Tuple bundleArguments(List<Segment> segments, long[] verified, int[] windows, boolean probeAll) {
         int s = segments.size();
         int n = 0;
         for (Segment seg : segments) {
@@ -136,7 +154,7 @@ public final class PushStore {
             counts[i] = seg.items().size();
             for (PushItem it : seg.items()) {
                 hashes[k] = Buffer.buffer(it.hash());
-                probe[k] = retry || it.probe();
+                probe[k] = probeAll || it.probe();
                 ids[k] = it.messageId();
                 txns[k] = it.transactionId();
                 payloads[k] = Buffer.buffer(it.command().payload());
@@ -146,14 +164,12 @@ public final class PushStore {
                 k++;
             }
         }
-        Tuple args = Tuple.tuple()
+        return Tuple.tuple()
                 .addArrayOfString(queues).addArrayOfString(partitions)
                 .addArrayOfLong(watermarks).addArrayOfInteger(counts)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
                 .addArrayOfString(traces).addArrayOfInteger(vouchedWindows);
-        calls.increment();
-        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
     }
 
     /** @return how many push_bundle calls this store has sent (SQL round trips), for tests and metrics */

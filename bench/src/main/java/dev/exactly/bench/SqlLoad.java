@@ -2,10 +2,8 @@ package dev.exactly.bench;
 
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushCommand;
-import dev.exactly.engine.PushItem;
 import dev.exactly.engine.RequestGrouping;
 import dev.exactly.engine.Segment;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -13,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * The in-process SQL-level driver: the same request shape as the HTTP driver, grouped by the
@@ -81,47 +78,15 @@ public final class SqlLoad {
         return out;
     }
 
-    /** push_bundle's twelve arguments for leader segments, every segment at p_verified = -1. */
+    /** push_bundle's first twelve arguments for leader segments, every segment at p_verified = -1 (the baselines take these twelve). */
     static Tuple arguments(List<Segment> segments) {
-        int s = segments.size();
-        int n = 0;
-        for (Segment seg : segments) {
-            n += seg.items().size();
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        Tuple thirteen = dev.exactly.engine.PushStore.bundleArguments(segments, all, null, false).getDelegate();
+        Tuple twelve = Tuple.tuple();
+        for (int i = 0; i < 12; i++) {
+            twelve.addValue(thirteen.getValue(i));
         }
-        String[] queues = new String[s];
-        String[] partitions = new String[s];
-        Long[] watermarks = new Long[s];
-        Integer[] counts = new Integer[s];
-        Buffer[] hashes = new Buffer[n];
-        Boolean[] probe = new Boolean[n];
-        UUID[] ids = new UUID[n];
-        String[] txns = new String[n];
-        Buffer[] payloads = new Buffer[n];
-        String[] contentTypes = new String[n];
-        String[] headers = new String[n];
-        String[] traces = new String[n];
-        int k = 0;
-        for (int i = 0; i < s; i++) {
-            Segment seg = segments.get(i);
-            queues[i] = seg.partition().queue();
-            partitions[i] = seg.partition().partition();
-            watermarks[i] = DedupCache.PROBE_ALL;
-            counts[i] = seg.items().size();
-            for (PushItem it : seg.items()) {
-                hashes[k] = Buffer.buffer(it.hash());
-                probe[k] = it.probe();
-                ids[k] = it.messageId();
-                txns[k] = it.transactionId();
-                payloads[k] = Buffer.buffer(it.command().payload());
-                contentTypes[k] = it.command().contentType();
-                headers[k] = it.command().headersJson();
-                traces[k] = it.command().traceId();
-                k++;
-            }
-        }
-        return Tuple.tuple().addArrayOfString(queues).addArrayOfString(partitions).addArrayOfLong(watermarks)
-                .addArrayOfInteger(counts).addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids)
-                .addArrayOfString(txns).addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces);
+        return twelve;
     }
 }
