@@ -1,9 +1,6 @@
 package dev.exactly.db;
 
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.VertxException;
-import io.vertx.sqlclient.ClosedConnectionException;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -35,20 +32,10 @@ public final class ConnectionRetry {
     }
 
     /**
-     * True when t (or a cause) says the connection was closed under the client: Vert.x's
-     * {@link ClosedConnectionException}, or an I/O error of a reset connection.
+     * True when t (or a cause) says the connection was lost under the client: the same rule the
+     * push store's exact retry uses, {@link DatabaseErrors#isConnectionLost(Throwable)}.
      */
     public static boolean isClosedConnection(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof ClosedConnectionException) {
-                return true;
-            }
-            String m = c.getMessage();
-            if ((c instanceof IOException || c instanceof VertxException) && m != null
-                    && (m.contains("Connection reset") || m.contains("Connection closed") || m.contains("Broken pipe"))) {
-                return true;
-            }
-        }
-        return false;
+        return DatabaseErrors.isConnectionLost(t);
     }
 }

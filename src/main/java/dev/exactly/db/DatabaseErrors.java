@@ -89,11 +89,12 @@ public final class DatabaseErrors {
     /**
      * Vert.x reports some connection losses only by message: a pooled connection that closed
      * under the pool ("Connection is not active now, current status: CLOSED", the statement was
-     * never sent) or while a statement was on it.
+     * never sent) or while a statement was on it; an I/O error of a reset connection likewise.
      */
     private static boolean isClosedConnectionMessage(String m) {
         return m != null && (m.contains("Connection closed") || m.contains("Connection is not active now")
-                || m.contains("Failed to read any response from the server"));
+                || m.contains("Failed to read any response from the server") || m.contains("Connection reset")
+                || m.contains("Broken pipe"));
     }
 
     /** True when t (or a cause) says the database cannot do the work right now, for a transient reason. */
