@@ -85,20 +85,18 @@ BEGIN
         v_from := GREATEST(COALESCE(p_verified, -1), v_txns_start - 1);
         IF v_last > v_from THEN
             -- One primary-key descent per probed hash; MIN offset = the original occurrence.
-            -- Written as a row comparison ordered by the whole key: only the primary key serves
-            -- that order, so the plan cannot fall back to txn_hashes_offset (a range walk of the
-            -- partition, filtering hashes) when it was made while the table looked empty.
+            -- (The primary key is the only index that can serve it: see V4.)
             SELECT array_agg(i.ord ORDER BY i.ord), array_agg(d.off ORDER BY i.ord)
             INTO v_dup_idx, v_dup_off
             FROM unnest(p_hashes, p_probe) WITH ORDINALITY AS i(h, probe, ord)
             CROSS JOIN LATERAL (
                 SELECT t."offset" AS off
                 FROM exactly.txn_hashes t
-                WHERE (t.partition_id, t.hash, t."offset") > (p_pid, i.h, v_from)
-                  AND t.partition_id = p_pid
+                WHERE t.partition_id = p_pid
                   AND t.hash = i.h
+                  AND t."offset" > v_from
                   AND t.created_at >= v_now - make_interval(secs => p_window)
-                ORDER BY t.partition_id, t.hash, t."offset"
+                ORDER BY t."offset"
                 LIMIT 1
             ) d
             WHERE i.probe;
@@ -303,17 +301,17 @@ BEGIN
         JOIN pos p ON p.ord = i.ord
     ), dup AS (
         -- One primary-key descent per probed hash; MIN offset = the original occurrence.
-        -- Row comparison + whole-key order: see push_segment (never txn_hashes_offset).
+        -- (The primary key is the only index that can serve it: see V4.)
         SELECT t.ord, d.off
         FROM itm t
         CROSS JOIN LATERAL (
             SELECT x."offset" AS off
             FROM exactly.txn_hashes x
-            WHERE (x.partition_id, x.hash, x."offset") > (t.pid, t.h, t.vfrom)
-              AND x.partition_id = t.pid
+            WHERE x.partition_id = t.pid
               AND x.hash = t.h
+              AND x."offset" > t.vfrom
               AND x.created_at >= v_now - make_interval(secs => t.win)
-            ORDER BY x.partition_id, x.hash, x."offset"
+            ORDER BY x."offset"
             LIMIT 1
         ) d
         WHERE t.probe AND t.win > 0 AND t.last > t.vfrom

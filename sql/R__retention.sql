@@ -84,11 +84,13 @@ BEGIN
         FROM (SELECT t."offset" AS off, t.created_at AS at
               FROM exactly.txn_hashes t
               WHERE t.partition_id = p_pid AND t."offset" >= v_txns AND t."offset" < v_new_data
+                AND t."offset" >= 0 -- states txn_hashes_offset's predicate (V4)
               ORDER BY t."offset"
               LIMIT p_limit) s;
         IF v_new_txns > v_txns THEN
             DELETE FROM exactly.txn_hashes t
-            WHERE t.partition_id = p_pid AND t."offset" >= v_txns AND t."offset" < v_new_txns;
+            WHERE t.partition_id = p_pid AND t."offset" >= v_txns AND t."offset" < v_new_txns
+              AND t."offset" >= 0;
             GET DIAGNOSTICS v_hashes = ROW_COUNT;
         END IF;
     END IF;

@@ -25,7 +25,7 @@ public class RetentionRepository {
             + "    SELECT 1 FROM exactly.messages m WHERE m.partition_id = p.id AND m.\"offset\" = p.data_start"
             + "      AND m.created_at < clock_timestamp() - make_interval(secs => q.retention_seconds)))"
             + "   OR (p.txns_start < p.data_start AND NOT EXISTS ("
-            + "    SELECT 1 FROM exactly.txn_hashes t WHERE t.partition_id = p.id AND t.\"offset\" = p.txns_start"
+            + "    SELECT 1 FROM exactly.txn_hashes t WHERE t.partition_id = p.id AND t.\"offset\" = p.txns_start AND t.\"offset\" >= 0"
             + "      AND q.dedup_window_seconds > 0"
             + "      AND t.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)))"
             + "ORDER BY p.id";

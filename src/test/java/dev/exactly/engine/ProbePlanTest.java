@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
  * dangerous moment is a connection's first push into a table its statistics call empty: a plan
  * made then must still be a key lookup once the window holds 20,000 hashes. Counted from
  * pg_stat_user_indexes (index tuples read), for the set-based bundle path and for the
- * segment-by-segment path (a bundle naming one partition twice).
+ * segment-by-segment path (a bundle naming one partition twice). The other index,
+ * txn_hashes_offset, is partial (sql/V4) so that only queries stating its predicate can use it;
+ * retention's purge walk must still be one of them.
  */
 class ProbePlanTest {
 
@@ -93,6 +95,36 @@ class ProbePlanTest {
     @Test
     void theBundleProbeStaysAKeyLookupOnAPlanMadeWhileTheTableLookedEmpty() throws Exception {
         assertProbeIsKeyLookups(false);
+    }
+
+    @Test
+    void retentionPurgeWalksTheOffsetIndex() throws Exception {
+        String db = TestDatabase.createMigratedDatabase();
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("SET stats_fetch_consistency = none");
+            s.execute(push(0, 999));
+            // generic plans, as a long-lived connection ends up with: the purge's bounds are then
+            // parameters, and only a stated "offset" >= 0 lets it use the partial index
+            s.execute("SET plan_cache_mode = force_generic_plan");
+            s.execute("UPDATE exactly.queues SET retention_seconds = 60, dedup_window_seconds = 60");
+            s.execute("UPDATE exactly.messages SET created_at = now() - interval '1 hour'");
+            s.execute("UPDATE exactly.txn_hashes SET created_at = now() - interval '1 hour'");
+            long before = tuplesRead(s, "txn_hashes_offset");
+            long purged = 0;
+            boolean more = true;
+            while (more) {
+                try (ResultSet rs = s.executeQuery("SELECT purged_hashes, more FROM exactly.purge_partition("
+                        + "(SELECT id FROM exactly.partitions), 400)")) {
+                    rs.next();
+                    purged += rs.getLong(1);
+                    more = rs.getBoolean(2);
+                }
+            }
+            assertEquals(1000, purged);
+            assertTrue(tuplesRead(s, "txn_hashes_offset") - before >= 1000,
+                    "the purge walk did not use txn_hashes_offset");
+        }
     }
 
     @Test

@@ -38,7 +38,7 @@ public final class TxnHashReader implements HydrationSource {
                     + "LEFT JOIN exactly.partitions p ON p.queue_id = q.id AND p.name = $2 WHERE q.name = $1";
     private static final String FULL =
             "SELECT t.\"offset\", t.hash, (extract(epoch FROM now() - t.created_at) * 1000)::bigint "
-                    + "FROM exactly.txn_hashes t WHERE t.partition_id = $1 AND t.\"offset\" <= $2 "
+                    + "FROM exactly.txn_hashes t WHERE t.partition_id = $1 AND t.\"offset\" <= $2 AND t.\"offset\" >= 0 "
                     + "AND t.created_at >= now() - make_interval(secs => $3::int) ORDER BY t.\"offset\"";
     private static final String DELTA =
             "SELECT m.\"offset\", m.transaction_id, (extract(epoch FROM now() - m.created_at) * 1000)::bigint "
