@@ -29,7 +29,18 @@ public final class Names {
         if (name.length() > 255) {
             return "must be at most 255 characters";
         }
-        return NAME.matcher(name).matches() ? null : "may contain only A-Z, a-z, 0-9, '.', '_', ':' and '-'";
+        // the rule of NAME, checked per character: this runs for every pushed item
+        for (int i = 0; i < name.length(); i++) {
+            if (!isNameChar(name.charAt(i))) {
+                return "may contain only A-Z, a-z, 0-9, '.', '_', ':' and '-'";
+            }
+        }
+        return null;
+    }
+
+    private static boolean isNameChar(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '.' || c == '_' || c == ':' || c == '-';
     }
 
     /**

@@ -9,7 +9,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -52,6 +54,19 @@ public final class ServerProcess implements AutoCloseable {
      */
     public static ServerProcess start(Path jar, String reactiveUrl, String user, String apiKeySha256,
                                       Map<String, String> settings, Path log) throws IOException {
+        return start(jar, reactiveUrl, user, apiKeySha256, settings, log, List.of());
+    }
+
+    /**
+     * Spawns the service with extra JVM options (e.g. a JFR recording), placed before -jar.
+     *
+     * @param jvmOptions options for the service's JVM
+     * @throws IOException when the process cannot be spawned
+     * @see #start(Path, String, String, String, Map, Path)
+     */
+    public static ServerProcess start(Path jar, String reactiveUrl, String user, String apiKeySha256,
+                                      Map<String, String> settings, Path log, List<String> jvmOptions)
+            throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -65,8 +80,12 @@ public final class ServerProcess implements AutoCloseable {
         env.put("EXACTLY_AUTH_API_KEY_SHA256", apiKeySha256);
         settings.forEach((k, v) -> env.put(envName(k), v));
         Files.createDirectories(log.getParent());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar.toString());
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-jar");
+        command.add(jar.toString());
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.redirectErrorStream(true).redirectOutput(log.toFile());
         long t = System.nanoTime();

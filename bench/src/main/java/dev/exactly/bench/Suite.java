@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
  * is compared with, so drifting machine load hits them alike),
  * {@code --only jmh,sql,http,cold} (default: all), {@code --modes off,cache,cache+fusion},
- * {@code --note TEXT} (printed under "Run conditions").
+ * {@code --note TEXT} (printed under "Run conditions"), {@code --profile DIR} (records each
+ * service mode with JFR, settings=profile, into DIR/service-MODE.jfr: for `jfr print` or JMC).
  */
 public final class Suite {
 
@@ -360,8 +361,15 @@ public final class Suite {
         truncateAll();
         Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
         log("service mode " + mode + " " + settings);
+        List<String> jvm = new ArrayList<>();
+        if (args.containsKey("profile")) {
+            Path dir = Path.of(args.get("profile")).toAbsolutePath();
+            Files.createDirectories(dir);
+            jvm.add("-XX:StartFlightRecording=settings=profile,filename="
+                    + dir.resolve("service-" + mode.replace('+', '-') + ".jfr"));
+        }
         try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
-                sha256(apiKey), settings, work.resolve("service-" + mode.replace('+', '-') + ".log"))) {
+                sha256(apiKey), settings, work.resolve("service-" + mode.replace('+', '-') + ".log"), jvm)) {
             server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
             if (!mode.equals("off")) {
                 String missing = availability(mode, server);
