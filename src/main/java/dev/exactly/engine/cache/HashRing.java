@@ -1,29 +1,51 @@
 package dev.exactly.engine.cache;
 
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
+import java.util.List;
 
 /**
- * One partition's resident transaction hashes: a time-ordered ring of immutable, sorted blocks of
- * {@value #BLOCK_HASHES} 16-byte hashes, plus one mutable arrival-order hot buffer.
+ * One partition's resident transaction hashes: a time-ordered list of immutable sorted runs, plus
+ * one mutable arrival-order hot buffer.
  *
  * <p>A hash is stored as two longs (high 64 bits, then low 64 bits, as {@link
- * dev.exactly.engine.TransactionHash} lays out its bytes big-endian). The hot buffer grows by
- * doubling from {@value #FIRST_HOT_HASHES} hashes and is sealed the instant it holds {@value
- * #BLOCK_HASHES}: it is sorted in place and handed to the ring without a copy, so the largest single
- * allocation this structure ever makes is one block (a {@code long[8192]}, 64 KiB). There is no
- * per-hash map and no refcount: a hash lives independently in every block that holds it.
+ * dev.exactly.engine.TransactionHash} lays out its bytes big-endian), ordered as {@link PairSort}
+ * orders pairs. The hot buffer grows by doubling from {@value #FIRST_HOT_HASHES} hashes and is
+ * sealed the instant it holds {@value #BLOCK_HASHES}: it is sorted in place and handed over without
+ * a copy as a run of level 0 (a block). There is no per-hash map and no refcount: a hash lives
+ * independently in every run that holds it.
  *
- * <p>Membership is a binary search per sealed block and a linear scan of the hot buffer. Each
- * sealed block carries a fence index of {@value #INDEX_BITS} bits (the position where each value of
- * a hash's top bits starts, 2 KiB per block, about 0.5 byte per hash), so the search inside a block
- * starts from a handful of candidates instead of 4096: about two cache misses per block. A batch
- * lookup ({@link #containsAny}) walks the blocks once and searches every probed hash in each, while
- * the block is in cache. Expiry
- * ({@link #expireBefore}) drops whole blocks from the front only when the newest hash of the block
- * is older than the cutoff, so the resident set is always a superset of the hashes younger than the
- * cutoff. (Design: spec queen-deduplication.md, "How the hashes are stored".)
+ * <p><b>Tiered merging</b> (the idea of log-structured merge trees with tiered compaction, applied to
+ * a time-ordered list). After each seal and each {@link #append}, any {@value #FAN_IN} adjacent runs
+ * of the same level {@code L < }{@value #MAX_LEVEL} are merged, in place in the time order, into
+ * one run of level {@code L + 1}: a linear k-way merge of sorted pairs that keeps duplicates, the
+ * newest time and the highest offset. A run therefore holds at most {@value #MAX_RUN_HASHES} hashes
+ * (level 2: 16 blocks), each hash is copied at most {@value #MAX_LEVEL} times (amortised O(1)
+ * copies per hash, plus an O(runs) scan per seal), and the largest merge, 65,536 hashes, is a
+ * ~1 MiB linear pass on the caller's thread at seal time. A merge is made only when the merged run
+ * would hold at most 1/{@value #RESIDENCY_RATIO} of the ring's hashes, so a small ring (under
+ * 131,072 hashes) is never merged and keeps its blocks as before. The number of runs is then at most
+ * about {@code hashes / 65,536 + 2 * (FAN_IN - 1) + 1}, or 32 blocks plus a few runs for a ring too
+ * small to merge: O(log n) up to the cap, linear beyond it with a slope 16 times smaller than
+ * blocks alone (16 runs at 1,000,000 hashes instead of 244).
+ *
+ * <p>Each run is stored in chunks of at most {@value #CHUNK_HASHES} hashes ({@code long[32768]},
+ * 256 KiB), so the largest single allocation is 256 KiB whatever the run size: below G1's humongous
+ * threshold (half a region, and regions are at least 1 MiB) for every heap size, so runs never
+ * fragment the heap as humongous objects. Each run carries a fence index sized to it: {@code
+ * log2(count) - 2} bits of a hash's high half (about four hashes per bucket), an {@code int[]} of
+ * bucket starts, about 1 byte per hash; accounting stays about 17 bytes per hash.
+ *
+ * <p>Membership is one fenced binary search per run (about two cache misses each) and a linear
+ * scan of the hot buffer. A batch lookup ({@link #containsAny}) walks the runs once and searches
+ * every probed hash in each while the run is in cache. Expiry ({@link #expireBefore}) drops whole
+ * runs from the front only when the newest hash of the run is older than the cutoff, so the
+ * resident set is always a superset of the hashes younger than the cutoff. Extra residency: with a
+ * monotone clock, only the oldest remaining run can hold hashes older than the cutoff, so fewer than
+ * {@value #MAX_RUN_HASHES} stale hashes stay resident, and fewer than {@value #BLOCK_HASHES} for a
+ * ring never large enough to merge (as before merging existed); in general fewer than the size of
+ * the front run, which was at most 1/{@value #RESIDENCY_RATIO} of the ring when it was built.
+ * (Design: spec queen-deduplication.md, "How the hashes are stored".)
  *
  * <p>Not thread-safe: the owner (a partition entry of {@link WarmDedupCache}) guards it.
  */
@@ -35,63 +57,123 @@ public final class HashRing {
     /** Initial capacity of the hot buffer, in hashes. */
     public static final int FIRST_HOT_HASHES = 16;
 
+    /** Adjacent runs of one level merged into one run of the next level. */
+    public static final int FAN_IN = 4;
+
+    /** Highest level a merge produces (level 0 is a block of {@value #BLOCK_HASHES} hashes). */
+    public static final int MAX_LEVEL = 2;
+
+    /** Most hashes in one run: {@code BLOCK_HASHES * FAN_IN^MAX_LEVEL} (1 MiB of pairs). */
+    public static final int MAX_RUN_HASHES = BLOCK_HASHES * FAN_IN * FAN_IN;
+
+    /** A merge is made only when the ring holds at least this many times the merged run's hashes. */
+    public static final int RESIDENCY_RATIO = 8;
+
+    /** log2 of the hashes per storage chunk of a run. */
+    static final int CHUNK_SHIFT = 14;
+
+    /** Hashes per storage chunk of a run ({@code long[32768]}, 256 KiB): the largest array. */
+    public static final int CHUNK_HASHES = 1 << CHUNK_SHIFT;
+
+    private static final int CHUNK_MASK = CHUNK_HASHES - 1;
+
     /** Accounted bytes of a Java array header. */
     static final long ARRAY_HEADER_BYTES = 16;
 
-    /** Accounted bytes of one block besides its array: the Block object and its slot in the ring. */
+    /**
+     * Accounted bytes of one run besides its pairs and index: the Run object and its slot in the
+     * list (56), and its chunk table (a header and 8 bytes per chunk, counted separately).
+     */
     static final long BLOCK_OVERHEAD_BYTES = 48 + 8;
 
-    /** Bits of a hash's high half that a block's fence index resolves. */
-    static final int INDEX_BITS = 10;
+    /** Bits of a hash's high half that a full block's fence index resolves. */
+    static final int INDEX_BITS = indexBits(BLOCK_HASHES);
 
-    /** Accounted bytes of a block's fence index (a {@code char[1025]}). */
-    static final long INDEX_BYTES = ARRAY_HEADER_BYTES + 2L * ((1 << INDEX_BITS) + 1);
+    /** Accounted bytes of a full block: 65,536 bytes of hashes, its index, overheads. */
+    public static final long FULL_BLOCK_BYTES = ARRAY_HEADER_BYTES + 16L * BLOCK_HASHES
+            + ARRAY_HEADER_BYTES + 4L * ((1 << INDEX_BITS) + 1)
+            + BLOCK_OVERHEAD_BYTES + ARRAY_HEADER_BYTES + 8;
 
-    /** Accounted bytes of one full sealed block: 65,536 bytes of hashes, its index, overheads. */
-    public static final long FULL_BLOCK_BYTES = ARRAY_HEADER_BYTES + 16L * BLOCK_HASHES + INDEX_BYTES
-            + BLOCK_OVERHEAD_BYTES;
+    /** Fence index bits for a run of {@code count} hashes: about four hashes per bucket, at least 1. */
+    static int indexBits(int count) {
+        return Math.max(1, 31 - Integer.numberOfLeadingZeros(Math.max(1, count)) - 2);
+    }
 
-    /** An immutable sorted block with its fence index. */
-    private static final class Block {
-        final long[] pairs;
+    /** The top {@code bits} bits of a high half, in the pairs' signed order: 0 .. 2^bits - 1. */
+    static int bucket(long hi, int bits) {
+        return (int) (hi >> (64 - bits)) + (1 << (bits - 1));
+    }
+
+    /** An immutable sorted run, stored in chunks, with its fence index. */
+    private static final class Run {
+        final long[][] chunks;
         final int count;
-        final char[] starts;
+        final int level;
+        final int bits;
+        final int[] starts;
         final long maxTime;
         final long maxOffset;
 
-        Block(long[] pairs, int count, long maxTime, long maxOffset) {
-            this.pairs = pairs;
+        Run(long[][] chunks, int count, int level, long maxTime, long maxOffset) {
+            this.chunks = chunks;
             this.count = count;
+            this.level = level;
             this.maxTime = maxTime;
             this.maxOffset = maxOffset;
+            this.bits = indexBits(count);
             // starts[b] = first position whose bucket is >= b (pairs are sorted, so buckets ascend)
-            char[] st = new char[(1 << INDEX_BITS) + 1];
+            int buckets = 1 << bits;
+            int[] st = new int[buckets + 1];
             int j = 0;
-            for (int b = 0; b <= 1 << INDEX_BITS; b++) {
-                while (j < count && bucket(pairs[2 * j]) < b) {
+            for (int b = 0; b <= buckets; b++) {
+                while (j < count && bucket(hi(j), bits) < b) {
                     j++;
                 }
-                st[b] = (char) j;
+                st[b] = j;
             }
             this.starts = st;
         }
 
+        long hi(int pos) {
+            return chunks[pos >>> CHUNK_SHIFT][(pos & CHUNK_MASK) << 1];
+        }
+
+        long lo(int pos) {
+            return chunks[pos >>> CHUNK_SHIFT][((pos & CHUNK_MASK) << 1) + 1];
+        }
+
         boolean contains(long hi, long lo) {
-            int b = bucket(hi);
-            return PairSort.search(pairs, starts[b], starts[b + 1], hi, lo);
+            int b = bucket(hi, bits);
+            int l = starts[b];
+            int h = starts[b + 1] - 1;
+            while (l <= h) {
+                int m = (l + h) >>> 1;
+                long[] c = chunks[m >>> CHUNK_SHIFT];
+                int i = (m & CHUNK_MASK) << 1;
+                long mh = c[i];
+                int cmp = mh < hi ? -1 : mh > hi ? 1 : Long.compare(c[i + 1], lo);
+                if (cmp < 0) {
+                    l = m + 1;
+                } else if (cmp > 0) {
+                    h = m - 1;
+                } else {
+                    return true;
+                }
+            }
+            return false;
         }
 
         long bytes() {
-            return ARRAY_HEADER_BYTES + 8L * pairs.length + INDEX_BYTES + BLOCK_OVERHEAD_BYTES;
+            long b = BLOCK_OVERHEAD_BYTES + ARRAY_HEADER_BYTES + 8L * chunks.length
+                    + ARRAY_HEADER_BYTES + 4L * starts.length;
+            for (long[] c : chunks) {
+                b += ARRAY_HEADER_BYTES + 8L * c.length;
+            }
+            return b;
         }
     }
 
-    /** The top bits of a high half, in the pairs' signed order: 0 .. 2^INDEX_BITS - 1. */
-    static int bucket(long hi) {
-        return (int) (hi >> (64 - INDEX_BITS)) + (1 << (INDEX_BITS - 1));
-    }
-
-    private final ArrayDeque<Block> blocks = new ArrayDeque<>();
+    private final ArrayList<Run> runs = new ArrayList<>();
     private long[] hot;
     private int hotCount;
     private long hotMaxTime = Long.MIN_VALUE;
@@ -104,7 +186,8 @@ public final class HashRing {
     }
 
     /**
-     * Appends a hash (arrival order). Seals the hot buffer when it reaches {@value #BLOCK_HASHES}.
+     * Appends a hash (arrival order). Seals the hot buffer when it reaches {@value #BLOCK_HASHES},
+     * then merges runs where that pays (see the class doc).
      *
      * @param hi     high 64 bits of the 16-byte hash
      * @param lo     low 64 bits
@@ -128,6 +211,7 @@ public final class HashRing {
         }
         if (hotCount == BLOCK_HASHES) {
             seal();
+            compact();
         }
     }
 
@@ -144,7 +228,7 @@ public final class HashRing {
 
     /**
      * Seals the hot buffer as a block even if it is not full (used when another ring's content is
-     * appended behind it). No-op when the hot buffer is empty.
+     * appended behind it). No-op when the hot buffer is empty. Does not merge.
      */
     void sealPartial() {
         if (hotCount > 0) {
@@ -154,24 +238,111 @@ public final class HashRing {
 
     private void seal() {
         PairSort.sort(hot, hotCount);
-        Block b = new Block(hot, hotCount, hotMaxTime, hotMaxOffset);
-        blocks.addLast(b);
-        sealedHashes += hotCount;
-        sealedBytes += b.bytes();
+        push(new Run(new long[][] {hot}, hotCount, 0, hotMaxTime, hotMaxOffset));
         hot = null;
         hotCount = 0;
         hotMaxTime = Long.MIN_VALUE;
         hotMaxOffset = -1;
     }
 
+    private void push(Run r) {
+        runs.add(r);
+        sealedHashes += r.count;
+        sealedBytes += r.bytes();
+    }
+
+    /**
+     * Merges {@value #FAN_IN} adjacent runs of one level below {@value #MAX_LEVEL} into one run of
+     * the next level, oldest group first, until no group qualifies. A group qualifies only when the
+     * ring holds at least {@value #RESIDENCY_RATIO} times its hashes (so a small ring is not held
+     * longer than its window by much). Keeps the time order; the hashes resident do not change.
+     */
+    private void compact() {
+        boolean merged = true;
+        while (merged) {
+            merged = false;
+            int sameLevel = 0;
+            long groupHashes = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                Run r = runs.get(i);
+                if (i > 0 && r.level == runs.get(i - 1).level) {
+                    sameLevel++;
+                    groupHashes += r.count;
+                } else {
+                    sameLevel = 1;
+                    groupHashes = r.count;
+                }
+                if (sameLevel > FAN_IN) {
+                    groupHashes -= runs.get(i - FAN_IN).count;
+                    sameLevel = FAN_IN;
+                }
+                if (sameLevel == FAN_IN && r.level < MAX_LEVEL
+                        && groupHashes * RESIDENCY_RATIO <= hashes()) {
+                    List<Run> group = runs.subList(i - FAN_IN + 1, i + 1);
+                    Run m = merge(group, r.level + 1);
+                    for (Run g : group) {
+                        sealedBytes -= g.bytes();
+                    }
+                    group.clear();
+                    runs.add(i - FAN_IN + 1, m);
+                    sealedBytes += m.bytes();
+                    merged = true;
+                    break;
+                }
+            }
+        }
+    }
+
+    /** One k-way merge of sorted runs into a new run: O(total * parts), duplicates kept. */
+    private static Run merge(List<Run> parts, int level) {
+        int k = parts.size();
+        int total = 0;
+        long maxTime = Long.MIN_VALUE;
+        long maxOffset = -1;
+        for (Run p : parts) {
+            total += p.count;
+            maxTime = Math.max(maxTime, p.maxTime);
+            maxOffset = Math.max(maxOffset, p.maxOffset);
+        }
+        long[][] out = new long[(total + CHUNK_MASK) >>> CHUNK_SHIFT][];
+        for (int c = 0; c < out.length; c++) {
+            out[c] = new long[2 * Math.min(CHUNK_HASHES, total - (c << CHUNK_SHIFT))];
+        }
+        int[] at = new int[k];
+        for (int o = 0; o < total; o++) {
+            int best = -1;
+            long bh = 0;
+            long bl = 0;
+            for (int r = 0; r < k; r++) {
+                Run p = parts.get(r);
+                if (at[r] == p.count) {
+                    continue;
+                }
+                long h = p.hi(at[r]);
+                long l = p.lo(at[r]);
+                if (best < 0 || h < bh || (h == bh && l < bl)) {
+                    best = r;
+                    bh = h;
+                    bl = l;
+                }
+            }
+            at[best]++;
+            long[] c = out[o >>> CHUNK_SHIFT];
+            int i = (o & CHUNK_MASK) << 1;
+            c[i] = bh;
+            c[i + 1] = bl;
+        }
+        return new Run(out, total, level, maxTime, maxOffset);
+    }
+
     /**
      * @param hi high 64 bits of the hash
      * @param lo low 64 bits
-     * @return true when the hash is resident (in some block or in the hot buffer)
+     * @return true when the hash is resident (in some run or in the hot buffer)
      */
     public boolean contains(long hi, long lo) {
-        for (Iterator<Block> it = blocks.descendingIterator(); it.hasNext(); ) {
-            if (it.next().contains(hi, lo)) {
+        for (int r = runs.size() - 1; r >= 0; r--) {
+            if (runs.get(r).contains(hi, lo)) {
                 return true;
             }
         }
@@ -185,8 +356,8 @@ public final class HashRing {
     }
 
     /**
-     * Batch membership: true when any of the probed hashes is resident. Walks the blocks once,
-     * newest first, searching every probed hash in a block while it is in cache.
+     * Batch membership: true when any of the probed hashes is resident. Walks the runs once,
+     * newest first, searching every probed hash in a run while it is in cache.
      *
      * @param probed pairs (high, low) of the hashes to look up
      * @param n      number of pairs in {@code probed}
@@ -195,8 +366,8 @@ public final class HashRing {
         if (n == 0) {
             return false;
         }
-        for (Iterator<Block> it = blocks.descendingIterator(); it.hasNext(); ) {
-            Block b = it.next();
+        for (int r = runs.size() - 1; r >= 0; r--) {
+            Run b = runs.get(r);
             for (int i = 0; i < n; i++) {
                 if (b.contains(probed[2 * i], probed[2 * i + 1])) {
                     return true;
@@ -222,23 +393,25 @@ public final class HashRing {
     }
 
     /**
-     * Drops, from the front, every block whose newest hash is older than the cutoff, and the hot
-     * buffer too once no block is left and its newest hash is older than the cutoff. A block with
-     * at least one hash at or after the cutoff stops the sweep, so every hash stored at or after
-     * the cutoff stays resident.
+     * Drops, from the front, every run whose newest hash is older than the cutoff, and the hot
+     * buffer too once no run is left and its newest hash is older than the cutoff. A run with at
+     * least one hash at or after the cutoff stops the sweep, so every hash stored at or after the
+     * cutoff stays resident.
      *
      * @param cutoff time in the owner's clock (milliseconds)
      * @return the number of hashes dropped
      */
     public long expireBefore(long cutoff) {
         long dropped = 0;
-        while (!blocks.isEmpty() && blocks.peekFirst().maxTime < cutoff) {
-            Block b = blocks.pollFirst();
+        int k = 0;
+        while (k < runs.size() && runs.get(k).maxTime < cutoff) {
+            Run b = runs.get(k++);
             sealedHashes -= b.count;
             sealedBytes -= b.bytes();
             dropped += b.count;
         }
-        if (blocks.isEmpty() && hotCount > 0 && hotMaxTime < cutoff) {
+        runs.subList(0, k).clear();
+        if (runs.isEmpty() && hotCount > 0 && hotMaxTime < cutoff) {
             dropped += hotCount;
             hot = null;
             hotCount = 0;
@@ -250,8 +423,9 @@ public final class HashRing {
 
     /**
      * Moves every hash of {@code later} behind this ring's hashes: this ring's hot buffer is sealed
-     * (possibly partial), {@code later}'s blocks are appended in order and its hot buffer becomes
-     * this ring's. {@code later} is left empty. Used to splice a delta hydration in.
+     * (possibly partial), {@code later}'s runs are appended in order and its hot buffer becomes
+     * this ring's; then runs are merged where that pays. {@code later} is left empty. Used to splice
+     * a delta hydration in.
      *
      * @param later hashes stored after every hash of this ring
      */
@@ -260,30 +434,31 @@ public final class HashRing {
             return;
         }
         sealPartial();
-        for (Block b : later.blocks) {
-            blocks.addLast(b);
-            sealedHashes += b.count;
-            sealedBytes += b.bytes();
+        for (Run b : later.runs) {
+            push(b);
         }
         hot = later.hot;
         hotCount = later.hotCount;
         hotMaxTime = later.hotMaxTime;
         hotMaxOffset = later.hotMaxOffset;
-        later.blocks.clear();
+        later.runs.clear();
         later.hot = null;
         later.hotCount = 0;
+        later.hotMaxTime = Long.MIN_VALUE;
+        later.hotMaxOffset = -1;
         later.sealedHashes = 0;
         later.sealedBytes = 0;
+        compact();
     }
 
-    /** @return resident hashes (sealed blocks plus hot buffer) */
+    /** @return resident hashes (sealed runs plus hot buffer; a hash held twice counts twice) */
     public long hashes() {
         return sealedHashes + hotCount;
     }
 
-    /** @return number of sealed blocks */
+    /** @return number of sealed runs (blocks and merged runs), each searched once per lookup */
     public int blocks() {
-        return blocks.size();
+        return runs.size();
     }
 
     /** @return hashes in the hot buffer */
@@ -292,34 +467,63 @@ public final class HashRing {
     }
 
     /**
-     * Accounted footprint in bytes: each block's array (16 bytes per hash slot plus header) and
-     * overhead, and the hot buffer's allocated capacity. Dominated by the real 16 bytes per hash.
+     * Accounted footprint in bytes: each run's chunks (16 bytes per hash slot plus headers), fence
+     * index and overheads, and the hot buffer's allocated capacity. Dominated by the real 16 bytes
+     * per hash.
      */
     public long bytes() {
         return sealedBytes + (hot == null ? 0 : ARRAY_HEADER_BYTES + 8L * hot.length);
     }
 
-    /** @return true when every sealed block is sorted and its index agrees (for tests) */
+    /**
+     * @return true when every run is sorted, its chunks hold exactly its count, its index agrees,
+     *     its level is at most {@value #MAX_LEVEL}, and the counters agree (for tests)
+     */
     boolean wellFormed() {
-        for (Block b : blocks) {
-            if (!PairSort.isSorted(b.pairs, b.count)) {
+        long hashes = 0;
+        long bytes = 0;
+        for (Run b : runs) {
+            if (b.level < 0 || b.level > MAX_LEVEL || b.count > MAX_RUN_HASHES) {
+                return false;
+            }
+            long slots = 0;
+            for (int c = 0; c < b.chunks.length; c++) {
+                slots += b.chunks[c].length / 2;
+                if (c < b.chunks.length - 1 && b.chunks[c].length != 2 * CHUNK_HASHES) {
+                    return false;
+                }
+            }
+            if (slots < b.count || (b.level > 0 && slots != b.count)) {
                 return false;
             }
             for (int i = 0; i < b.count; i++) {
-                int k = bucket(b.pairs[2 * i]);
+                if (i > 0 && (b.hi(i - 1) > b.hi(i) || (b.hi(i - 1) == b.hi(i) && b.lo(i - 1) > b.lo(i)))) {
+                    return false;
+                }
+                int k = bucket(b.hi(i), b.bits);
                 if (i < b.starts[k] || i >= b.starts[k + 1]) {
                     return false;
                 }
             }
+            hashes += b.count;
+            bytes += b.bytes();
         }
-        return true;
+        return hashes == sealedHashes && bytes == sealedBytes;
     }
 
-    /** @return the largest single array this ring holds, in bytes (at most one block) */
+    /** @return level of each run, oldest first (for tests) */
+    int[] levels() {
+        return runs.stream().mapToInt(r -> r.level).toArray();
+    }
+
+    /** @return the largest single array this ring holds, in bytes (at most one chunk, 256 KiB) */
     long largestArrayBytes() {
         long max = hot == null ? 0 : 8L * hot.length;
-        for (Block b : blocks) {
-            max = Math.max(max, 8L * b.pairs.length);
+        for (Run b : runs) {
+            max = Math.max(max, 4L * b.starts.length);
+            for (long[] c : b.chunks) {
+                max = Math.max(max, 8L * c.length);
+            }
         }
         return max;
     }
@@ -327,8 +531,10 @@ public final class HashRing {
     /** @return the highest offset resident, or -1 when empty */
     public long maxOffset() {
         long m = hotMaxOffset;
-        Block last = blocks.peekLast();
-        return last == null ? m : Math.max(m, last.maxOffset);
+        for (Run r : runs) {
+            m = Math.max(m, r.maxOffset);
+        }
+        return m;
     }
 
     /** High 64 bits of a 16-byte big-endian hash. */

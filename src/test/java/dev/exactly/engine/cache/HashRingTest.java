@@ -1,5 +1,6 @@
 package dev.exactly.engine.cache;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -150,20 +151,21 @@ class HashRingTest {
     }
 
     @Test
-    void theLargestAllocationIsOneBlockAndAccountingStaysUnderTwentyBytesPerHash() {
+    void theLargestAllocationIsOneChunkAndAccountingStaysUnderTwentyBytesPerHash() {
         HashRing r = new HashRing();
         Random rnd = new Random(3);
         int n = 1_000_000;
         for (int i = 0; i < n; i++) {
             r.add(rnd.nextLong(), rnd.nextLong(), i, i);
         }
-        assertEquals(16L * B, r.largestArrayBytes(), "one block: long[8192], 64 KiB");
-        assertEquals(n / B, r.blocks());
+        assertEquals(16L * HashRing.CHUNK_HASHES, r.largestArrayBytes(), "one chunk: long[32768], 256 KiB");
+        assertTrue(r.largestArrayBytes() < 512 * 1024, "below G1's smallest humongous threshold");
         double perHash = (double) r.bytes() / r.hashes();
-        assertTrue(perHash < 20.0, "bytes per hash " + perHash);
+        assertTrue(perHash <= 20.0, "bytes per hash " + perHash);
         assertTrue(perHash >= 16.0, "the accounting covers the real 16 bytes per hash: " + perHash);
-        // a full block is accounted at its array plus overheads
-        assertEquals(HashRing.FULL_BLOCK_BYTES, 16 + 16L * B + (16 + 2 * 1025) + 56);
+        assertTrue(r.wellFormed());
+        // a full block is accounted at its array, its int[1025] index, the run and its chunk table
+        assertEquals(HashRing.FULL_BLOCK_BYTES, 16 + 16L * B + (16 + 4 * 1025) + 56 + (16 + 8));
     }
 
     @Test
@@ -185,6 +187,236 @@ class HashRingTest {
         // the partial block (time 0) expires first, whole
         assertEquals(10, a.expireBefore(50));
         assertTrue(a.contains(2, 0));
+    }
+
+    // ---- tiered merging of sealed runs (log-structured merge, tiered compaction) ----
+
+    private static final int MAX = HashRing.MAX_RUN_HASHES;
+
+    /** Adds {@code n} random hashes at times (and offsets) from {@code from}, recording them. */
+    private static void fill(HashRing r, Random rnd, int from, int n, long[] his, long[] los) {
+        for (int i = from; i < from + n; i++) {
+            his[i] = rnd.nextLong();
+            los[i] = rnd.nextLong();
+            r.add(his[i], los[i], i, i);
+        }
+    }
+
+    @Test
+    void aSmallRingIsNeverMergedSoItKeepsOneBlockOfStaleHashesAtMost() {
+        HashRing r = new HashRing();
+        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B - 1; // one hash short of the first merge
+        for (int i = 0; i < n; i++) {
+            r.add(1, i, i, i);
+        }
+        assertEquals(n / B, r.blocks(), "blocks only");
+        for (int level : r.levels()) {
+            assertEquals(0, level);
+        }
+        for (long cutoff = 0; cutoff < n; cutoff += 1_000) {
+            r.expireBefore(cutoff);
+            long stale = r.hashes() - (n - cutoff);
+            assertTrue(stale >= 0 && stale < B, "stale " + stale + " at " + cutoff);
+        }
+    }
+
+    @Test
+    void fourAdjacentBlocksMergeOnceTheRingHoldsEightTimesTheMergedRun() {
+        HashRing r = new HashRing();
+        int first = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B; // 131,072 hashes: 32 blocks
+        for (int i = 0; i < first - B; i++) {
+            r.add(5, i, i, i);
+        }
+        assertEquals(31, r.blocks(), "31 blocks: a merge of 4 would exceed an eighth of the ring");
+        for (int i = first - B; i < first; i++) {
+            r.add(5, i, i, i);
+        }
+        assertEquals(8, r.blocks(), "the 32nd seal merges every group of 4 blocks");
+        assertArrayEquals(new int[] {1, 1, 1, 1, 1, 1, 1, 1}, r.levels());
+        assertEquals(first, r.hashes());
+        assertTrue(r.wellFormed());
+        // the second level needs 8 x 65,536 hashes resident
+        int second = HashRing.RESIDENCY_RATIO * MAX;
+        for (int i = first; i < second - B; i++) {
+            r.add(5, i, i, i);
+        }
+        assertEquals(31 + 3, r.blocks(), "31 runs of level 1, then 3 blocks");
+        for (int i = second - B; i < second; i++) {
+            r.add(5, i, i, i);
+        }
+        assertEquals(8, r.blocks());
+        assertArrayEquals(new int[] {2, 2, 2, 2, 2, 2, 2, 2}, r.levels(), "runs of the cap, no higher level");
+        assertTrue(r.wellFormed());
+        for (int i = 0; i < second; i += 97) {
+            assertTrue(r.contains(5, i), "hash " + i);
+        }
+    }
+
+    @Test
+    void theRunCountStaysLogarithmicUpToTheCapAndSixteenTimesFlatterBeyondIt() {
+        HashRing r = new HashRing();
+        Random rnd = new Random(11);
+        int n = 1_000_000;
+        int lower = (HashRing.FAN_IN - 1) * HashRing.MAX_LEVEL;
+        for (int i = 1; i <= n; i++) {
+            r.add(rnd.nextLong(), rnd.nextLong(), i, i);
+            if (i % B == 0) {
+                long bound = Math.max(HashRing.RESIDENCY_RATIO * HashRing.FAN_IN + lower, i / MAX + lower + 1);
+                assertTrue(r.blocks() <= bound, r.blocks() + " runs at " + i);
+            }
+        }
+        assertTrue(r.blocks() <= n / MAX + lower + 1, r.blocks() + " runs at 10^6 (244 blocks unmerged)");
+        assertTrue(r.wellFormed());
+    }
+
+    @Test
+    void everyHashIsFoundAfterMergesAndNoOtherIs() {
+        HashRing r = new HashRing();
+        Random rnd = new Random(12);
+        int n = 600_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        for (int i = 0; i < n; i++) {
+            his[i] = rnd.nextLong();
+            los[i] = rnd.nextLong();
+            if (i % 5 == 0 && i > 0) {
+                his[i] = his[i - 1]; // equal high halves, across runs too: the low half decides
+            }
+            if (i % 1_000 == 3) {
+                his[i] = his[i / 2]; // an old hash again, later: a duplicate across runs
+                los[i] = los[i / 2];
+            }
+            r.add(his[i], los[i], i, i);
+        }
+        assertTrue(r.hotHashes() > 0, "some hashes still in the hot buffer");
+        assertTrue(r.levels()[0] == HashRing.MAX_LEVEL, "merged runs exist");
+        assertTrue(r.wellFormed());
+        assertEquals(n, r.hashes(), "merging keeps every copy");
+        for (int i = 0; i < n; i++) {
+            assertTrue(r.contains(his[i], los[i]), "hash " + i);
+        }
+        for (int i = 0; i < n; i += 101) {
+            assertTrue(r.containsAny(new long[] {rnd.nextLong(), rnd.nextLong(), his[i], los[i]}, 2), "batch " + i);
+        }
+        for (int i = 0; i < 100_000; i++) {
+            assertFalse(r.contains(rnd.nextLong(), rnd.nextLong()));
+        }
+        for (int i = 1; i < n; i += 7) {
+            assertFalse(r.contains(his[i], los[i] + 1), "near miss " + i);
+            assertFalse(r.contains(his[i], los[i] - 1), "near miss " + i);
+        }
+        long[] misses = new long[2 * 100];
+        for (int i = 0; i < misses.length; i++) {
+            misses[i] = rnd.nextLong();
+        }
+        assertFalse(r.containsAny(misses, 100));
+    }
+
+    @Test
+    void extremeHighHalvesLandInTheFirstAndLastBucketsOfAMergedRun() {
+        HashRing r = new HashRing();
+        long[] ext = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B;
+        for (int i = 0; i < n; i++) {
+            r.add(ext[i % ext.length], i, i, 0);
+        }
+        assertEquals(8, r.blocks());
+        assertTrue(r.wellFormed());
+        for (int i = 0; i < n; i++) {
+            assertTrue(r.contains(ext[i % ext.length], i));
+        }
+        assertFalse(r.contains(Long.MIN_VALUE, -5));
+        assertFalse(r.contains(Long.MAX_VALUE, -5));
+    }
+
+    @Test
+    void expiryAfterMergingDropsOnlyWholeStaleRunsAndKeepsEveryFreshHash() {
+        HashRing r = new HashRing();
+        Random rnd = new Random(13);
+        int n = 700_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        fill(r, rnd, 0, n, his, los);
+        for (int cutoff = 0; cutoff <= n; cutoff += 37_000) {
+            long before = r.hashes();
+            long dropped = r.expireBefore(cutoff);
+            assertEquals(before - dropped, r.hashes());
+            assertTrue(r.wellFormed(), "after expiry at " + cutoff);
+            for (int i = cutoff; i < n; i += 13) {
+                assertTrue(r.contains(his[i], los[i]), "fresh hash " + i + " at cutoff " + cutoff);
+            }
+            long stale = r.hashes() - (n - cutoff);
+            assertTrue(stale >= 0, "superset at " + cutoff);
+            assertTrue(stale < MAX, "at most one run of stale hashes: " + stale + " at " + cutoff);
+        }
+        r.expireBefore(n);
+        assertEquals(0, r.hashes(), "everything stale: every run and the hot buffer go");
+        assertEquals(0, r.bytes());
+    }
+
+    @Test
+    void aMergedRunIsKeptWhileItsNewestHashIsFresh() {
+        // a merged run takes the newest time of its parts: a fresh hash in its last block keeps it whole
+        HashRing r = new HashRing();
+        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B;
+        for (int i = 0; i < n; i++) {
+            r.add(9, i, i, i < 4 * B - 1 ? 0 : 1_000_000);
+        }
+        assertArrayEquals(new int[] {1, 1, 1, 1, 1, 1, 1, 1}, r.levels());
+        assertEquals(0, r.expireBefore(500_000), "the first run's last hash is fresh");
+        assertTrue(r.contains(9, 0));
+        assertEquals(n - 1, r.maxOffset());
+    }
+
+    @Test
+    void appendAfterMergesKeepsTimeOrderAndMergesTheSplicedRuns() {
+        Random rnd = new Random(14);
+        int na = 300_000;
+        int nb = 300_000;
+        long[] his = new long[na + nb];
+        long[] los = new long[na + nb];
+        HashRing a = new HashRing();
+        fill(a, rnd, 0, na, his, los);
+        HashRing b = new HashRing();
+        fill(b, rnd, na, nb, his, los);
+        int runsBefore = a.blocks() + 1 + b.blocks();
+        a.append(b);
+        assertEquals(0, b.hashes());
+        assertEquals(0, b.blocks());
+        assertEquals(na + nb, a.hashes());
+        assertTrue(a.wellFormed());
+        assertTrue(a.blocks() <= runsBefore, "the splice may merge, never split");
+        for (int i = 0; i < na + nb; i++) {
+            assertTrue(a.contains(his[i], los[i]), "hash " + i);
+        }
+        assertEquals(na + nb - 1, a.maxOffset());
+        // a's hashes (times < na) expire before any of b's
+        a.expireBefore(na);
+        for (int i = na; i < na + nb; i++) {
+            assertTrue(a.contains(his[i], los[i]), "later hash " + i);
+        }
+        assertTrue(a.hashes() - nb < MAX, "at most one run of a's hashes left");
+        // more adds after the splice keep merging
+        for (int i = 0; i < 10 * B; i++) {
+            a.add(rnd.nextLong(), rnd.nextLong(), na + nb + i, na + nb + i);
+        }
+        assertTrue(a.wellFormed());
+    }
+
+    @Test
+    void mergingNeverChangesTheHashesOrTheirAccountedCountAndBytesAgree() {
+        HashRing r = new HashRing();
+        Random rnd = new Random(15);
+        long lastBytes = 0;
+        for (int i = 0; i < 600_000; i++) {
+            r.add(rnd.nextLong(), rnd.nextLong(), i, i);
+            if (i % B == B - 1) {
+                assertEquals(i + 1, r.hashes());
+                assertTrue(r.wellFormed(), "counters and bytes agree after seal " + i / B);
+                assertTrue(r.bytes() > lastBytes);
+                lastBytes = r.bytes();
+            }
+        }
     }
 
     @Test
