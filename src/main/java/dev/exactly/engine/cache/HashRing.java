@@ -374,17 +374,58 @@ public final class HashRing {
                 }
             }
         }
+        return hotContainsAny(probed, n);
+    }
+
+    /** Hot-buffer products (probed x hot) up to which a nested scan beats building a table. */
+    static final int NESTED_SCAN_LIMIT = 4096;
+
+    /**
+     * The hot buffer's part of {@link #containsAny}: the buffer is unsorted, so past a small size
+     * the probed hashes go into a small open-addressing table (linear probing, at least twice as
+     * many slots as hashes) and the buffer is read once: O(hot + n) instead of O(hot * n).
+     */
+    private boolean hotContainsAny(long[] probed, int n) {
         long[] h = hot;
-        for (int j = 0, m = 2 * hotCount; j < m; j += 2) {
+        int m = hotCount;
+        if (m == 0) {
+            return false;
+        }
+        if ((long) n * m <= NESTED_SCAN_LIMIT) {
+            for (int j = 0; j < 2 * m; j += 2) {
+                for (int i = 0; i < n; i++) {
+                    if (probed[2 * i] == h[j] && probed[2 * i + 1] == h[j + 1]) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        int size = Integer.highestOneBit(2 * n - 1) << 1;
+        int mask = size - 1;
+        int[] slots = new int[size]; // 0 = empty, else index + 1 of a probed hash
+        for (int i = 0; i < n; i++) {
+            int s = slot(probed[2 * i]) & mask;
+            while (slots[s] != 0) {
+                s = (s + 1) & mask;
+            }
+            slots[s] = i + 1;
+        }
+        for (int j = 0; j < 2 * m; j += 2) {
             long x = h[j];
             long y = h[j + 1];
-            for (int i = 0; i < n; i++) {
-                if (probed[2 * i] == x && probed[2 * i + 1] == y) {
+            for (int s = slot(x) & mask, e; (e = slots[s]) != 0; s = (s + 1) & mask) {
+                if (probed[2 * (e - 1)] == x && probed[2 * (e - 1) + 1] == y) {
                     return true;
                 }
             }
         }
         return false;
+    }
+
+    /** Spreads a high half over the table's slots (Fibonacci hashing: multiply by 2^64 / phi). */
+    private static int slot(long hi) {
+        return (int) ((hi * 0x9E3779B97F4A7C15L) >>> 32);
     }
 
     /** @return true when the 16-byte hash is resident */

@@ -442,4 +442,38 @@ class HashRingTest {
             }
         }
     }
+
+    /** Rule: a batch lookup finds a hot-buffer hash whatever the batch and buffer sizes (both the
+     * nested scan and the table path), and never one that is absent, even with equal high halves. */
+    @Test
+    void batchLookupOfTheHotBufferIsExactOnBothPaths() {
+        Random rnd = new Random(11);
+        for (int hotSize : new int[] {1, 40, 1000, B - 1}) {
+            for (int batch : new int[] {1, 3, 100, 700}) {
+                HashRing r = new HashRing();
+                long[] his = new long[hotSize];
+                long[] los = new long[hotSize];
+                for (int i = 0; i < hotSize; i++) {
+                    his[i] = i % 3 == 0 ? 42L : rnd.nextLong(); // many equal high halves
+                    los[i] = rnd.nextLong();
+                    r.add(his[i], los[i], i, 0);
+                }
+                assertEquals(hotSize, r.hotHashes());
+                long[] misses = new long[2 * batch];
+                for (int i = 0; i < batch; i++) {
+                    misses[2 * i] = i % 2 == 0 ? 42L : rnd.nextLong();
+                    misses[2 * i + 1] = rnd.nextLong();
+                }
+                assertFalse(r.containsAny(misses, batch), "absent, hot " + hotSize + " batch " + batch);
+                for (int k = 0; k < 5; k++) {
+                    long[] probe = misses.clone();
+                    int at = rnd.nextInt(batch);
+                    int which = rnd.nextInt(hotSize);
+                    probe[2 * at] = his[which];
+                    probe[2 * at + 1] = los[which];
+                    assertTrue(r.containsAny(probe, batch), "present, hot " + hotSize + " batch " + batch);
+                }
+            }
+        }
+    }
 }
