@@ -150,10 +150,15 @@ END
 $$;
 
 -- The offset an ack by transactionId means, in partition p_pid for p_group: among the stored
--- hashes equal to p_hash (XXH3-128 of the transactionId), first those delivered under p_lease
--- (the group's current lease, or its last released one) and not yet acked under it, then the
--- lowest offset. NULL when the hash is not stored (never pushed, or purged by retention).
--- (Several offsets share a hash only when a transactionId was pushed again after its window.)
+-- hashes equal to p_hash (XXH3-128 of the transactionId), the lowest offset delivered under
+-- p_lease (the group's current lease, or its last released one), else the lowest offset. NULL
+-- when the hash is not stored (never pushed, or purged by retention).
+-- Several offsets share a hash only when a transactionId was pushed again with the window at 0
+-- or after it passed. The answer never depends on what was acked already: a repeated ack must
+-- name the same message (a replay), never move on to the next one sharing the transactionId,
+-- which would settle a message nobody processed. The others are acked by messageId, or by
+-- transactionId once the first is settled and they come back under a later lease (at-least-once:
+-- a redelivery, never a loss).
 CREATE OR REPLACE FUNCTION exactly.resolve_offset(p_pid bigint, p_group text, p_lease uuid, p_hash bytea)
 RETURNS bigint
 LANGUAGE sql STABLE
@@ -167,10 +172,6 @@ AS $$
     ORDER BY CASE WHEN (c.lease_id = p_lease AND t."offset" BETWEEN c.lease_from AND c.lease_to)
                     OR (c.prev_lease_id = p_lease AND t."offset" BETWEEN c.prev_lease_from AND c.prev_lease_to)
                   THEN 0 ELSE 1 END,
-             CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
-                               WHERE d.partition_id = p_pid AND d.consumer_group = p_group
-                                 AND d."offset" = t."offset" AND d.acked_lease = p_lease)
-                  THEN 1 ELSE 0 END,
              t."offset"
     LIMIT 1
 $$;

@@ -281,6 +281,52 @@ class ConsumeTest {
     }
 
     @Test
+    void aRepeatedAckByTransactionIdNeverMovesOnToAnotherMessageSharingIt() {
+        options("c-twin", Map.of("dedupWindowSeconds", 0));
+        push("c-twin", "p", "t1", "\"A\"");
+        push("c-twin", "p", "t1", "\"B\"");
+        List<Map<String, Object>> got = pop("c-twin", "p", "g", 10);
+        assertEquals(2, got.size());
+        Object lease = got.get(0).get("leaseId");
+        ack(ackByTxn("c-twin", "p", "t1", lease, "g", "completed")).then().statusCode(200)
+                .body("offset", equalTo(0)).body("result", equalTo("acked"));
+        // the same request again (a client retry): the same message, as a replay; B stays unacked
+        for (int i = 0; i < 2; i++) {
+            ack(ackByTxn("c-twin", "p", "t1", lease, "g", "completed")).then().statusCode(200)
+                    .body("offset", equalTo(0)).body("replay", equalTo(true));
+        }
+        // B is acked by its messageId
+        ack(ackById(got.get(1), "g", "completed")).then().statusCode(200)
+                .body("offset", equalTo(1)).body("result", equalTo("acked"));
+        assertTrue(pop("c-twin", "p", "g", 10).isEmpty());
+    }
+
+    @Test
+    void aTwinLeftUnackedComesBackAndIsThenAckedByTransactionId() {
+        options("c-twin2", Map.of("dedupWindowSeconds", 0, "leaseTime", 1));
+        push("c-twin2", "p", "t1", "\"A\"");
+        push("c-twin2", "p", "t1", "\"B\"");
+        List<Map<String, Object>> got = pop("c-twin2", "p", "g", 10);
+        assertEquals(2, got.size());
+        ack(ackByTxn("c-twin2", "p", "t1", got.get(0).get("leaseId"), "g", "completed")).then().statusCode(200)
+                .body("offset", equalTo(0));
+        // B was never acked: it is delivered again once the lease passes, and its ack resolves to it
+        List<Map<String, Object>> again = List.of();
+        for (int i = 0; i < 50 && again.isEmpty(); i++) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            again = pop("c-twin2", "p", "g", 10);
+        }
+        assertEquals(1, again.size());
+        assertEquals(got.get(1).get("messageId"), again.get(0).get("messageId"));
+        ack(ackByTxn("c-twin2", "p", "t1", again.get(0).get("leaseId"), "g", "completed")).then().statusCode(200)
+                .body("offset", equalTo(1)).body("result", equalTo("acked"));
+    }
+
+    @Test
     void anAckNeedsTheLeaseThatDeliveredTheMessage() {
         push("c-lease", "p", "a", "1");
         Map<String, Object> m = pop("c-lease", "p", "g", 1).get(0);
