@@ -50,6 +50,11 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(413, "payload-too-large", "Payload too large", detail, List.of());
     }
 
+    /** 415: a body in a form the API does not read (e.g. a compressed Content-Encoding). */
+    public static ApiProblem unsupportedMediaType(String detail) {
+        return new ApiProblem(415, "unsupported-media-type", "Unsupported media type", detail, List.of());
+    }
+
     private static String describe(FieldError e) {
         StringBuilder b = new StringBuilder();
         if (e.index() != null) {

@@ -156,8 +156,10 @@ public class QueueResource {
             String field = "options." + e.getKey();
             if (o == null) {
                 errors.add(new FieldError(null, field, "unknown option"));
-            } else if (!e.getValue().isIntegralNumber() || !e.getValue().canConvertToInt()) {
+            } else if (!e.getValue().isIntegralNumber()) {
                 errors.add(new FieldError(null, field, "must be an integer"));
+            } else if (!e.getValue().canConvertToInt()) {
+                errors.add(new FieldError(null, field, "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
             } else if (e.getValue().intValue() < o.min()) {
                 errors.add(new FieldError(null, field, "must be at least " + o.min()));
             } else {

@@ -54,6 +54,19 @@ class QueueResourceTest {
     }
 
     @Test
+    void anOptionBeyondTheIntegerRangeNamesTheRangeAndWritesNothing() {
+        String q = "big-" + UUID.randomUUID();
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"dedupWindowSeconds\":2147483648}}")
+                .post("/api/v1/configure").then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("options.dedupWindowSeconds"))
+                .body("errors[0].message", equalTo("must be an integer from 0 to 2147483647"));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"dedupWindowSeconds\":1.5}}")
+                .post("/api/v1/configure").then().statusCode(400)
+                .body("errors[0].message", equalTo("must be an integer"));
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+    }
+
+    @Test
     void unknownQueueIs404() {
         api().get("/api/v1/queues/none-" + UUID.randomUUID()).then().statusCode(404)
                 .contentType("application/problem+json").body("type", equalTo("/problems/not-found"));

@@ -1,0 +1,50 @@
+package dev.exactly.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.Problem;
+import io.quarkus.vertx.http.runtime.filters.Filters;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+/**
+ * Refuses a request body sent with a Content-Encoding other than {@code identity} (RFC 9110
+ * section 8.4: gzip, br, …) with 415 problem+json before it is read. The API reads bodies as they
+ * arrive; without this, a compressed body would be refused as malformed UTF-8, and a plain body
+ * labelled compressed would be accepted as if the label were not there.
+ */
+@ApplicationScoped
+public class ContentEncodingFilter {
+
+    private final String problem;
+
+    /** Constructor injection. */
+    public ContentEncodingFilter(ObjectMapper mapper) throws JsonProcessingException {
+        this.problem = mapper.writeValueAsString(ApiProblem.unsupportedMediaType(
+                "Content-Encoding is not supported: send the body uncompressed").toProblem());
+    }
+
+    void register(@Observes Filters filters) {
+        filters.register(rc -> {
+            String encoding = rc.request().getHeader("Content-Encoding");
+            if (encoding != null && !isIdentity(encoding) && rc.request().path().startsWith("/api/")) {
+                rc.response().setStatusCode(415).putHeader("Content-Type", Problem.MEDIA_TYPE)
+                        .putHeader("Connection", "close").end(problem);
+                return;
+            }
+            rc.next();
+        }, 99);
+    }
+
+    /** @return true when every listed coding is "identity" (or the header is blank) */
+    static boolean isIdentity(String header) {
+        for (String coding : header.split(",")) {
+            String c = coding.trim();
+            if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.exactly.http;
+
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exactly.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+
+/** A compressed (or compressed-labelled) body is refused with 415 problem+json and writes nothing. */
+@QuarkusTest
+class ContentEncodingTest {
+
+    private static byte[] gzip(String s) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+            z.write(s.getBytes(StandardCharsets.UTF_8));
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void compressedBodiesAre415AndWriteNothing() throws Exception {
+        String q = "enc-" + UUID.randomUUID();
+        String body = "{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"t\",\"payload\":1}]}";
+        api().header("Content-Encoding", "gzip").body(gzip(body)).post("/api/v1/push").then().statusCode(415)
+                .contentType("application/problem+json").body("type", equalTo("/problems/unsupported-media-type"));
+        api().header("Content-Encoding", "br").body(body).post("/api/v1/push").then().statusCode(415);
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
+        api().header("Content-Encoding", "identity").body(body).post("/api/v1/push").then().statusCode(200)
+                .body("results[0].status", equalTo("queued"));
+    }
+
+    @Test
+    void identityIsTheOnlyCodingAccepted() {
+        assertTrue(ContentEncodingFilter.isIdentity("identity"));
+        assertTrue(ContentEncodingFilter.isIdentity(" Identity , identity"));
+        assertTrue(ContentEncodingFilter.isIdentity(""));
+        assertFalse(ContentEncodingFilter.isIdentity("gzip"));
+        assertFalse(ContentEncodingFilter.isIdentity("identity, gzip"));
+    }
+}
