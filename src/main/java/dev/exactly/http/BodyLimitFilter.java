@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.problem.Problem;
 import io.quarkus.vertx.http.runtime.filters.Filters;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -31,8 +30,7 @@ public class BodyLimitFilter {
         filters.register(rc -> {
             String length = rc.request().getHeader("Content-Length");
             if (length != null && tooLong(length)) {
-                rc.response().setStatusCode(413).putHeader("Content-Type", Problem.MEDIA_TYPE)
-                        .putHeader("Connection", "close").end(problem);
+                EarlyRefusal.send(rc, 413, problem);
                 return;
             }
             rc.next();

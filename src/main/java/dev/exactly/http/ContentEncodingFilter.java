@@ -3,7 +3,6 @@ package dev.exactly.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.problem.Problem;
 import io.quarkus.vertx.http.runtime.filters.Filters;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -29,8 +28,7 @@ public class ContentEncodingFilter {
         filters.register(rc -> {
             String encoding = rc.request().getHeader("Content-Encoding");
             if (encoding != null && !isIdentity(encoding) && rc.request().path().startsWith("/api/")) {
-                rc.response().setStatusCode(415).putHeader("Content-Type", Problem.MEDIA_TYPE)
-                        .putHeader("Connection", "close").end(problem);
+                EarlyRefusal.send(rc, 415, problem);
                 return;
             }
             rc.next();

@@ -1,0 +1,20 @@
+package dev.exactly.http;
+
+import dev.exactly.problem.Problem;
+import io.vertx.ext.web.RoutingContext;
+
+/** Ends a request before its body is read, with a problem+json answer (RFC 9457). */
+final class EarlyRefusal {
+
+    private EarlyRefusal() {
+    }
+
+    /**
+     * Answers {@code status} with {@code problemJson} and closes the connection, since the unread
+     * body would otherwise have to be drained first.
+     */
+    static void send(RoutingContext rc, int status, String problemJson) {
+        rc.response().setStatusCode(status).putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .putHeader("Connection", "close").end(problemJson);
+    }
+}
