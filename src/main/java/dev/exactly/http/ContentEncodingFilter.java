@@ -9,7 +9,9 @@ import jakarta.enterprise.event.Observes;
 
 /**
  * Refuses a request body sent with a Content-Encoding other than {@code identity} (RFC 9110
- * section 8.4: gzip, br, …) with 415 problem+json before it is read. The API reads bodies as they
+ * section 8.4: gzip, br, …; every Content-Encoding header counts) with 415 problem+json before it
+ * is read, on the API and the webhook endpoints (a webhook's stored payload would otherwise be
+ * compressed bytes that nothing marks as such). The API reads bodies as they
  * arrive; without this, a compressed body would be refused as malformed UTF-8, and a plain body
  * labelled compressed would be accepted as if the label were not there.
  */
@@ -26,8 +28,8 @@ public class ContentEncodingFilter {
 
     void register(@Observes Filters filters) {
         filters.register(rc -> {
-            String encoding = rc.request().getHeader("Content-Encoding");
-            if (encoding != null && !isIdentity(encoding) && rc.request().path().startsWith("/api/")) {
+            if (!rc.request().headers().getAll("Content-Encoding").stream().allMatch(ContentEncodingFilter::isIdentity)
+                    && (rc.request().path().startsWith("/api/") || rc.request().path().startsWith("/webhooks/"))) {
                 EarlyRefusal.send(rc, 415, problem);
                 return;
             }

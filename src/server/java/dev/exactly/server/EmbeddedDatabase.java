@@ -39,7 +39,13 @@ final class EmbeddedDatabase implements AutoCloseable {
     /**
      * Stops the PostgreSQL of an earlier run that still holds this data directory: the service
      * was killed (kill -9) and its embedded database outlived it. Only a live process whose
-     * command line names this very data directory is stopped (SIGTERM, a smart shutdown).
+     * command line names this very data directory is stopped: a fast shutdown (SIGINT: clients
+     * still connected to it, such as a psql session or another instance, are disconnected and
+     * their open transactions rolled back), then, if it has not exited within 30 s, an immediate
+     * one (SIGQUIT: crash recovery on the next start, as after a power cut; nothing committed is
+     * lost). A smart shutdown (SIGTERM) would wait for every client to leave.
+     *
+     * @throws IllegalStateException when the process is still alive after both
      */
     private static void stopLeftOver(Path dir) throws IOException {
         Path pidFile = dir.resolve("postmaster.pid");
@@ -56,14 +62,25 @@ final class EmbeddedDatabase implements AutoCloseable {
                 .filter(p -> p.info().commandLine().map(c -> c.contains(dir.toString())).orElse(false))
                 .ifPresent(p -> {
                     LOG.warnf("Stopping the embedded PostgreSQL of an earlier run (PID %d) that still holds %s", pid, dir);
-                    p.destroy();
-                    try {
-                        p.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
-                    } catch (Exception e) {
+                    if (!signal(p, "INT", 30) && !signal(p, "QUIT", 30)) {
                         throw new IllegalStateException("PostgreSQL PID " + pid + " still holds " + dir
-                                + "; stop it and start again", e);
+                                + "; stop it and start again");
                     }
                 });
+    }
+
+    /** Sends a signal with kill(1) and waits up to {@code seconds} for the process to exit. */
+    private static boolean signal(ProcessHandle p, String signal, int seconds) {
+        try {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+            p.onExit().get(seconds, java.util.concurrent.TimeUnit.SECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !p.isAlive();
+        } catch (Exception e) {
+            return !p.isAlive();
+        }
     }
 
     private static EmbeddedPostgres.Builder builder(Path dir, int port) {

@@ -33,6 +33,12 @@ class ContentEncodingTest {
         api().header("Content-Encoding", "gzip").body(gzip(body)).post("/api/v1/push").then().statusCode(415)
                 .contentType("application/problem+json").body("type", equalTo("/problems/unsupported-media-type"));
         api().header("Content-Encoding", "br").body(body).post("/api/v1/push").then().statusCode(415);
+        // every Content-Encoding header counts, not only the first
+        api().header("Content-Encoding", "identity").header("Content-Encoding", "br").body(body)
+                .post("/api/v1/push").then().statusCode(415);
+        // webhooks too: the stored payload must be the bytes the event means
+        io.restassured.RestAssured.given().header("Content-Encoding", "gzip").body(gzip("{}"))
+                .post("/webhooks/github").then().statusCode(415).contentType("application/problem+json");
         assertEquals(0, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
         api().header("Content-Encoding", "identity").body(body).post("/api/v1/push").then().statusCode(200)
                 .body("results[0].status", equalTo("queued"));
