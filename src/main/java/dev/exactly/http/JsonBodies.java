@@ -84,7 +84,26 @@ public final class JsonBodies {
      */
     public static String describe(JsonProcessingException e) {
         JsonLocation at = e.getLocation();
-        return e.getOriginalMessage() + (at == null || at.getByteOffset() < 0 ? "" : " (at byte " + at.getByteOffset() + ")");
+        return readable(e.getOriginalMessage())
+                + (at == null || at.getByteOffset() < 0 ? "" : " (at byte " + at.getByteOffset() + ")");
+    }
+
+    /**
+     * A parser message without the parser's own internals: its advice naming Jackson settings
+     * ("from `StreamReadConstraints.getMaxNestingDepth()`", "`StreamReadFeature…` disabled") and
+     * its location suffix ("at [Source: …]"), which mean nothing to an API client.
+     *
+     * @param message a Jackson message (null gives "")
+     * @return the message, first line only, with those parts removed
+     */
+    public static String readable(String message) {
+        if (message == null) {
+            return "";
+        }
+        String m = message.lines().findFirst().orElse("");
+        m = m.replaceAll(",? ?from `[^`]*`", "").replaceAll("\\s*\\([^()]*`[^`]*`[^()]*\\)", "");
+        m = m.replaceAll("\\s*at \\[Source:.*$", "");
+        return m.strip();
     }
 
     /**
@@ -100,7 +119,7 @@ public final class JsonBodies {
         } catch (JsonProcessingException e) {
             throw ApiProblem.invalid(null, null, "malformed JSON: " + describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
+            throw ApiProblem.invalid(null, null, "unreadable body: " + readable(e.getMessage()));
         }
         if (root == null || !root.isObject()) {
             throw ApiProblem.invalid(null, null, "the body must be a JSON object");

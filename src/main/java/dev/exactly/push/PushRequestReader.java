@@ -86,7 +86,7 @@ public final class PushRequestReader {
         } catch (JsonProcessingException e) {
             throw ApiProblem.invalid(null, null, "malformed JSON: " + JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
+            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
         }
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);

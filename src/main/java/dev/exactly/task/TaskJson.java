@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import java.io.IOException;
@@ -56,7 +57,7 @@ final class TaskJson {
         } catch (JsonProcessingException e) {
             throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
+            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
         }
     }
 

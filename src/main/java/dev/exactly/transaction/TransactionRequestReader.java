@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.exactly.http.JsonBodies;
 import dev.exactly.consume.AckCommand;
 import dev.exactly.consume.ConsumeRequests;
 import dev.exactly.engine.PushCommand;
@@ -90,7 +91,7 @@ public final class TransactionRequestReader {
         } catch (JsonProcessingException e) {
             throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
+            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
         }
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);

@@ -72,7 +72,7 @@ public final class Delivery {
             } catch (JsonProcessingException e) {
                 throw ApiProblem.invalid(null, "body", "must be JSON for " + why + ": " + dev.exactly.http.JsonBodies.describe(e));
             } catch (IOException e) {
-                throw ApiProblem.invalid(null, "body", "unreadable: " + e.getMessage());
+                throw ApiProblem.invalid(null, "body", "unreadable: " + dev.exactly.http.JsonBodies.readable(e.getMessage()));
             }
             if (json == null) {
                 throw ApiProblem.invalid(null, "body", "must be JSON for " + why + " (it is empty)");

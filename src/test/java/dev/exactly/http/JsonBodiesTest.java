@@ -1,7 +1,9 @@
 package dev.exactly.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.problem.ApiProblem;
 import java.nio.charset.StandardCharsets;
@@ -37,5 +39,21 @@ class JsonBodiesTest {
     void aMalformedBodyIsA400() {
         ApiProblem p = assertThrows(ApiProblem.class, () -> JsonBodies.requireUtf8(bytes('{', '"', 0xC0, 0x80, '"', '}')));
         assertEquals(400, p.status());
+    }
+
+    @Test
+    void parserInternalsStayOutOfTheDetail() {
+        String deep = "[".repeat(1100) + "]".repeat(1100);
+        String detail = assertThrows(ApiProblem.class, () -> JsonBodies.object(deep.getBytes(StandardCharsets.UTF_8)))
+                .toProblem().detail();
+        assertFalse(detail.contains("`"), detail);
+        assertFalse(detail.contains("StreamRead"), detail);
+        assertTrue(detail.contains("nesting depth"), detail);
+        String dup = assertThrows(ApiProblem.class, () -> JsonBodies.object("{\"a\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8)))
+                .toProblem().detail();
+        assertTrue(dup.contains("Duplicate field 'a'"), dup);
+        assertFalse(dup.contains("Source"), dup);
+        assertEquals("Unexpected end-of-input", JsonBodies.readable("Unexpected end-of-input\n at [Source: REDACTED "
+                + "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 2]"));
     }
 }
