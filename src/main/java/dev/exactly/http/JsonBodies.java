@@ -89,6 +89,22 @@ public final class JsonBodies {
     }
 
     /**
+     * The member name a strict parser found twice (StreamReadFeature.STRICT_DUPLICATE_DETECTION),
+     * or null when {@code e} is another error.
+     *
+     * @param e the parser's exception
+     * @return the duplicated name, e.g. "payload"
+     */
+    public static String duplicateKey(JsonProcessingException e) {
+        String m = e.getOriginalMessage();
+        if (m == null || !m.startsWith("Duplicate field '")) {
+            return null;
+        }
+        int end = m.lastIndexOf('\'');
+        return end > "Duplicate field '".length() ? m.substring("Duplicate field '".length(), end) : null;
+    }
+
+    /**
      * A parser message without the parser's own internals: its advice naming Jackson settings
      * ("from `StreamReadConstraints.getMaxNestingDepth()`", "`StreamReadFeature…` disabled") and
      * its location suffix ("at [Source: …]"), which mean nothing to an API client.

@@ -43,6 +43,7 @@ public final class PushRequestReader {
         JsonBodies.requireUtf8(body);
         List<FieldError> errors = new ArrayList<>();
         List<PushCommand> items = new ArrayList<>();
+        int index = -1; // the item being read, for a duplicate key's location
         try (JsonParser p = factory.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw ApiProblem.invalid(null, null, "the body must be a JSON object with an \"items\" array");
@@ -62,7 +63,7 @@ public final class PushRequestReader {
                     p.skipChildren();
                     continue;
                 }
-                int index = 0;
+                index = 0;
                 while (p.nextToken() != JsonToken.END_ARRAY) {
                     if (index >= maxItems) {
                         throw ApiProblem.invalid(null, "items", "at most " + maxItems + " items per request");
@@ -84,6 +85,11 @@ public final class PushRequestReader {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
         } catch (JsonProcessingException e) {
+            String duplicate = JsonBodies.duplicateKey(e);
+            if (duplicate != null) {
+                throw ApiProblem.invalid(index >= 0 ? index : null, index >= 0 ? duplicate : "items",
+                        "duplicate key \"" + duplicate + "\" (" + JsonBodies.describe(e) + ")");
+            }
             throw ApiProblem.invalid(null, null, "malformed JSON: " + JsonBodies.describe(e));
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));

@@ -70,7 +70,8 @@ class PushValidationTest {
     @Test
     void duplicateKeysAreRefused() {
         push(one("{\"queue\":\"v\",\"transactionId\":\"a\",\"transactionId\":\"b\",\"payload\":1}"), 400)
-                .body("detail", containsString("Duplicate field"));
+                .body("detail", containsString("Duplicate field"))
+                .body("errors[0].index", equalTo(0)).body("errors[0].field", equalTo("transactionId"));
     }
 
     @Test
