@@ -28,13 +28,22 @@ public class ContentEncodingFilter {
 
     void register(@Observes Filters filters) {
         filters.register(rc -> {
-            if (!rc.request().headers().getAll("Content-Encoding").stream().allMatch(ContentEncodingFilter::isIdentity)
+            if (rc.request().headers().contains("Content-Encoding") && refused(rc.request().headers().getAll("Content-Encoding"))
                     && (rc.request().path().startsWith("/api/") || rc.request().path().startsWith("/webhooks/"))) {
                 EarlyRefusal.send(rc, 415, problem);
                 return;
             }
             rc.next();
         }, 99);
+    }
+
+    private static boolean refused(java.util.List<String> headers) {
+        for (String h : headers) {
+            if (!isIdentity(h)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return true when every listed coding is "identity" (or the header is blank) */

@@ -142,23 +142,19 @@ public final class HashRing {
             return chunks[pos >>> CHUNK_SHIFT][((pos & CHUNK_MASK) << 1) + 1];
         }
 
+        /** The fenced bucket's positions, searched chunk by chunk (a bucket rarely spans two). */
         boolean contains(long hi, long lo) {
             int b = bucket(hi, bits);
-            int l = starts[b];
-            int h = starts[b + 1] - 1;
-            while (l <= h) {
-                int m = (l + h) >>> 1;
-                long[] c = chunks[m >>> CHUNK_SHIFT];
-                int i = (m & CHUNK_MASK) << 1;
-                long mh = c[i];
-                int cmp = mh < hi ? -1 : mh > hi ? 1 : Long.compare(c[i + 1], lo);
-                if (cmp < 0) {
-                    l = m + 1;
-                } else if (cmp > 0) {
-                    h = m - 1;
-                } else {
+            int from = starts[b];
+            int to = starts[b + 1];
+            while (from < to) {
+                int chunk = from >>> CHUNK_SHIFT;
+                int base = chunk << CHUNK_SHIFT;
+                int end = Math.min(to, base + CHUNK_HASHES);
+                if (PairSort.search(chunks[chunk], from - base, end - base, hi, lo)) {
                     return true;
                 }
+                from = end;
             }
             return false;
         }
