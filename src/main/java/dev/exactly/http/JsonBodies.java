@@ -89,13 +89,32 @@ public final class JsonBodies {
     }
 
     /**
+     * The 400 for a body the parser gave up on, shared by every JSON reader: a member name found
+     * twice (strict duplicate detection) is named as the field, at {@code index} when the reader
+     * knows which item it was in; other parse errors are "malformed JSON"; other read errors
+     * "unreadable body". Details never carry the parser's internals ({@link #readable}).
+     *
+     * @param e     what reading the body threw
+     * @param index the item being read (0-based), or null
+     * @return the problem to throw
+     */
+    public static ApiProblem unparsable(IOException e, Integer index) {
+        if (e instanceof JsonProcessingException j) {
+            String duplicate = duplicateKey(j);
+            return duplicate != null ? ApiProblem.invalid(index, duplicate, describe(j))
+                    : ApiProblem.invalid(null, null, "malformed JSON: " + describe(j));
+        }
+        return ApiProblem.invalid(null, null, "unreadable body: " + readable(e.getMessage()));
+    }
+
+    /**
      * The member name a strict parser found twice (StreamReadFeature.STRICT_DUPLICATE_DETECTION),
      * or null when {@code e} is another error.
      *
      * @param e the parser's exception
      * @return the duplicated name, e.g. "payload"
      */
-    public static String duplicateKey(JsonProcessingException e) {
+    static String duplicateKey(JsonProcessingException e) {
         String m = e.getOriginalMessage();
         if (m == null || !m.startsWith("Duplicate field '")) {
             return null;
@@ -132,10 +151,8 @@ public final class JsonBodies {
         JsonNode root;
         try {
             root = body.length == 0 ? null : STRICT.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + readable(e.getMessage()));
+            throw unparsable(e, null);
         }
         if (root == null || !root.isObject()) {
             throw ApiProblem.invalid(null, null, "the body must be a JSON object");

@@ -2,7 +2,6 @@ package dev.exactly.push;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.exactly.engine.PushCommand;
@@ -84,15 +83,8 @@ public final class PushRequestReader {
             if (p.nextToken() != null) {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
-        } catch (JsonProcessingException e) {
-            String duplicate = JsonBodies.duplicateKey(e);
-            if (duplicate != null) {
-                throw ApiProblem.invalid(index >= 0 ? index : null, index >= 0 ? duplicate : "items",
-                        "duplicate key \"" + duplicate + "\" (" + JsonBodies.describe(e) + ")");
-            }
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
+            throw JsonBodies.unparsable(e, index >= 0 ? index : null);
         }
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);

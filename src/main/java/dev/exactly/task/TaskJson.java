@@ -2,7 +2,6 @@ package dev.exactly.task;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.exactly.http.JsonBodies;
@@ -54,10 +53,8 @@ final class TaskJson {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
             return out;
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
+            throw JsonBodies.unparsable(e, null);
         }
     }
 

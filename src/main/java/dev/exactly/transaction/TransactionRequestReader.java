@@ -1,7 +1,6 @@
 package dev.exactly.transaction;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -88,10 +87,8 @@ public final class TransactionRequestReader {
             if (p.nextToken() != null) {
                 throw ApiProblem.invalid(null, null, "unexpected content after the JSON object");
             }
-        } catch (JsonProcessingException e) {
-            throw ApiProblem.invalid(null, null, "malformed JSON: " + dev.exactly.http.JsonBodies.describe(e));
         } catch (IOException e) {
-            throw ApiProblem.invalid(null, null, "unreadable body: " + JsonBodies.readable(e.getMessage()));
+            throw JsonBodies.unparsable(e, null);
         }
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);
