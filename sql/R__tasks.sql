@@ -142,3 +142,41 @@ BEGIN
     SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.seq;
 END
 $$;
+
+-- Deletes at most p_limit finished tasks (completed or dead) whose finished_at lies more than
+-- their queue's retention in the past, oldest first, skipping rows another transaction holds.
+-- One statement, one short transaction: no lock is held between steps.
+--   p_default_seconds: the retention of a queue without an override; 0 = keep forever.
+--   p_queues / p_seconds: per-queue overrides (same length; 0 = keep that queue's forever).
+-- Returns how many it deleted; fewer than p_limit means nothing more is due right now.
+CREATE OR REPLACE FUNCTION exactly.purge_finished_tasks(p_default_seconds integer, p_queues text[],
+                                                        p_seconds integer[], p_limit integer)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n        integer;
+    v_shortest integer;
+BEGIN
+    -- The shortest retention in force bounds the index walk; rows of queues kept longer are
+    -- filtered out row by row.
+    SELECT min(s) INTO v_shortest
+    FROM unnest(array_append(COALESCE(p_seconds, '{}'::integer[]), p_default_seconds)) AS s
+    WHERE s > 0;
+    IF v_shortest IS NULL THEN
+        RETURN 0;
+    END IF;
+    DELETE FROM exactly.tasks t
+    WHERE t.seq IN (
+        SELECT x.seq FROM exactly.tasks x
+        LEFT JOIN unnest(p_queues, p_seconds) AS o(queue, seconds) ON o.queue = x.queue
+        WHERE x.state IN ('completed', 'dead')
+          AND x.finished_at < now() - make_interval(secs => v_shortest)
+          AND COALESCE(o.seconds, p_default_seconds) > 0
+          AND x.finished_at < now() - make_interval(secs => COALESCE(o.seconds, p_default_seconds))
+        ORDER BY x.finished_at
+        LIMIT p_limit
+        FOR UPDATE OF x SKIP LOCKED);
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
+END
+$$;

@@ -8,7 +8,9 @@ package dev.exactly.retention;
  * @param purgedMessages message rows deleted (data older than the queue's retentionSeconds)
  * @param purgedHashes   transaction hashes deleted (below the data watermark and outside the
  *                       queue's deduplication window)
+ * @param purgedTasks    finished (completed or dead) tasks deleted past their queue's task retention
  * @param more           true when the run stopped at exactly.maintenance.max-steps with work left
  */
-public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, boolean more) {
+public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, long purgedTasks,
+                                boolean more) {
 }

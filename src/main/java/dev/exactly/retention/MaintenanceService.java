@@ -1,5 +1,6 @@
 package dev.exactly.retention;
 
+import dev.exactly.task.FinishedTaskPurge;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -11,7 +12,9 @@ import org.jboss.logging.Logger;
  * partition's row lock each), at most exactly.maintenance.max-steps steps per run. Steps run one
  * after another, so a run holds at most one partition lock at a time and never blocks pushes to
  * other partitions. Concurrent runs (scheduler and admin endpoint, or several instances) are safe:
- * each step re-reads its partition's watermarks under the lock.
+ * each step re-reads its partition's watermarks under the lock. Then, within the same step budget,
+ * it deletes finished tasks past their queue's task retention ({@link FinishedTaskPurge}), also in
+ * bounded steps of one short transaction each.
  */
 @ApplicationScoped
 public class MaintenanceService {
@@ -19,11 +22,13 @@ public class MaintenanceService {
     private static final Logger LOG = Logger.getLogger(MaintenanceService.class);
 
     private final RetentionRepository repository;
+    private final FinishedTaskPurge tasks;
     private final MaintenanceConfig config;
 
     /** Constructor injection. */
-    public MaintenanceService(RetentionRepository repository, MaintenanceConfig config) {
+    public MaintenanceService(RetentionRepository repository, FinishedTaskPurge tasks, MaintenanceConfig config) {
         this.repository = repository;
+        this.tasks = tasks;
         this.config = config;
     }
 
@@ -34,22 +39,29 @@ public class MaintenanceService {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<MaintenanceReport> run() {
-        return repository.candidates().flatMap(ids -> purge(ids, 0, new Totals(ids.size())))
+        return repository.candidates()
+                .flatMap(ids -> {
+                    Totals totals = new Totals(ids.size());
+                    return purge(ids, 0, totals).flatMap(partitionsDone -> partitionsDone
+                            ? purgeTasks(totals) : Uni.createFrom().item(totals.report(true)));
+                })
                 .invoke(r -> {
-                    if (r.purgedMessages() > 0 || r.purgedHashes() > 0) {
-                        LOG.infof("maintenance: purged %d messages and %d transaction hashes in %d steps over %d partitions%s",
-                                r.purgedMessages(), r.purgedHashes(), r.steps(), r.partitions(),
+                    if (r.purgedMessages() > 0 || r.purgedHashes() > 0 || r.purgedTasks() > 0) {
+                        LOG.infof("maintenance: purged %d messages and %d transaction hashes over %d partitions, "
+                                        + "and %d finished tasks, in %d steps%s",
+                                r.purgedMessages(), r.purgedHashes(), r.partitions(), r.purgedTasks(), r.steps(),
                                 r.more() ? " (step budget reached, more to do)" : "");
                     }
                 });
     }
 
-    private Uni<MaintenanceReport> purge(List<Long> ids, int at, Totals totals) {
+    /** Purges the partitions from {@code at} on; the item is true when all are done within the budget. */
+    private Uni<Boolean> purge(List<Long> ids, int at, Totals totals) {
         if (at >= ids.size()) {
-            return Uni.createFrom().item(totals.report(false));
+            return Uni.createFrom().item(true);
         }
         if (totals.steps >= config.maxSteps()) {
-            return Uni.createFrom().item(totals.report(true));
+            return Uni.createFrom().item(false);
         }
         return repository.purge(ids.get(at), config.batchSize()).flatMap(step -> {
             totals.steps++;
@@ -62,18 +74,31 @@ public class MaintenanceService {
         });
     }
 
+    /** Deletes finished tasks past retention, a step at a time, until none is due or the budget is spent. */
+    private Uni<MaintenanceReport> purgeTasks(Totals totals) {
+        if (totals.steps >= config.maxSteps()) {
+            return Uni.createFrom().item(totals.report(true));
+        }
+        return tasks.step(config.batchSize()).flatMap(deleted -> {
+            totals.steps++;
+            totals.tasks += deleted;
+            return deleted < config.batchSize() ? Uni.createFrom().item(totals.report(false)) : purgeTasks(totals);
+        });
+    }
+
     private static final class Totals {
         final int partitions;
         int steps;
         long messages;
         long hashes;
+        long tasks;
 
         Totals(int partitions) {
             this.partitions = partitions;
         }
 
         MaintenanceReport report(boolean more) {
-            return new MaintenanceReport(partitions, steps, messages, hashes, more);
+            return new MaintenanceReport(partitions, steps, messages, hashes, tasks, more);
         }
     }
 }

@@ -2,6 +2,8 @@ package dev.exactly.task;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.util.Map;
+import java.util.OptionalInt;
 
 /** Limits of the task API, under the {@code exactly.tasks.} prefix (SmallRye Config). */
 @ConfigMapping(prefix = "exactly.tasks")
@@ -26,4 +28,28 @@ public interface TaskConfig {
     /** Longest lease a claim may ask for, in seconds (default one day). */
     @WithDefault("86400")
     int maxLeaseSeconds();
+
+    /**
+     * How long a completed or dead task is kept after it finished, in seconds (default three
+     * days); 0 keeps finished tasks forever. The maintenance job purges them.
+     */
+    @WithDefault("259200")
+    int retentionSeconds();
+
+    /** Most tasks one listing page may hold ({@code limit} of GET /api/v1/tasks). */
+    @WithDefault("1000")
+    int maxPageSize();
+
+    /**
+     * Per-queue settings, keyed by queue name ({@code exactly.tasks.queues."<queue>".*}; quote
+     * a name that holds dots).
+     */
+    Map<String, QueueSettings> queues();
+
+    /** One task queue's own settings. */
+    interface QueueSettings {
+
+        /** This queue's retention of finished tasks, in seconds (0 = forever); absent = the default. */
+        OptionalInt retentionSeconds();
+    }
 }

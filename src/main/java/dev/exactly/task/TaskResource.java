@@ -89,6 +89,55 @@ public class TaskResource {
         });
     }
 
+    /** The state labels a listing may filter on. */
+    private static final List<String> STATES = List.of("queued", "scheduled", "running", "retrying", "completed", "dead");
+
+    /** Lists a queue's tasks, in enqueue order, a page at a time. */
+    @GET
+    @Operation(summary = "List a queue's tasks, optionally of one state, a page at a time",
+            description = "?queue= (default \"default\"), ?state= (queued, scheduled, running, retrying, completed "
+                    + "or dead; all when absent), ?limit= (1 to exactly.tasks.max-page-size, default 100), ?after= "
+                    + "(the previous page's next cursor). Answer: {\"tasks\":[...], \"next\"?}: tasks in enqueue "
+                    + "order; next is absent on the last page. Finished tasks are listed until the maintenance job "
+                    + "purges them (exactly.tasks.retention-seconds).")
+    public Uni<TaskListResponse> list(@QueryParam("queue") String queue, @QueryParam("state") String state,
+                                      @QueryParam("limit") String limit, @QueryParam("after") String after) {
+        String q = queue(queue);
+        List<FieldError> errors = new ArrayList<>();
+        if (state != null && !STATES.contains(state)) {
+            errors.add(new FieldError(null, "state", "must be one of " + String.join(", ", STATES)));
+        }
+        int size = 100;
+        if (limit != null) {
+            size = (int) wholeNumber(limit, 1, config.maxPageSize(), "limit", errors);
+        }
+        long cursor = 0;
+        if (after != null) {
+            cursor = wholeNumber(after, 1, Long.MAX_VALUE, "after", errors);
+        }
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return tasks.list(q, state, cursor, size).map(page -> new TaskListResponse(
+                page.tasks().stream().map(t -> TaskView.of(t, false)).toList(),
+                page.next() == null ? null : Long.toString(page.next())));
+    }
+
+    private static long wholeNumber(String text, long min, long max, String field, List<FieldError> errors) {
+        try {
+            long v = Long.parseLong(text);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        errors.add(new FieldError(null, field, "limit".equals(field)
+                ? "must be a whole number from " + min + " to " + max
+                : "must be the next cursor of an earlier page"));
+        return min;
+    }
+
     /** Claims tasks for a worker. */
     @POST
     @Path("/claim")

@@ -41,6 +41,16 @@ public class TaskService {
         return store.claim(c);
     }
 
+    /**
+     * One page of a queue's tasks in enqueue order.
+     *
+     * @param label the state a client sees, or null for all
+     * @param after the previous page's cursor, 0 for the first page
+     */
+    public Uni<TaskStore.TaskPage> list(String queue, String label, long after, int limit) {
+        return store.list(queue, label, after, limit);
+    }
+
     /** @return the task, or null when none has that id in that queue */
     public Uni<StoredTask> find(String queue, String taskId) {
         return store.find(queue, taskId);

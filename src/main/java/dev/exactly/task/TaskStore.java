@@ -10,6 +10,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -55,6 +56,16 @@ public class TaskStore {
     /** A running task whose lease is still held can only be deleted with that lease. */
     private static final String DELETE = "DELETE FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2 "
             + "AND (t.state <> 'running' OR t.lease_expires_at <= now() OR t.lease_id = $3) RETURNING " + COLUMNS;
+
+    /**
+     * One page of a queue's tasks in enqueue order after a cursor (the last row's seq); $2 the
+     * state label to keep (null = all), $3 the stored state behind it.
+     */
+    private static final String LIST = "SELECT " + COLUMNS + ", t.seq FROM exactly.tasks t WHERE t.queue = $1 "
+            + "AND ($2::text IS NULL OR (t.state = $3 AND exactly.task_state_label(t.state, t.run_at) = $2)) "
+            + "AND t.seq > $4 ORDER BY t.seq LIMIT $5";
+
+    private static final String PURGE_FINISHED = "SELECT exactly.purge_finished_tasks($1, $2, $3, $4)";
 
     private final Pool pool;
 
@@ -151,6 +162,65 @@ public class TaskStore {
         return pool.preparedQuery(DELETE).execute(Tuple.of(queue, taskId, leaseId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskStore::first);
+    }
+
+    /**
+     * One page of a queue's tasks, in enqueue order.
+     *
+     * @param label the state a client sees (queued, scheduled, running, retrying, completed,
+     *              dead), or null for every task
+     * @param after the cursor: the seq of the previous page's last task (0 for the first page)
+     * @param limit most tasks on the page
+     * @return the page; {@code next} is the cursor of the following page, or null when this was the last
+     */
+    public Uni<TaskPage> list(String queue, String label, long after, int limit) {
+        String stored = label == null ? null : "scheduled".equals(label) ? "queued" : label;
+        Tuple args = Tuple.of(queue, label, stored, after, limit + 1);
+        return pool.preparedQuery(LIST).execute(args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<StoredTask> tasks = new ArrayList<>(Math.min(rows.size(), limit));
+                    long last = after;
+                    for (Row r : rows) {
+                        if (tasks.size() == limit) {
+                            return new TaskPage(tasks, last);
+                        }
+                        tasks.add(toTask(r));
+                        last = r.getLong("seq");
+                    }
+                    return new TaskPage(tasks, null);
+                });
+    }
+
+    /**
+     * A page of tasks and the cursor after it.
+     *
+     * @param tasks the tasks, in enqueue order
+     * @param next  the seq to list after for the next page, or null when there is none
+     */
+    public record TaskPage(List<StoredTask> tasks, Long next) {
+    }
+
+    /**
+     * Deletes one bounded step of finished tasks past their queue's retention, through
+     * exactly.purge_finished_tasks (one short transaction).
+     *
+     * @param defaultSeconds retention of queues without an override (0 = forever)
+     * @param overrides      per-queue retention in seconds (0 = forever)
+     * @param limit          most tasks to delete
+     * @return how many were deleted (fewer than {@code limit}: nothing more is due now)
+     */
+    public Uni<Integer> purgeFinished(int defaultSeconds, Map<String, Integer> overrides, int limit) {
+        String[] queues = overrides.keySet().toArray(new String[0]);
+        Integer[] seconds = new Integer[queues.length];
+        for (int i = 0; i < queues.length; i++) {
+            seconds[i] = overrides.get(queues[i]);
+        }
+        Tuple args = Tuple.tuple().addInteger(defaultSeconds).addArrayOfString(queues)
+                .addArrayOfInteger(seconds).addInteger(limit);
+        return pool.preparedQuery(PURGE_FINISHED).execute(args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.iterator().next().getInteger(0));
     }
 
     private static StoredTask first(RowSet<Row> rows) {

@@ -1,0 +1,42 @@
+package dev.exactly.task;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Task retention: one bounded step of deleting completed and dead tasks that finished longer
+ * ago than their queue's retention ({@code exactly.tasks.retention-seconds}, overridden per queue
+ * by {@code exactly.tasks.queues."<queue>".retention-seconds}; 0 keeps them forever). The
+ * maintenance job calls it until a step deletes fewer than it may.
+ */
+@ApplicationScoped
+public class FinishedTaskPurge {
+
+    private final TaskStore store;
+    private final int defaultSeconds;
+    private final Map<String, Integer> overrides = new LinkedHashMap<>();
+
+    /** Constructor injection; reads the retention settings once. */
+    public FinishedTaskPurge(TaskStore store, TaskConfig config) {
+        this.store = store;
+        this.defaultSeconds = config.retentionSeconds();
+        config.queues().forEach((queue, settings) ->
+                settings.retentionSeconds().ifPresent(s -> overrides.put(queue, s)));
+        if (defaultSeconds < 0 || overrides.values().stream().anyMatch(s -> s < 0)) {
+            throw new IllegalArgumentException("exactly.tasks retention-seconds must be 0 (keep forever) or more");
+        }
+    }
+
+    /**
+     * Deletes at most {@code limit} finished tasks that are past their retention, oldest first, in
+     * one short transaction.
+     *
+     * @return how many were deleted
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<Integer> step(int limit) {
+        return store.purgeFinished(defaultSeconds, overrides, limit);
+    }
+}
