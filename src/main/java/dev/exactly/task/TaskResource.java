@@ -199,6 +199,22 @@ public class TaskResource {
         return tasks.fail(q, id, f.leaseId(), f.error()).map(ch -> answer(q, id, ch));
     }
 
+    /** Extends a claimed task's lease (a heartbeat). */
+    @POST
+    @Path("/{id}/extend")
+    @Operation(summary = "Extend a claimed task's lease (heartbeat)",
+            description = "Body: {\"leaseId\", \"leaseSeconds\"? (exactly.tasks.default-lease-seconds; at most "
+                    + "exactly.tasks.max-lease-seconds)}; ?queue= names the queue (default \"default\"). The lease "
+                    + "then ends leaseSeconds from now; the answer is the task with its new leaseExpiresAt. Only the "
+                    + "current, unexpired lease can be extended: an expired or taken-over lease gets 409.")
+    public Uni<TaskView> extend(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
+        checkSize(body);
+        String q = queue(queue);
+        checkId(id);
+        WorkerRequestReader.Extension e = workerReader.extension(body);
+        return tasks.extend(q, id, e.leaseId(), e.leaseSeconds()).map(ch -> answer(q, id, ch));
+    }
+
     /** Deletes a task. */
     @DELETE
     @Path("/{id}")

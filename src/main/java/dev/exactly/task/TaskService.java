@@ -72,6 +72,15 @@ public class TaskService {
     }
 
     /**
+     * Extends a task's lease to end {@code seconds} from now, under its current, unexpired lease;
+     * otherwise changes nothing and says why (an expired or taken-over lease cannot be revived).
+     */
+    public Uni<LeasedChange> extend(String queue, String taskId, UUID leaseId, int seconds) {
+        return store.extend(queue, taskId, leaseId, seconds)
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+    }
+
+    /**
      * Deletes a task. A running task whose lease is still held needs that lease; any other task
      * (queued, scheduled, retrying, completed, dead, or running on an expired lease) is deleted
      * without one.

@@ -53,6 +53,9 @@ public class TaskStore {
             + "last_error = $4, lease_id = NULL, lease_expires_at = NULL, updated_at = now() "
             + "WHERE " + HELD + " RETURNING " + COLUMNS;
 
+    private static final String EXTEND = "UPDATE exactly.tasks t SET lease_expires_at = now() + make_interval(secs => $4), "
+            + "updated_at = now() WHERE " + HELD + " RETURNING " + COLUMNS;
+
     /** A running task whose lease is still held can only be deleted with that lease. */
     private static final String DELETE = "DELETE FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2 "
             + "AND (t.state <> 'running' OR t.lease_expires_at <= now() OR t.lease_id = $3) RETURNING " + COLUMNS;
@@ -148,6 +151,18 @@ public class TaskStore {
      */
     public Uni<StoredTask> fail(String queue, String taskId, UUID leaseId, String error) {
         return pool.preparedQuery(FAIL).execute(Tuple.of(queue, taskId, leaseId, error))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(TaskStore::first);
+    }
+
+    /**
+     * Extends a lease (a worker's heartbeat): if the task is running under {@code leaseId} and the
+     * lease has not expired, the lease now ends {@code seconds} from now.
+     *
+     * @return the task with its new expiry, or null when the guard did not hold (nothing was changed)
+     */
+    public Uni<StoredTask> extend(String queue, String taskId, UUID leaseId, int seconds) {
+        return pool.preparedQuery(EXTEND).execute(Tuple.of(queue, taskId, leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskStore::first);
     }

@@ -9,7 +9,8 @@ import java.util.UUID;
 
 /**
  * Reads and validates the workers' bodies: claim {@code {"queue"?,"types"?,"limit"?,"leaseSeconds"?}},
- * complete {@code {"leaseId","result"?}} and fail {@code {"leaseId","error"}}. Unknown fields and
+ * complete {@code {"leaseId","result"?}}, fail {@code {"leaseId","error"}} and extend
+ * {@code {"leaseId","leaseSeconds"?}}. Unknown fields and
  * duplicate member names are refused.
  *
  * @throws dev.exactly.problem.ApiProblem (400) naming the field
@@ -37,6 +38,15 @@ public final class WorkerRequestReader {
      * @param error   what went wrong
      */
     public record Failure(UUID leaseId, String error) {
+    }
+
+    /**
+     * A lease extension.
+     *
+     * @param leaseId      the lease the claim handed out
+     * @param leaseSeconds the lease's new length, counted from now, in seconds
+     */
+    public record Extension(UUID leaseId, int leaseSeconds) {
     }
 
     private final TaskConfig config;
@@ -165,6 +175,32 @@ public final class WorkerRequestReader {
                 throw TaskJson.invalid("tasks", errors);
             }
             return new Failure(leaseId, error);
+        });
+    }
+
+    /** An extend body {@code {"leaseId","leaseSeconds"?}} (leaseSeconds defaults to the claim default). */
+    public Extension extension(byte[] body) {
+        return TaskJson.parse(body, "{\"leaseId\",\"leaseSeconds\"?}", p -> {
+            List<FieldError> errors = new ArrayList<>();
+            String lease = null;
+            Integer seconds = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                switch (name) {
+                    case "leaseId" -> lease = TaskJson.string(p, null, name, errors);
+                    case "leaseSeconds" -> seconds = TaskJson.integer(p, null, name, 1, config.maxLeaseSeconds(), errors);
+                    default -> {
+                        errors.add(new FieldError(null, name, "unknown field"));
+                        p.skipChildren();
+                    }
+                }
+            }
+            UUID leaseId = leaseId(lease, errors);
+            if (!errors.isEmpty()) {
+                throw TaskJson.invalid("tasks", errors);
+            }
+            return new Extension(leaseId, seconds == null ? config.defaultLeaseSeconds() : seconds);
         });
     }
 
