@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.consume.DeadLetters;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
@@ -14,6 +15,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -25,19 +27,78 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 /**
  * Queue options: POST /api/v1/configure (full replace: an omitted option returns to its
  * default, and the answer lists each one it reset), PATCH /api/v1/queues/{queue} (merge) and
- * GET /api/v1/queues/{queue}.
+ * GET /api/v1/queues/{queue}; the operators' figures: GET /api/v1/queues (paged) and
+ * GET /api/v1/queues/{queue}/stats.
  */
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
 
+    /** Most queues one listing page may hold. */
+    static final int MAX_PAGE = 1000;
+
     private final QueueRepository queues;
+    private final QueueStatsRepository stats;
     private final DedupCache cache;
 
     /** Constructor injection; the cache is told of every options change made here. */
-    public QueueResource(QueueRepository queues, DedupCache cache) {
+    public QueueResource(QueueRepository queues, QueueStatsRepository stats, DedupCache cache) {
         this.queues = queues;
+        this.stats = stats;
         this.cache = cache;
+    }
+
+    /** The queues in name order, a page at a time, with their options, partitions and messages. */
+    @GET
+    @Path("/queues")
+    @Operation(summary = "List the queues (paged, by name) with their options, partitions and messages stored",
+            description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor). Answer: "
+                    + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
+                    + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
+    public Uni<QueueListResponse> list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
+        int size = 100;
+        if (limit != null) {
+            try {
+                size = Integer.parseInt(limit);
+            } catch (NumberFormatException e) {
+                size = 0;
+            }
+            if (size < 1 || size > MAX_PAGE) {
+                throw ApiProblem.invalid(null, "limit", "must be a whole number from 1 to " + MAX_PAGE);
+            }
+        }
+        if (after != null && Names.checkName(after) != null) {
+            throw ApiProblem.invalid(null, "after", "must be the next cursor of an earlier page");
+        }
+        int pageSize = size;
+        return stats.page(after, pageSize + 1).map(rows -> {
+            boolean more = rows.size() > pageSize;
+            List<QueueStatsRepository.QueueSize> page = more ? rows.subList(0, pageSize) : rows;
+            return new QueueListResponse(page.stream().map(QueueListResponse.Entry::of).toList(),
+                    more ? page.get(page.size() - 1).queue().name() : null);
+        });
+    }
+
+    /** A queue's partitions, messages, dead letters and per-group lag; 404 when it does not exist. */
+    @GET
+    @Path("/queues/{queue}/stats")
+    @Operation(summary = "A queue's figures: partitions, messages stored, lag and oldest undelivered age per "
+            + "consumer group, dead-letter depth",
+            description = "Each figure is read from one database snapshot without locks. lag counts the messages a "
+                    + "group has not settled (acked completed or dead-lettered), over every partition; a group is "
+                    + "listed once it has popped from the queue.")
+    public Uni<QueueStats> stats(@PathParam("queue") String queue) {
+        checkQueueName(queue);
+        String dlq = DeadLetters.queueOf(queue);
+        return stats.size(queue).flatMap(size -> {
+            if (size == null) {
+                throw ApiProblem.notFound("no queue named '" + queue + "'");
+            }
+            return stats.size(dlq).flatMap(dead -> stats.groups(queue).map(groups -> new QueueStats(queue,
+                    size.partitions(), size.messages(), dlq, dead == null ? 0 : dead.messages(),
+                    groups.stream().map(g -> new QueueStats.Group(g.group(), g.lag(), g.oldest(), g.ageSeconds()))
+                            .toList())));
+        });
     }
 
     /**

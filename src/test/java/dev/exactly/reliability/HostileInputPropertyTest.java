@@ -18,6 +18,7 @@ import dev.exactly.problem.ProblemMappers;
 import dev.exactly.push.PushResource;
 import dev.exactly.queue.QueueRepository;
 import dev.exactly.queue.QueueResource;
+import dev.exactly.queue.QueueStatsRepository;
 import dev.exactly.testing.TestDatabase;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -71,7 +72,7 @@ class HostileInputPropertyTest {
         pool = TestDatabase.pool(vertx, db, 4);
         pool.query("SELECT 1").executeAndAwait();
         push = new PushResource(new PushEngine(new PushStore(pool), DedupCache.DISABLED), config());
-        configure = new QueueResource(new QueueRepository(pool), DedupCache.DISABLED);
+        configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool), DedupCache.DISABLED);
     }
 
     @AfterContainer

@@ -1,0 +1,50 @@
+-- Queue figures for operators (GET /api/v1/queues, GET /api/v1/queues/{queue}/stats and the
+-- exactly_queue_* gauges). Read-only, no locks: each figure is as of the statement's snapshot.
+-- Messages stored are counted from the partitions' watermarks, not by scanning messages:
+-- offsets are dense, so a partition holds last_offset + 1 - data_start messages.
+
+-- One page of queues by name after p_after (NULL = from the first), with their partition and
+-- message counts; p_only names the one queue to read (NULL = any).
+CREATE OR REPLACE FUNCTION exactly.queue_page(p_after text, p_only text, p_limit integer)
+RETURNS TABLE (r_id bigint, r_name text, r_partitions bigint, r_messages bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT q.id, q.name, count(p.id), COALESCE(sum(p.last_offset + 1 - p.data_start), 0)::bigint
+    FROM exactly.queues q
+    LEFT JOIN exactly.partitions p ON p.queue_id = q.id
+    WHERE (p_after IS NULL OR q.name > p_after) AND (p_only IS NULL OR q.name = p_only)
+    GROUP BY q.id, q.name
+    ORDER BY q.name
+    LIMIT p_limit
+$$;
+
+-- Per consumer group of a queue (every group that has a cursor on one of its partitions): the
+-- messages not yet settled for that group (lag: from the group's cursor, or from the data
+-- watermark where nothing was consumed, to the partition's last offset, less those settled
+-- ahead of the cursor) and the creation time of the oldest of them (the message at each
+-- partition's cursor; NULL when none is waiting).
+CREATE OR REPLACE FUNCTION exactly.queue_group_lag(p_queue text)
+RETURNS TABLE (r_group text, r_lag bigint, r_oldest timestamptz)
+LANGUAGE sql STABLE AS $$
+    WITH p AS (
+        SELECT p.id, p.last_offset, p.data_start
+        FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+        WHERE q.name = p_queue
+    ), g AS (
+        SELECT DISTINCT c.consumer_group FROM exactly.consumer_cursors c JOIN p ON p.id = c.partition_id
+    ), pg AS (
+        SELECT g.consumer_group, p.id, p.last_offset,
+               greatest(COALESCE(c.next_offset, 0), p.data_start) AS start
+        FROM g CROSS JOIN p
+        LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = g.consumer_group
+    )
+    SELECT pg.consumer_group,
+           sum(greatest(pg.last_offset + 1 - pg.start, 0)
+               - (SELECT count(*) FROM exactly.deliveries d
+                  WHERE d.partition_id = pg.id AND d.consumer_group = pg.consumer_group
+                    AND d.settled AND d."offset" >= pg.start AND d."offset" <= pg.last_offset))::bigint,
+           min((SELECT m.created_at FROM exactly.messages m
+                WHERE m.partition_id = pg.id AND m."offset" = pg.start AND pg.start <= pg.last_offset))
+    FROM pg
+    GROUP BY pg.consumer_group
+    ORDER BY pg.consumer_group
+$$;

@@ -1,0 +1,32 @@
+package dev.exactly.queue;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/**
+ * A queue's figures (GET /api/v1/queues/{queue}/stats), each as of one database snapshot.
+ *
+ * @param queue           queue name
+ * @param partitions      partitions it has
+ * @param messages        messages it stores (kept data; retention-purged ones are not counted)
+ * @param deadLetterQueue the name of its dead-letter queue
+ * @param deadLetters     messages stored in the dead-letter queue (0 when it does not exist yet)
+ * @param consumerGroups  every consumer group that has read from the queue, by name
+ */
+public record QueueStats(String queue, long partitions, long messages, String deadLetterQueue, long deadLetters,
+                         List<Group> consumerGroups) {
+
+    /**
+     * A consumer group's backlog.
+     *
+     * @param group                       group name
+     * @param lag                         messages not yet settled for the group (not acked
+     *                                    completed, not dead-lettered), over all partitions
+     * @param oldestUndeliveredAt         when the oldest of them was stored; absent when none waits
+     * @param oldestUndeliveredAgeSeconds its age in seconds by the database clock; absent when none waits
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Group(String group, long lag, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds) {
+    }
+}

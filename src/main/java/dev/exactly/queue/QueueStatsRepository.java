@@ -1,0 +1,110 @@
+package dev.exactly.queue;
+
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Data access for the operators' queue figures (functions in sql/R__stats.sql): a page of queues
+ * with their partition and message counts, and a queue's per-consumer-group lag. Read-only; each
+ * figure is as of one statement's snapshot, without locks.
+ */
+@ApplicationScoped
+public class QueueStatsRepository {
+
+    private static final String OPTION_COLUMNS = Arrays.stream(QueueOption.values()).map(o -> "q." + o.column())
+            .collect(Collectors.joining(", "));
+
+    private static final String PAGE = "SELECT s.r_name, s.r_partitions, s.r_messages, " + OPTION_COLUMNS
+            + ", q.created_at, q.updated_at FROM exactly.queue_page($1, $2, $3) s JOIN exactly.queues q ON q.id = s.r_id "
+            + "ORDER BY s.r_name";
+
+    private static final String GROUPS = "SELECT r_group, r_lag, r_oldest, "
+            + "extract(epoch FROM clock_timestamp() - r_oldest)::float8 AS age FROM exactly.queue_group_lag($1)";
+
+    private final Pool pool;
+
+    /** Constructor injection. */
+    public QueueStatsRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * A queue with its size.
+     *
+     * @param queue      the queue and its options
+     * @param partitions partitions it has
+     * @param messages   messages it stores (kept data; purged messages are not counted)
+     */
+    public record QueueSize(QueueRepository.StoredQueue queue, long partitions, long messages) {
+    }
+
+    /**
+     * One consumer group's backlog on a queue.
+     *
+     * @param group      the consumer group
+     * @param lag        messages not yet settled (acked completed or dead-lettered) for the group
+     * @param oldest     creation time of the oldest of them, or null when none waits
+     * @param ageSeconds its age by the database clock, seconds, or null
+     */
+    public record GroupLag(String group, long lag, OffsetDateTime oldest, Double ageSeconds) {
+    }
+
+    /**
+     * Queues in name order after {@code after}.
+     *
+     * @param after the last name of the previous page, or null for the first page
+     * @param limit most queues
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<QueueSize>> page(String after, int limit) {
+        return sizes(after, null, limit);
+    }
+
+    /** @return the queue's size, or null when it does not exist */
+    public Uni<QueueSize> size(String queue) {
+        return sizes(null, queue, 1).map(l -> l.isEmpty() ? null : l.get(0));
+    }
+
+    private Uni<List<QueueSize>> sizes(String after, String only, int limit) {
+        return pool.preparedQuery(PAGE).execute(Tuple.of(after, only, limit))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<QueueSize> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        EnumMap<QueueOption, Integer> m = new EnumMap<>(QueueOption.class);
+                        for (QueueOption o : QueueOption.values()) {
+                            m.put(o, r.getInteger(o.column()));
+                        }
+                        QueueRepository.StoredQueue q = new QueueRepository.StoredQueue(r.getString("r_name"),
+                                QueueOptions.defaults().with(m), r.getOffsetDateTime("created_at"),
+                                r.getOffsetDateTime("updated_at"));
+                        out.add(new QueueSize(q, r.getLong("r_partitions"), r.getLong("r_messages")));
+                    }
+                    return out;
+                });
+    }
+
+    /** @return the backlog of every consumer group that has read from the queue, by group name */
+    public Uni<List<GroupLag>> groups(String queue) {
+        return pool.preparedQuery(GROUPS).execute(Tuple.of(queue))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<GroupLag> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new GroupLag(r.getString("r_group"), r.getLong("r_lag"),
+                                r.getOffsetDateTime("r_oldest"), r.getDouble("age")));
+                    }
+                    return out;
+                });
+    }
+}
