@@ -280,7 +280,7 @@ final class Report {
         }
         line("One fork, 2 × 1 s warm-up, 3 × 1 s measurement (short: indicative; the ± is JMH's 99.9% interval");
         line("and is wide on a busy machine). RequestGrouping.of includes minting a UUIDv7 and hashing per item.");
-        line("CacheMembershipBench: the warm cache's HashRing of one partition, lookups of hashes that are not");
+        line("CacheMembershipBench: the warm cache's SortedRuns of one partition, lookups of hashes that are not");
         line("resident (a new transactionId's common case), one at a time and as a 100-hash segment.");
         line();
         line("| benchmark | parameters | score | unit |");

@@ -10,13 +10,14 @@ import java.util.List;
  * One partition's cache entry. Every field except the volatile ones is guarded by the entry's own
  * monitor; no other entry's lock is ever taken while holding it.
  *
- * <p>The validity rule (spec, "The broker cache"): in state {@link State#READY} the ring holds
- * every hash stored in the partition at an offset at or below {@link #verifiedUpto} that is still
- * inside a window of {@link #window} seconds (plus the skew slack), and possibly more.
+ * <p>The validity rule: in state {@link State#READY} {@link #resident} holds every hash stored in the
+ * partition at an offset at or below {@link #verifiedUpto} that is still inside a window of
+ * {@link #window} seconds (plus the skew slack), and possibly more. Only then may the cache vouch
+ * that none of a segment's hashes occurs at or below {@code verifiedUpto}.
  */
 final class PartitionEntry {
 
-    /** Accounted bytes of an entry besides its ring: the entry, its map node, key and ring deque. */
+    /** Accounted bytes of an entry besides its hashes: the entry, its map node and key. */
     static final long ENTRY_BYTES = 256;
 
     /** Window value of an entry whose queue did not exist when it was hydrated (content is empty). */
@@ -47,8 +48,8 @@ final class PartitionEntry {
             for (int j = 0; j < dup.length; j++) {
                 if (!dup[j]) {
                     byte[] h = items.get(j).hash();
-                    pairs[2 * k] = HashRing.high(h);
-                    pairs[2 * k + 1] = HashRing.low(h);
+                    pairs[2 * k] = ResidentHashes.high(h);
+                    pairs[2 * k + 1] = ResidentHashes.low(h);
                     offsets[k] = o.offsets()[j];
                     k++;
                 }
@@ -75,7 +76,8 @@ final class PartitionEntry {
      * below it was read by that load, so a commit notice ending at or below it is already held.
      */
     long loadedUpto = -1;
-    HashRing ring = new HashRing();
+    /** The resident hashes (replaced by a fresh set on a full hydration and on eviction). */
+    ResidentHashes resident;
     /** When id, window and allocator watermark were last confirmed (hydration or commit). */
     long memoAt;
     /** A failed load is not retried before this time. */
@@ -93,8 +95,9 @@ final class PartitionEntry {
     /** Last bound() or committed() touching this partition, in ticker milliseconds. */
     volatile long lastUsed;
 
-    PartitionEntry(PartitionKey key) {
+    PartitionEntry(PartitionKey key, ResidentHashes resident) {
         this.key = key;
+        this.resident = resident;
     }
 
     void buffer(Commit c, int max) {
@@ -111,6 +114,6 @@ final class PartitionEntry {
     @Override
     public String toString() {
         return key + "[" + state + ", verifiedUpto=" + verifiedUpto + ", window=" + window + ", hashes="
-                + (ring == null ? 0 : ring.hashes()) + (needsFull ? ", needsFull" : "") + "]";
+                + (resident == null ? 0 : resident.hashes()) + (needsFull ? ", needsFull" : "") + "]";
     }
 }

@@ -99,7 +99,7 @@ public final class TxnHashReader implements HydrationSource {
                 }
                 expected[0]++;
                 byte[] h = TransactionHash.of(row.getString(1));
-                return sink.accept(off, HashRing.high(h), HashRing.low(h), row.getLong(2));
+                return sink.accept(off, ResidentHashes.high(h), ResidentHashes.low(h), row.getLong(2));
             }).map(all -> new Snapshot(p.window, p.id, p.last, all && expected[0] == p.last + 1));
         })).onFailure().transform(DatabaseErrors.CLASSIFY);
     }

@@ -6,25 +6,32 @@ import dev.exactly.engine.ProbeBound;
 import dev.exactly.engine.PushItem;
 import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.engine.cache.PartitionEntry.Commit;
+import dev.exactly.engine.cache.MemoryGovernor.Admission;
 import dev.exactly.engine.cache.PartitionEntry.State;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
  * The warm-instance dedup cache: per partition, the hashes stored within the deduplication window,
  * used only to send a narrower probe (a p_verified watermark) with a segment. It never decides a
  * verdict: the store probes (watermark, last_offset] under the partition's row lock either way,
- * and a resident hash only routes the segment to the full probe. (Spec: queen-deduplication.md,
- * "The broker cache, and what it is allowed to do", "How the hashes are stored", "Under memory
- * pressure", "Sharded per-partition locks".)
+ * and a resident hash only routes the segment to the full probe.
+ *
+ * <h2>Design</h2>
+ * Three parts, one job each. This class holds the validity rules and drives hydration (reads from
+ * a {@link HydrationSource} in the background); a {@link ResidentHashes} per partition stores the
+ * hashes ({@link SortedRuns} unless another factory is given); the {@link MemoryGovernor} keeps
+ * all partitions under the memory cap. The rules are those the Queen message queue's
+ * documentation gives for its broker's dedup cache ("Deduplication", sections "The broker cache,
+ * and what it is allowed to do" and "Sharded per-partition locks"): the cache's one output is a
+ * watermark below which it vouches that none of a segment's hashes occurs, "-1" (probe the whole
+ * window) is always a sound answer, entries are born complete, and an interleave gap disqualifies
+ * an entry at once.
  *
  * <h2>Rules</h2>
  * <ul>
@@ -46,40 +53,29 @@ import org.jboss.logging.Logger;
  * <li><b>Memo TTL.</b> An entry whose facts (id, window, allocator watermark) were last confirmed
  * more than 30 s ago answers -1 once; that push's outcome confirms them again.</li>
  * <li><b>Local hit.</b> A resident hash answers -1 (a hint, never a verdict).</li>
- * <li><b>Expiry.</b> Block-granular: a block is dropped when its newest hash is older than
- * window + slack (block times are stored in this process's clock, converted from the database's
- * row ages on the safe side).</li>
- * <li><b>Memory.</b> A full rehydration is admitted only if everything but the partition's own
- * bytes plus its estimated footprint stays under 90% of the cap, evicting least-recently-used
- * partitions not used within 5 s to make room; otherwise the partition is suppressed (answers -1)
- * for a 30 s cooldown, with one warning per minute process-wide. Partitions with no footprint
- * history estimate an empty window and are always admitted; cheap admissions (vouching entries,
- * gap heals) are never gated. If growth takes the cache over its cap, non-recent partitions are
- * evicted, then the partition that grew is suppressed. Cooldown and footprint maps are soft-capped.</li>
+ * <li><b>Expiry.</b> Granular to the storage's runs: a run is dropped when its newest hash is
+ * older than window + slack (times are stored in this process's clock, converted from the
+ * database's row ages on the safe side).</li>
+ * <li><b>Memory.</b> A full rehydration passes the {@link MemoryGovernor}'s gate (fit under 90% of
+ * the cap, LRU eviction of partitions idle for 5 s, else a 30 s suppression); growth past the cap
+ * evicts idle partitions, then suppresses the one that grew. See that class for its rules.</li>
  * </ul>
  *
  * <p>Concurrency: a {@link ConcurrentHashMap} of entries, each with its own monitor; no lock is
- * global on the push path. Eviction and admission take one eviction lock with tryLock (a busy
- * lock means "answer -1 now, retry later") and then lock victims one at a time, never nested.
+ * global on the push path. The governor's eviction lock is only tried, never waited for, and
+ * victims are locked one at a time, never nested.
  */
 public final class WarmDedupCache implements DedupCache {
 
     private static final Logger LOG = Logger.getLogger(WarmDedupCache.class);
 
-    private enum Admission { ADMIT, RETRY, SUPPRESS }
-
     private final HydrationSource source;
     private final CacheSettings settings;
     private final Ticker ticker;
+    private final Supplier<? extends ResidentHashes> storage;
 
     private final ConcurrentHashMap<PartitionKey, PartitionEntry> entries = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<PartitionKey, Long> cooldowns = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<PartitionKey, Long> footprints = new ConcurrentHashMap<>();
-    private final AtomicLong resident = new AtomicLong();
-    private final AtomicLong residentHashes = new AtomicLong();
-    private final AtomicLong reserved = new AtomicLong();
-    private final ReentrantLock evictionLock = new ReentrantLock();
-    private final AtomicLong lastWarn = new AtomicLong(Long.MIN_VALUE / 2);
+    private final MemoryGovernor memory;
     private final AtomicInteger loadsInFlight = new AtomicInteger();
 
     private final LongAdder narrowed = new LongAdder();
@@ -88,20 +84,32 @@ public final class WarmDedupCache implements DedupCache {
     private final LongAdder fullLoads = new LongAdder();
     private final LongAdder deltaLoads = new LongAdder();
     private final LongAdder failedLoads = new LongAdder();
-    private final LongAdder evictions = new LongAdder();
-    private final LongAdder suppressions = new LongAdder();
-    private final LongAdder warnings = new LongAdder();
     private final LongAdder expired = new LongAdder();
 
     /**
+     * A cache storing each partition's hashes in {@link SortedRuns}.
+     *
      * @param source   where hydrations read from ({@link TxnHashReader} over this instance's pool)
      * @param settings cap and rule constants
      * @param ticker   the clock ({@link Ticker#SYSTEM} in production)
      */
     public WarmDedupCache(HydrationSource source, CacheSettings settings, Ticker ticker) {
+        this(source, settings, ticker, SortedRuns::new);
+    }
+
+    /**
+     * @param source   where hydrations read from ({@link TxnHashReader} over this instance's pool)
+     * @param settings cap and rule constants
+     * @param ticker   the clock ({@link Ticker#SYSTEM} in production)
+     * @param storage  makes an empty {@link ResidentHashes} for a partition (one per entry and load)
+     */
+    public WarmDedupCache(HydrationSource source, CacheSettings settings, Ticker ticker,
+                          Supplier<? extends ResidentHashes> storage) {
         this.source = source;
         this.settings = settings;
         this.ticker = ticker;
+        this.storage = storage;
+        this.memory = new MemoryGovernor(settings, ticker, entries, storage);
     }
 
     // ---------------------------------------------------------------------------------- push path
@@ -109,15 +117,11 @@ public final class WarmDedupCache implements DedupCache {
     @Override
     public ProbeBound bound(PartitionKey key, List<PushItem> items) {
         long now = ticker.millis();
-        Long until = cooldowns.get(key);
-        if (until != null) {
-            if (now < until) {
-                full.increment();
-                return ProbeBound.PROBE_ALL;
-            }
-            cooldowns.remove(key, until);
+        if (memory.coolingDown(key, now)) {
+            full.increment();
+            return ProbeBound.PROBE_ALL;
         }
-        PartitionEntry e = entries.computeIfAbsent(key, PartitionEntry::new);
+        PartitionEntry e = entries.computeIfAbsent(key, k -> new PartitionEntry(k, storage.get()));
         ProbeBound result = ProbeBound.PROBE_ALL;
         Load load = null;
         synchronized (e) {
@@ -134,7 +138,7 @@ public final class WarmDedupCache implements DedupCache {
                         // LOADING: answer -1 until it installs
                     }
                 }
-                settle(e);
+                memory.account(e);
             }
         }
         if (load != null) {
@@ -154,12 +158,12 @@ public final class WarmDedupCache implements DedupCache {
         for (PushItem it : items) {
             if (it.probe()) {
                 byte[] h = it.hash();
-                probed[2 * n] = HashRing.high(h);
-                probed[2 * n + 1] = HashRing.low(h);
+                probed[2 * n] = ResidentHashes.high(h);
+                probed[2 * n + 1] = ResidentHashes.low(h);
                 n++;
             }
         }
-        if (e.ring.containsAny(probed, n)) {
+        if (e.resident.containsAny(probed, n)) {
             hits.increment();
             return ProbeBound.PROBE_ALL;
         }
@@ -184,7 +188,7 @@ public final class WarmDedupCache implements DedupCache {
                 case READY -> {
                     long before = e.accountedBytes;
                     apply(e, c, now);
-                    settle(e);
+                    memory.account(e);
                     grew = e.accountedBytes > before;
                 }
                 case LOADING -> e.buffer(c, settings.maxBufferedCommits());
@@ -195,7 +199,7 @@ public final class WarmDedupCache implements DedupCache {
             }
         }
         if (grew) {
-            enforceCap(e, now);
+            memory.enforceCap(e, now);
         }
     }
 
@@ -232,7 +236,7 @@ public final class WarmDedupCache implements DedupCache {
             expire(e, now);
             long[] p = c.pairs();
             for (int k = 0; k < c.stored(); k++) {
-                e.ring.add(p[2 * k], p[2 * k + 1], c.offsets()[k], c.time());
+                e.resident.add(p[2 * k], p[2 * k + 1], c.offsets()[k], c.time());
             }
             e.verifiedUpto = c.end();
         } else if (c.prev() > e.verifiedUpto) {
@@ -260,24 +264,10 @@ public final class WarmDedupCache implements DedupCache {
     private void expire(PartitionEntry e, long now) {
         if (e.window >= 0) {
             long cutoff = now - (e.window + (long) settings.skewSlackSeconds()) * 1000L;
-            long dropped = e.ring.expireBefore(cutoff);
+            long dropped = e.resident.expireBefore(cutoff);
             if (dropped > 0) {
                 expired.add(dropped);
             }
-        }
-    }
-
-    /** Brings the global accounting in line with the entry. Caller holds e's lock. */
-    private void settle(PartitionEntry e) {
-        long b = e.state == State.DEAD ? 0 : PartitionEntry.ENTRY_BYTES + e.ring.bytes();
-        long h = e.state == State.DEAD ? 0 : e.ring.hashes();
-        if (b != e.accountedBytes) {
-            resident.addAndGet(b - e.accountedBytes);
-            e.accountedBytes = b;
-        }
-        if (h != e.accountedHashes) {
-            residentHashes.addAndGet(h - e.accountedHashes);
-            e.accountedHashes = h;
         }
     }
 
@@ -292,11 +282,11 @@ public final class WarmDedupCache implements DedupCache {
         final long after;
         final int window;
         final State previous;
-        long estimate;
-        long reservedBytes;
+        /** Bytes held against the cap while it reads (full loads; a delta load reserves nothing). */
+        final MemoryGovernor.Reservation reservation;
         volatile boolean tooBig;
 
-        Load(PartitionEntry e, State previous) {
+        Load(PartitionEntry e, State previous, long estimate) {
             this.e = e;
             this.epoch = e.epoch;
             this.configGen = e.configGen;
@@ -304,6 +294,7 @@ public final class WarmDedupCache implements DedupCache {
             this.after = e.verifiedUpto;
             this.window = e.window;
             this.previous = previous;
+            this.reservation = new MemoryGovernor.Reservation(e, estimate);
         }
     }
 
@@ -327,19 +318,14 @@ public final class WarmDedupCache implements DedupCache {
         e.state = State.LOADING;
         e.buffered = null;
         e.bufferOverflow = false;
-        Load l = new Load(e, previous);
-        if (l.full) {
-            Long hint = footprints.get(e.key);
-            l.estimate = Math.max(hint == null ? 0 : hint, e.ring.hashes() > 0 ? e.accountedBytes : 0);
-        }
-        return l;
+        return new Load(e, previous, e.needsFull ? memory.estimate(e) : 0);
     }
 
     /** Admits (full loads only) and starts a load. Called without any entry lock. */
     private void start(Load l, long now) {
         PartitionEntry e = l.e;
         if (l.full) {
-            Admission a = admit(l, now);
+            Admission a = memory.admit(l.reservation, now);
             if (a != Admission.ADMIT) {
                 loadsInFlight.decrementAndGet();
             }
@@ -353,17 +339,17 @@ public final class WarmDedupCache implements DedupCache {
                 return;
             }
             if (a == Admission.SUPPRESS) {
-                suppress(e, now);
+                memory.suppress(e, now);
                 return;
             }
         }
-        HashRing fresh = new HashRing();
+        ResidentHashes fresh = storage.get();
         HydrationSource.RowSink sink = (offset, hi, lo, age) -> {
             if (e.epoch != l.epoch) {
                 return false; // evicted or superseded: stop reading
             }
             fresh.add(hi, lo, offset, ticker.millis() - Math.max(0, age));
-            if (l.full && (fresh.hashes() & 1023) == 0 && !grow(l, fresh.bytes())) {
+            if (l.full && (fresh.hashes() & 1023) == 0 && !memory.grow(l.reservation, fresh.bytes())) {
                 l.tooBig = true;
                 return false;
             }
@@ -378,14 +364,14 @@ public final class WarmDedupCache implements DedupCache {
         }
     }
 
-    private void installed(Load l, HashRing fresh, HydrationSource.Snapshot snap) {
+    private void installed(Load l, ResidentHashes fresh, HydrationSource.Snapshot snap) {
         loadsInFlight.decrementAndGet();
         long now = ticker.millis();
         PartitionEntry e = l.e;
         boolean suppress = false;
         boolean installed = false;
         synchronized (e) {
-            release(l);
+            memory.release(l.reservation);
             if (e.epoch != l.epoch || e.state != State.LOADING) {
                 return; // evicted or superseded meanwhile
             }
@@ -402,7 +388,7 @@ public final class WarmDedupCache implements DedupCache {
                 }
                 e.buffered = null;
             } else if (l.full) {
-                e.ring = fresh;
+                e.resident = fresh;
                 e.partitionId = snap.partitionId();
                 e.window = snap.windowSeconds() < 0 ? PartitionEntry.UNKNOWN_WINDOW : snap.windowSeconds();
                 e.verifiedUpto = snap.lastOffset();
@@ -414,7 +400,7 @@ public final class WarmDedupCache implements DedupCache {
                 e.state = State.STALE;
                 e.buffered = null;
             } else {
-                e.ring.append(fresh);
+                e.resident.append(fresh);
                 e.verifiedUpto = snap.lastOffset();
                 installed = true;
                 deltaLoads.increment();
@@ -432,13 +418,12 @@ public final class WarmDedupCache implements DedupCache {
                 }
                 expire(e, now);
             }
-            settle(e);
+            memory.account(e);
         }
         if (suppress) {
-            remember(footprints, e.key, fresh.bytes() + PartitionEntry.ENTRY_BYTES, now);
-            suppress(e, now);
+            memory.tooBig(e, fresh.bytes(), now);
         } else if (installed) {
-            enforceCap(e, now);
+            memory.enforceCap(e, now);
         }
     }
 
@@ -473,7 +458,7 @@ public final class WarmDedupCache implements DedupCache {
         long now = ticker.millis();
         PartitionEntry e = l.e;
         synchronized (e) {
-            release(l);
+            memory.release(l.reservation);
             if (e.epoch == l.epoch && e.state == State.LOADING) {
                 e.state = l.previous;
                 e.buffered = null;
@@ -483,192 +468,15 @@ public final class WarmDedupCache implements DedupCache {
         LOG.debugf(err, "dedup cache: hydration of %s failed; it answers -1 meanwhile", e.key);
     }
 
-    private void release(Load l) {
-        if (l.reservedBytes != 0) {
-            reserved.addAndGet(-l.reservedBytes);
-            l.reservedBytes = 0;
-        }
-    }
-
-    // ---------------------------------------------------------------------------------- memory
-
-    /** The admission gate for a full load (spec, "Under memory pressure"). */
-    private Admission admit(Load l, long now) {
-        if (l.estimate <= 0) {
-            return Admission.ADMIT; // an empty window, as far as anyone knows: never suppressed
-        }
-        if (!evictionLock.tryLock()) {
-            return Admission.RETRY;
-        }
-        try {
-            long limit = (long) (settings.maxBytes() * settings.fitRatio());
-            long own = l.e.accountedBytes;
-            if (resident.get() + reserved.get() - own + l.estimate <= limit) {
-                reserve(l);
-                return Admission.ADMIT;
-            }
-            List<PartitionEntry> victims = evictable(l.e, now);
-            long freeable = 0;
-            for (PartitionEntry v : victims) {
-                freeable += v.accountedBytes;
-            }
-            if (resident.get() + reserved.get() - own - freeable + l.estimate > limit) {
-                return Admission.SUPPRESS;
-            }
-            for (PartitionEntry v : victims) {
-                if (resident.get() + reserved.get() - own + l.estimate <= limit) {
-                    break;
-                }
-                evict(v, now, false);
-            }
-            if (resident.get() + reserved.get() - own + l.estimate > limit) {
-                return Admission.SUPPRESS; // a victim became recent meanwhile
-            }
-            reserve(l);
-            return Admission.ADMIT;
-        } finally {
-            evictionLock.unlock();
-        }
-    }
-
-    /**
-     * A full load's content grew to {@code bytes}: its reservation follows, so that concurrent
-     * hydrations (e.g. every partition after a restart, each estimating an empty window) cannot
-     * together overshoot the cap. Over the cap, idle partitions are evicted (LRU) to make room.
-     *
-     * @return false when the hydration cannot fit even so: it stops and the partition is suppressed
-     */
-    private boolean grow(Load l, long bytes) {
-        if (bytes > l.reservedBytes) {
-            reserved.addAndGet(bytes - l.reservedBytes);
-            l.reservedBytes = bytes;
-        }
-        if (resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes()) {
-            return true;
-        }
-        if (!evictionLock.tryLock()) {
-            return true; // someone else is evicting; checked again a thousand rows on
-        }
-        try {
-            long now = ticker.millis();
-            for (PartitionEntry v : evictable(l.e, now)) {
-                if (resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes()) {
-                    break;
-                }
-                evict(v, now, false);
-            }
-            return resident.get() + reserved.get() - l.e.accountedBytes <= settings.maxBytes();
-        } finally {
-            evictionLock.unlock();
-        }
-    }
-
-    private void reserve(Load l) {
-        reserved.addAndGet(l.estimate);
-        l.reservedBytes = l.estimate;
-    }
-
-    /** Sheds memory after growth: non-recent partitions first (LRU), then the one that grew. */
-    private void enforceCap(PartitionEntry grower, long now) {
-        if (resident.get() <= settings.maxBytes() || !evictionLock.tryLock()) {
-            return;
-        }
-        boolean suppressGrower = false;
-        try {
-            for (PartitionEntry v : evictable(grower, now)) {
-                if (resident.get() <= settings.maxBytes()) {
-                    break;
-                }
-                evict(v, now, false);
-            }
-            suppressGrower = resident.get() > settings.maxBytes();
-        } finally {
-            evictionLock.unlock();
-        }
-        if (suppressGrower) {
-            remember(footprints, grower.key, grower.accountedBytes, now);
-            suppress(grower, now);
-        }
-    }
-
-    /** Entries that may be evicted for another: not {@code except}, not used recently; LRU first. */
-    private List<PartitionEntry> evictable(PartitionEntry except, long now) {
-        List<PartitionEntry> out = new ArrayList<>();
-        for (PartitionEntry v : entries.values()) {
-            if (v != except && v.state != State.DEAD && now - v.lastUsed >= settings.recentUseMillis()) {
-                out.add(v);
-            }
-        }
-        out.sort(Comparator.comparingLong(v -> v.lastUsed));
-        return out;
-    }
-
-    /** Evicts a whole partition. {@code force} skips the recent-use guard (suppression). */
-    private void evict(PartitionEntry v, long now, boolean force) {
-        synchronized (v) {
-            if (v.state == State.DEAD || (!force && now - v.lastUsed < settings.recentUseMillis())) {
-                return;
-            }
-            if (v.ring.hashes() > 0) {
-                remember(footprints, v.key, v.accountedBytes, now);
-            }
-            v.state = State.DEAD;
-            v.epoch++;
-            v.ring = new HashRing();
-            v.buffered = null;
-            settle(v);
-            entries.remove(v.key, v);
-            evictions.increment();
-        }
-    }
-
-    /** Suppresses a partition: evicts it and makes it answer -1 for the cooldown. */
-    private void suppress(PartitionEntry e, long now) {
-        evict(e, now, true);
-        remember(cooldowns, e.key, now + settings.cooldownMillis(), now);
-        suppressions.increment();
-        long last = lastWarn.get();
-        if (now - last >= settings.warnIntervalMillis() && lastWarn.compareAndSet(last, now)) {
-            warnings.increment();
-            LOG.warnf("dedup cache at its memory cap (%d MiB): partition %s/%s answers full probes for %d s; "
-                            + "%d partitions suppressed (raise exactly.dedup-cache.max-mb to keep more warm)",
-                    settings.maxBytes() >> 20, e.key.queue(), e.key.partition(), settings.cooldownMillis() / 1000,
-                    suppressedPartitions(now));
-        }
-    }
-
-    /** Puts into a bookkeeping map, pruning it past its soft cap (expired cooldowns first). */
-    private void remember(ConcurrentHashMap<PartitionKey, Long> map, PartitionKey key, long value, long now) {
-        map.put(key, value);
-        if (map.size() > settings.bookkeepingCap()) {
-            if (map == cooldowns) {
-                map.values().removeIf(until -> until <= now);
-            }
-            if (map.size() > settings.bookkeepingCap()) {
-                map.clear(); // the only cost: footprints are re-measured, cooldowns end early
-                map.put(key, value);
-            }
-        }
-    }
-
-    private int suppressedPartitions(long now) {
-        int n = 0;
-        for (Map.Entry<PartitionKey, Long> c : cooldowns.entrySet()) {
-            if (c.getValue() > now) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     // ---------------------------------------------------------------------------------- views
 
     /** @return a point-in-time view of the cache's size and counters */
     public CacheStats stats() {
         long now = ticker.millis();
-        return new CacheStats(resident.get(), residentHashes.get(), entries.size(), suppressedPartitions(now),
-                narrowed.sum(), full.sum(), hits.sum(), fullLoads.sum(), deltaLoads.sum(), failedLoads.sum(),
-                evictions.sum(), suppressions.sum(), warnings.sum(), expired.sum());
+        return new CacheStats(memory.residentBytes(), memory.residentHashes(), entries.size(),
+                memory.suppressedPartitions(now), narrowed.sum(), full.sum(), hits.sum(), fullLoads.sum(),
+                deltaLoads.sum(), failedLoads.sum(), memory.evictions(), memory.suppressions(), memory.warnings(),
+                expired.sum());
     }
 
     /** @return the settings this cache runs with */
@@ -683,12 +491,12 @@ public final class WarmDedupCache implements DedupCache {
 
     /** @return entries in the cooldown bookkeeping map (soft-capped) */
     int cooldownEntries() {
-        return cooldowns.size();
+        return memory.cooldownEntries();
     }
 
     /** @return entries in the footprint-hint bookkeeping map (soft-capped) */
     int footprintEntries() {
-        return footprints.size();
+        return memory.footprintEntries();
     }
 
     /** @return a description of a partition's entry, or null when it is not resident (tests, logs) */
@@ -709,7 +517,6 @@ public final class WarmDedupCache implements DedupCache {
 
     /** @return true when the partition serves a suppression cooldown now */
     public boolean suppressed(PartitionKey key) {
-        Long until = cooldowns.get(key);
-        return until != null && ticker.millis() < until;
+        return memory.suppressed(key, ticker.millis());
     }
 }

@@ -77,7 +77,7 @@ final class ScriptedLog implements HydrationSource {
             byte[] h = items.get(j).hash();
             offsets[j] = ++p.last;
             ids[j] = items.get(j).messageId();
-            p.rows.add(new long[] {offsets[j], HashRing.high(h), HashRing.low(h), now.get()});
+            p.rows.add(new long[] {offsets[j], ResidentHashes.high(h), ResidentHashes.low(h), now.get()});
         }
         return new SegmentOutcome(p.id, prev, p.window, offsets, ids, new boolean[items.size()]);
     }

@@ -76,8 +76,8 @@ class TxnHashReaderTest {
 
     private static void assertHash(long[] row, String txn) {
         byte[] h = TransactionHash.of(txn);
-        assertEquals(HashRing.high(h), row[1], txn);
-        assertEquals(HashRing.low(h), row[2], txn);
+        assertEquals(ResidentHashes.high(h), row[1], txn);
+        assertEquals(ResidentHashes.low(h), row[2], txn);
     }
 
     @Test

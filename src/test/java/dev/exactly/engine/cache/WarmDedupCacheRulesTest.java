@@ -12,19 +12,35 @@ import dev.exactly.engine.ProbeBound;
 import dev.exactly.engine.PushItem;
 import dev.exactly.engine.SegmentOutcome;
 import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * One test per rule of the warm cache (spec: queen-deduplication.md, "The broker cache", "How
- * the hashes are stored", "Under memory pressure"). Time is the scripted log's clock: no sleeping.
+ * One test per rule of the warm cache (the rules listed in {@link WarmDedupCache}'s and {@link
+ * MemoryGovernor}'s class notes), run through the {@link ResidentHashes} interface: the storage is
+ * {@link #STORAGE}, and the only fact the tests take from it is its expiry granule. Time is the
+ * scripted log's clock: no sleeping.
  */
 class WarmDedupCacheRulesTest {
 
     private static final PartitionKey K = new PartitionKey("q", "p");
     private static final long BIG = 1L << 40;
+    /** The storage the cache runs with: every rule below holds for any {@link ResidentHashes}. */
+    private static final Supplier<ResidentHashes> STORAGE = SortedRuns::new;
+    /** The storage's expiry granule, in hashes: a full block of this many expires whole. */
+    private static final int BLOCK = SortedRuns.BLOCK_HASHES;
     /** Accounted bytes of a partition holding exactly two full blocks. */
-    private static final long TWO_BLOCKS = PartitionEntry.ENTRY_BYTES + 2 * HashRing.FULL_BLOCK_BYTES;
+    private static final long TWO_BLOCKS = PartitionEntry.ENTRY_BYTES + bytesOf(2 * BLOCK);
+
+    /** The storage's accounted bytes for {@code n} hashes stored at once. */
+    private static long bytesOf(int n) {
+        ResidentHashes s = STORAGE.get();
+        for (int i = 0; i < n; i++) {
+            s.add(i, i, i, 0);
+        }
+        return s.bytes();
+    }
 
     private ScriptedLog log;
     private WarmDedupCache cache;
@@ -32,11 +48,11 @@ class WarmDedupCacheRulesTest {
     @BeforeEach
     void setUp() {
         log = new ScriptedLog();
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG), log.ticker);
+        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG), log.ticker, STORAGE);
     }
 
     private WarmDedupCache cache(long maxBytes) {
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(maxBytes), log.ticker);
+        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(maxBytes), log.ticker, STORAGE);
         return cache;
     }
 
@@ -177,7 +193,8 @@ class WarmDedupCacheRulesTest {
 
     @Test
     void aGapThatCannotBeReadExactlyFallsBackToAFullRehydration() {
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG).withMaxDeltaRows(2), log.ticker);
+        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG).withMaxDeltaRows(2), log.ticker,
+                STORAGE);
         push(K, "a");
         foreign(K, "f1", "f2", "f3");
         push(K, "b");
@@ -348,34 +365,34 @@ class WarmDedupCacheRulesTest {
     @Test
     void expiryIsBlockGranularAndKeepsASuperset() {
         log.part(K).window = 60;
-        push(K, ids("old-", HashRing.BLOCK_HASHES)); // one full block at t0
+        push(K, ids("old-", BLOCK)); // one full block at t0
         log.advance(30_000);
         push(K, "young");                            // hot buffer at t0 + 30 s
         log.advance(34_000);                         // t0 + 64 s: 'old' is past the window, not past the slack
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "old-7"));
         log.advance(1_001);                          // t0 + 65.001 s: the whole block is stale
         confirm(K);                                  // (keeps the 30 s memo fresh)
-        assertEquals(new ProbeBound(HashRing.BLOCK_HASHES, 60), bound(K, "old-7"));
+        assertEquals(new ProbeBound(BLOCK, 60), bound(K, "old-7"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "young"), "younger hashes stay");
-        assertEquals(HashRing.BLOCK_HASHES, cache.stats().expiredHashes());
+        assertEquals(BLOCK, cache.stats().expiredHashes());
         assertEquals(1, cache.stats().residentHashes());
     }
 
     @Test
     void aHashInTwoBlocksSurvivesTheFirstBlocksExpiry() {
         log.part(K).window = 60;
-        push(K, ids("a-", HashRing.BLOCK_HASHES));
+        push(K, ids("a-", BLOCK));
         log.advance(40_000);
         push(K, "a-5"); // stored again (e.g. while the window was 0 elsewhere): a second, younger block
         log.advance(30_000);
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a-5"), "known while its last containing block lives");
-        assertEquals(new ProbeBound(HashRing.BLOCK_HASHES, 60), bound(K, "a-6"));
+        assertEquals(new ProbeBound(BLOCK, 60), bound(K, "a-6"));
     }
 
     // ------------------------------------------------------------------------------ memory
 
     private void fillTwoBlocks(PartitionKey k) {
-        foreign(k, ids(k.partition() + "-", 2 * HashRing.BLOCK_HASHES));
+        foreign(k, ids(k.partition() + "-", 2 * BLOCK));
     }
 
     private static PartitionKey p(String name) {
@@ -401,7 +418,7 @@ class WarmDedupCacheRulesTest {
         assertTrue(cache.resident(p("b")));
         assertTrue(cache.resident(p("c")));
         assertTrue(cache.resident(p("d")));
-        assertEquals(3 * 2 * HashRing.BLOCK_HASHES, cache.stats().residentHashes());
+        assertEquals(3 * 2 * BLOCK, cache.stats().residentHashes());
         assertTrue(cache.stats().residentBytes() <= cache.settings().maxBytes());
     }
 
@@ -423,7 +440,7 @@ class WarmDedupCacheRulesTest {
         assertFalse(cache.resident(p("a")), "LRU evicted to admit the rebuild");
         assertTrue(cache.resident(p("b")));
         assertFalse(cache.suppressed(p("d")));
-        assertEquals(new ProbeBound(2 * HashRing.BLOCK_HASHES - 1, 3600), bound(p("d"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK - 1, 3600), bound(p("d"), "zz"));
     }
 
     @Test
@@ -487,7 +504,7 @@ class WarmDedupCacheRulesTest {
         assertFalse(cache.suppressed(p("a")));
         assertEquals(reads + 1, log.fullReads);
         assertFalse(cache.resident(p("d")), "d was the LRU partition not used within 5 s");
-        assertEquals(new ProbeBound(2 * HashRing.BLOCK_HASHES - 1, 3600), bound(p("a"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK - 1, 3600), bound(p("a"), "zz"));
     }
 
     @Test
@@ -540,10 +557,10 @@ class WarmDedupCacheRulesTest {
         fillTwoBlocks(p("a"));
         bound(p("a"));
         log.advance(10_000);
-        push(p("b"), ids("b-", HashRing.BLOCK_HASHES)); // a (2 blocks, idle) + b (1 block) > cap
+        push(p("b"), ids("b-", BLOCK)); // a (2 blocks, idle) + b (1 block) > cap
         assertFalse(cache.resident(p("a")), "the idle partition went first");
         assertTrue(cache.resident(p("b")));
-        push(p("b"), ids("c-", 2 * HashRing.BLOCK_HASHES)); // b alone now exceeds the cap
+        push(p("b"), ids("c-", 2 * BLOCK)); // b alone now exceeds the cap
         assertFalse(cache.resident(p("b")));
         assertTrue(cache.suppressed(p("b")));
         assertTrue(cache.stats().residentBytes() <= cache.settings().maxBytes());
@@ -556,13 +573,13 @@ class WarmDedupCacheRulesTest {
         bound(p("a"));
         assertTrue(cache.stats().residentBytes() > 0.9 * cache.settings().maxBytes(), "above the fit line");
         // vouching: no gate
-        assertEquals(new ProbeBound(2 * HashRing.BLOCK_HASHES - 1, 3600), bound(p("a"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK - 1, 3600), bound(p("a"), "zz"));
         // an interleave gap is healed by a delta read, not gated either
         foreign(p("a"), "f");
         push(p("a"), "g");
         bound(p("a"));
         assertEquals(1, log.deltaReads);
-        assertEquals(new ProbeBound(2 * HashRing.BLOCK_HASHES + 1, 3600), bound(p("a"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK + 1, 3600), bound(p("a"), "zz"));
         assertEquals(0, cache.stats().suppressions());
     }
 
@@ -582,13 +599,13 @@ class WarmDedupCacheRulesTest {
         assertFalse(cache.resident(p("a")));
         log.releaseAll();
         assertFalse(cache.resident(p("a")), "the late load did not resurrect it");
-        assertEquals(2 * HashRing.BLOCK_HASHES, cache.stats().residentHashes());
+        assertEquals(2 * BLOCK, cache.stats().residentHashes());
     }
 
     @Test
     void bookkeepingMapsAreSoftCapped() {
         cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(TWO_BLOCKS + 1000)
-                .withBookkeepingCap(10), log.ticker);
+                .withBookkeepingCap(10), log.ticker, STORAGE);
         for (int i = 0; i < 40; i++) {
             PartitionKey k = p("n" + i);
             fillTwoBlocks(k);

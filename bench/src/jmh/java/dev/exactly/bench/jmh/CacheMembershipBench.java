@@ -1,6 +1,7 @@
 package dev.exactly.bench.jmh;
 
-import dev.exactly.engine.cache.HashRing;
+import dev.exactly.engine.cache.ResidentHashes;
+import dev.exactly.engine.cache.SortedRuns;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -13,31 +14,32 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Cost of the warm cache's membership test (dev.exactly.engine.cache.HashRing) on one partition
- * holding {@code resident} hashes: one lookup of a hash that is not resident (the common case, a
- * new transactionId), and one batch lookup of a 100-hash segment, none resident.
+ * Cost of the warm cache's membership test (dev.exactly.engine.cache.SortedRuns, called through
+ * the ResidentHashes interface as the cache calls it) on one partition holding {@code resident}
+ * hashes: one lookup of a hash that is not resident (the common case, a new transactionId), and
+ * one batch lookup of a 100-hash segment, none resident.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class CacheMembershipBench {
 
-    /** Hashes resident in the partition's ring. */
+    /** Hashes resident in the partition. */
     @Param({"10000", "1000000"})
     public int resident;
 
-    private HashRing ring;
+    private ResidentHashes hashes;
     private final long[] probes = new long[2 * 1024];
     private final long[] segment = new long[2 * 100];
     private int next;
 
-    /** Fills the ring with random hashes and draws absent ones to look up. */
+    /** Fills the set with random hashes and draws absent ones to look up. */
     @Setup
     public void setUp() {
         SplittableRandom r = new SplittableRandom(42);
-        ring = new HashRing();
+        hashes = new SortedRuns();
         for (int i = 0; i < resident; i++) {
-            ring.add(r.nextLong(), r.nextLong(), i, i);
+            hashes.add(r.nextLong(), r.nextLong(), i, i);
         }
         for (int i = 0; i < probes.length; i++) {
             probes[i] = r.nextLong();
@@ -52,12 +54,12 @@ public class CacheMembershipBench {
     public boolean containsOne() {
         int i = next;
         next = (i + 2) & (probes.length - 1);
-        return ring.contains(probes[i], probes[i + 1]);
+        return hashes.contains(probes[i], probes[i + 1]);
     }
 
     /** A segment of 100 absent hashes, batch lookup. */
     @Benchmark
     public boolean containsAnyOfSegment() {
-        return ring.containsAny(segment, 100);
+        return hashes.containsAny(segment, 100);
     }
 }

@@ -8,29 +8,38 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The block store's own rules (spec: "How the hashes are stored"). */
-class HashRingTest {
+/**
+ * The rules of {@link SortedRuns}, the run store behind {@link ResidentHashes}: sealing, fence
+ * index, run-granular expiry, tiered merging, chunked allocation, accounting. The contract every
+ * {@link ResidentHashes} keeps is checked too (inherited from {@link ResidentHashesContract}).
+ */
+class SortedRunsTest extends ResidentHashesContract {
 
-    private static final int B = HashRing.BLOCK_HASHES;
+    @Override
+    ResidentHashes create() {
+        return new SortedRuns();
+    }
+
+    private static final int B = SortedRuns.BLOCK_HASHES;
 
     @Test
     void hotBufferSealsIntoASortedBlockTheInstantItIsFull() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(1);
         for (int i = 0; i < B - 1; i++) {
             r.add(rnd.nextLong(), rnd.nextLong(), i, 0);
         }
-        assertEquals(0, r.blocks());
+        assertEquals(0, r.runs());
         assertEquals(B - 1, r.hotHashes());
         r.add(rnd.nextLong(), rnd.nextLong(), B - 1, 0);
-        assertEquals(1, r.blocks(), "sealed at capacity, not at the next add");
+        assertEquals(1, r.runs(), "sealed at capacity, not at the next add");
         assertEquals(0, r.hotHashes());
         assertEquals(B, r.hashes());
     }
 
     @Test
     void everyAddedHashIsFoundAndOthersAreNot() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(2);
         int n = 3 * B + 123;
         long[] his = new long[n];
@@ -44,7 +53,7 @@ class HashRingTest {
             los[i] = rnd.nextLong();
             r.add(his[i], los[i], i, i);
         }
-        assertEquals(3, r.blocks());
+        assertEquals(3, r.runs());
         assertTrue(r.wellFormed(), "sorted blocks whose fence index agrees");
         for (int i = 0; i < n; i++) {
             assertTrue(r.contains(his[i], los[i]), "hash " + i);
@@ -60,7 +69,7 @@ class HashRingTest {
         }
         assertFalse(r.containsAny(misses, 500));
         // extreme high halves land in the first and last fence buckets
-        HashRing edges = new HashRing();
+        SortedRuns edges = new SortedRuns();
         long[] ext = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
         for (int i = 0; i < B; i++) {
             edges.add(ext[i % ext.length], i, i, 0);
@@ -76,22 +85,22 @@ class HashRingTest {
 
     @Test
     void byteArrayHashesUseTheirBigEndianHalves() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         byte[] h = new byte[16];
         for (int i = 0; i < 16; i++) {
             h[i] = (byte) (i * 17 + 3);
         }
         r.add(h, 0, 0);
         assertTrue(r.contains(h));
-        assertTrue(r.contains(HashRing.high(h), HashRing.low(h)));
-        assertEquals(0x03142536_4758697AL, HashRing.high(h));
+        assertTrue(r.contains(ResidentHashes.high(h), ResidentHashes.low(h)));
+        assertEquals(0x03142536_4758697AL, ResidentHashes.high(h));
         h[15]++;
         assertFalse(r.contains(h));
     }
 
     @Test
     void expiryDropsWholeBlocksOnlyWhenTheirNewestHashIsStale() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         // block 1: times 0..4095; block 2: times 10_000..; hot: time 20_000
         for (int i = 0; i < B; i++) {
             r.add(1, i, i, i);
@@ -120,7 +129,7 @@ class HashRingTest {
 
     @Test
     void aHashInTwoBlocksSurvivesTheFirstBlocksExpiry() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         for (int i = 0; i < B; i++) {
             r.add(7, i, i, 0);
         }
@@ -129,9 +138,9 @@ class HashRingTest {
         for (int i = 1; i < B; i++) {
             r.add(8, i, B + i, 100);
         }
-        assertEquals(2, r.blocks());
+        assertEquals(2, r.runs());
         r.expireBefore(50);
-        assertEquals(1, r.blocks());
+        assertEquals(1, r.runs());
         assertTrue(r.contains(7, 5), "no refcount needed: the later block still holds it");
         assertFalse(r.contains(7, 6));
     }
@@ -139,7 +148,7 @@ class HashRingTest {
     @Test
     void expiryNeverLooksPastAFreshFrontBlock() {
         // a front block that is fresh (a clock step) keeps later stale blocks: superset, never a loss
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         for (int i = 0; i < B; i++) {
             r.add(1, i, i, 1_000);
         }
@@ -152,26 +161,26 @@ class HashRingTest {
 
     @Test
     void theLargestAllocationIsOneChunkAndAccountingStaysUnderTwentyBytesPerHash() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(3);
         int n = 1_000_000;
         for (int i = 0; i < n; i++) {
             r.add(rnd.nextLong(), rnd.nextLong(), i, i);
         }
-        assertEquals(16L * HashRing.CHUNK_HASHES, r.largestArrayBytes(), "one chunk: long[32768], 256 KiB");
+        assertEquals(16L * SortedRuns.CHUNK_HASHES, r.largestArrayBytes(), "one chunk: long[32768], 256 KiB");
         assertTrue(r.largestArrayBytes() < 512 * 1024, "below G1's smallest humongous threshold");
         double perHash = (double) r.bytes() / r.hashes();
         assertTrue(perHash <= 20.0, "bytes per hash " + perHash);
         assertTrue(perHash >= 16.0, "the accounting covers the real 16 bytes per hash: " + perHash);
         assertTrue(r.wellFormed());
         // a full block is accounted at its array, its int[1025] index, the run and its chunk table
-        assertEquals(HashRing.FULL_BLOCK_BYTES, 16 + 16L * B + (16 + 4 * 1025) + 56 + (16 + 8));
+        assertEquals(SortedRuns.FULL_BLOCK_BYTES, 16 + 16L * B + (16 + 4 * 1025) + 56 + (16 + 8));
     }
 
     @Test
     void appendSplicesALaterRingBehindAndEmptiesIt() {
-        HashRing a = new HashRing();
-        HashRing b = new HashRing();
+        SortedRuns a = new SortedRuns();
+        SortedRuns b = new SortedRuns();
         for (int i = 0; i < 10; i++) {
             a.add(1, i, i, 0);
         }
@@ -181,7 +190,7 @@ class HashRingTest {
         a.append(b);
         assertEquals(0, b.hashes());
         assertEquals(10 + B + 5, a.hashes());
-        assertEquals(2, a.blocks(), "a's partial hot buffer sealed, then b's block");
+        assertEquals(2, a.runs(), "a's partial hot buffer sealed, then b's block");
         assertTrue(a.contains(1, 9));
         assertTrue(a.contains(2, B + 4));
         // the partial block (time 0) expires first, whole
@@ -191,10 +200,10 @@ class HashRingTest {
 
     // ---- tiered merging of sealed runs (log-structured merge, tiered compaction) ----
 
-    private static final int MAX = HashRing.MAX_RUN_HASHES;
+    private static final int MAX = SortedRuns.MAX_RUN_HASHES;
 
     /** Adds {@code n} random hashes at times (and offsets) from {@code from}, recording them. */
-    private static void fill(HashRing r, Random rnd, int from, int n, long[] his, long[] los) {
+    private static void fill(SortedRuns r, Random rnd, int from, int n, long[] his, long[] los) {
         for (int i = from; i < from + n; i++) {
             his[i] = rnd.nextLong();
             los[i] = rnd.nextLong();
@@ -204,12 +213,12 @@ class HashRingTest {
 
     @Test
     void aSmallRingIsNeverMergedSoItKeepsOneBlockOfStaleHashesAtMost() {
-        HashRing r = new HashRing();
-        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B - 1; // one hash short of the first merge
+        SortedRuns r = new SortedRuns();
+        int n = SortedRuns.RESIDENCY_RATIO * SortedRuns.FAN_IN * B - 1; // one hash short of the first merge
         for (int i = 0; i < n; i++) {
             r.add(1, i, i, i);
         }
-        assertEquals(n / B, r.blocks(), "blocks only");
+        assertEquals(n / B, r.runs(), "blocks only");
         for (int level : r.levels()) {
             assertEquals(0, level);
         }
@@ -222,29 +231,29 @@ class HashRingTest {
 
     @Test
     void fourAdjacentBlocksMergeOnceTheRingHoldsEightTimesTheMergedRun() {
-        HashRing r = new HashRing();
-        int first = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B; // 131,072 hashes: 32 blocks
+        SortedRuns r = new SortedRuns();
+        int first = SortedRuns.RESIDENCY_RATIO * SortedRuns.FAN_IN * B; // 131,072 hashes: 32 blocks
         for (int i = 0; i < first - B; i++) {
             r.add(5, i, i, i);
         }
-        assertEquals(31, r.blocks(), "31 blocks: a merge of 4 would exceed an eighth of the ring");
+        assertEquals(31, r.runs(), "31 blocks: a merge of 4 would exceed an eighth of the ring");
         for (int i = first - B; i < first; i++) {
             r.add(5, i, i, i);
         }
-        assertEquals(8, r.blocks(), "the 32nd seal merges every group of 4 blocks");
+        assertEquals(8, r.runs(), "the 32nd seal merges every group of 4 blocks");
         assertArrayEquals(new int[] {1, 1, 1, 1, 1, 1, 1, 1}, r.levels());
         assertEquals(first, r.hashes());
         assertTrue(r.wellFormed());
         // the second level needs 8 x 65,536 hashes resident
-        int second = HashRing.RESIDENCY_RATIO * MAX;
+        int second = SortedRuns.RESIDENCY_RATIO * MAX;
         for (int i = first; i < second - B; i++) {
             r.add(5, i, i, i);
         }
-        assertEquals(31 + 3, r.blocks(), "31 runs of level 1, then 3 blocks");
+        assertEquals(31 + 3, r.runs(), "31 runs of level 1, then 3 blocks");
         for (int i = second - B; i < second; i++) {
             r.add(5, i, i, i);
         }
-        assertEquals(8, r.blocks());
+        assertEquals(8, r.runs());
         assertArrayEquals(new int[] {2, 2, 2, 2, 2, 2, 2, 2}, r.levels(), "runs of the cap, no higher level");
         assertTrue(r.wellFormed());
         for (int i = 0; i < second; i += 97) {
@@ -254,24 +263,24 @@ class HashRingTest {
 
     @Test
     void theRunCountStaysLogarithmicUpToTheCapAndSixteenTimesFlatterBeyondIt() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(11);
         int n = 1_000_000;
-        int lower = (HashRing.FAN_IN - 1) * HashRing.MAX_LEVEL;
+        int lower = (SortedRuns.FAN_IN - 1) * SortedRuns.MAX_LEVEL;
         for (int i = 1; i <= n; i++) {
             r.add(rnd.nextLong(), rnd.nextLong(), i, i);
             if (i % B == 0) {
-                long bound = Math.max(HashRing.RESIDENCY_RATIO * HashRing.FAN_IN + lower, i / MAX + lower + 1);
-                assertTrue(r.blocks() <= bound, r.blocks() + " runs at " + i);
+                long bound = Math.max(SortedRuns.RESIDENCY_RATIO * SortedRuns.FAN_IN + lower, i / MAX + lower + 1);
+                assertTrue(r.runs() <= bound, r.runs() + " runs at " + i);
             }
         }
-        assertTrue(r.blocks() <= n / MAX + lower + 1, r.blocks() + " runs at 10^6 (244 blocks unmerged)");
+        assertTrue(r.runs() <= n / MAX + lower + 1, r.runs() + " runs at 10^6 (244 blocks unmerged)");
         assertTrue(r.wellFormed());
     }
 
     @Test
     void everyHashIsFoundAfterMergesAndNoOtherIs() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(12);
         int n = 600_000;
         long[] his = new long[n];
@@ -289,7 +298,7 @@ class HashRingTest {
             r.add(his[i], los[i], i, i);
         }
         assertTrue(r.hotHashes() > 0, "some hashes still in the hot buffer");
-        assertTrue(r.levels()[0] == HashRing.MAX_LEVEL, "merged runs exist");
+        assertTrue(r.levels()[0] == SortedRuns.MAX_LEVEL, "merged runs exist");
         assertTrue(r.wellFormed());
         assertEquals(n, r.hashes(), "merging keeps every copy");
         for (int i = 0; i < n; i++) {
@@ -314,13 +323,13 @@ class HashRingTest {
 
     @Test
     void extremeHighHalvesLandInTheFirstAndLastBucketsOfAMergedRun() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         long[] ext = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
-        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B;
+        int n = SortedRuns.RESIDENCY_RATIO * SortedRuns.FAN_IN * B;
         for (int i = 0; i < n; i++) {
             r.add(ext[i % ext.length], i, i, 0);
         }
-        assertEquals(8, r.blocks());
+        assertEquals(8, r.runs());
         assertTrue(r.wellFormed());
         for (int i = 0; i < n; i++) {
             assertTrue(r.contains(ext[i % ext.length], i));
@@ -331,7 +340,7 @@ class HashRingTest {
 
     @Test
     void expiryAfterMergingDropsOnlyWholeStaleRunsAndKeepsEveryFreshHash() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(13);
         int n = 700_000;
         long[] his = new long[n];
@@ -357,8 +366,8 @@ class HashRingTest {
     @Test
     void aMergedRunIsKeptWhileItsNewestHashIsFresh() {
         // a merged run takes the newest time of its parts: a fresh hash in its last block keeps it whole
-        HashRing r = new HashRing();
-        int n = HashRing.RESIDENCY_RATIO * HashRing.FAN_IN * B;
+        SortedRuns r = new SortedRuns();
+        int n = SortedRuns.RESIDENCY_RATIO * SortedRuns.FAN_IN * B;
         for (int i = 0; i < n; i++) {
             r.add(9, i, i, i < 4 * B - 1 ? 0 : 1_000_000);
         }
@@ -375,17 +384,17 @@ class HashRingTest {
         int nb = 300_000;
         long[] his = new long[na + nb];
         long[] los = new long[na + nb];
-        HashRing a = new HashRing();
+        SortedRuns a = new SortedRuns();
         fill(a, rnd, 0, na, his, los);
-        HashRing b = new HashRing();
+        SortedRuns b = new SortedRuns();
         fill(b, rnd, na, nb, his, los);
-        int runsBefore = a.blocks() + 1 + b.blocks();
+        int runsBefore = a.runs() + 1 + b.runs();
         a.append(b);
         assertEquals(0, b.hashes());
-        assertEquals(0, b.blocks());
+        assertEquals(0, b.runs());
         assertEquals(na + nb, a.hashes());
         assertTrue(a.wellFormed());
-        assertTrue(a.blocks() <= runsBefore, "the splice may merge, never split");
+        assertTrue(a.runs() <= runsBefore, "the splice may merge, never split");
         for (int i = 0; i < na + nb; i++) {
             assertTrue(a.contains(his[i], los[i]), "hash " + i);
         }
@@ -405,7 +414,7 @@ class HashRingTest {
 
     @Test
     void mergingNeverChangesTheHashesOrTheirAccountedCountAndBytesAgree() {
-        HashRing r = new HashRing();
+        SortedRuns r = new SortedRuns();
         Random rnd = new Random(15);
         long lastBytes = 0;
         for (int i = 0; i < 600_000; i++) {
@@ -450,7 +459,7 @@ class HashRingTest {
         Random rnd = new Random(11);
         for (int hotSize : new int[] {1, 40, 1000, B - 1}) {
             for (int batch : new int[] {1, 3, 100, 700}) {
-                HashRing r = new HashRing();
+                SortedRuns r = new SortedRuns();
                 long[] his = new long[hotSize];
                 long[] los = new long[hotSize];
                 for (int i = 0; i < hotSize; i++) {

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One partition's resident transaction hashes: a time-ordered list of immutable sorted runs, plus
- * one mutable arrival-order hot buffer.
+ * The {@link ResidentHashes} of one partition stored as a time-ordered list of immutable sorted
+ * runs, plus one mutable arrival-order hot buffer.
  *
  * <p>A hash is stored as two longs (high 64 bits, then low 64 bits, as {@link
  * dev.exactly.engine.TransactionHash} lays out its bytes big-endian), ordered as {@link PairSort}
@@ -23,9 +23,9 @@ import java.util.List;
  * (level 2: 16 blocks), each hash is copied at most {@value #MAX_LEVEL} times (amortised O(1)
  * copies per hash, plus an O(runs) scan per seal), and the largest merge, 65,536 hashes, is a
  * ~1 MiB linear pass on the caller's thread at seal time. A merge is made only when the merged run
- * would hold at most 1/{@value #RESIDENCY_RATIO} of the ring's hashes, so a small ring (under
+ * would hold at most 1/{@value #RESIDENCY_RATIO} of the list's hashes, so a small list (under
  * 131,072 hashes) is never merged and keeps its blocks as before. The number of runs is then at most
- * about {@code hashes / 65,536 + 2 * (FAN_IN - 1) + 1}, or 32 blocks plus a few runs for a ring too
+ * about {@code hashes / 65,536 + 2 * (FAN_IN - 1) + 1}, or 32 blocks plus a few runs for a list too
  * small to merge: O(log n) up to the cap, linear beyond it with a slope 16 times smaller than
  * blocks alone (16 runs at 1,000,000 hashes instead of 244).
  *
@@ -43,13 +43,20 @@ import java.util.List;
  * resident set is always a superset of the hashes younger than the cutoff. Extra residency: with a
  * monotone clock, only the oldest remaining run can hold hashes older than the cutoff, so fewer than
  * {@value #MAX_RUN_HASHES} stale hashes stay resident, and fewer than {@value #BLOCK_HASHES} for a
- * ring never large enough to merge (as before merging existed); in general fewer than the size of
- * the front run, which was at most 1/{@value #RESIDENCY_RATIO} of the ring when it was built.
- * (Design: spec queen-deduplication.md, "How the hashes are stored".)
+ * list never large enough to merge (as before merging existed); in general fewer than the size of
+ * the front run, which was at most 1/{@value #RESIDENCY_RATIO} of the list when it was built.
+ *
+ * <p>Why runs and not a hash map: a hash lives independently in every run that holds it, so a
+ * hash stored twice in the window stays known until its youngest run expires, with no reference
+ * count; and run-granular expiry only ever drops runs that are wholly older than the cutoff, so
+ * the resident set is a superset of the window's hashes. This block model is the one the Queen
+ * message queue's documentation describes for its broker's dedup cache ("Deduplication", section
+ * "How the hashes are stored"); the tiered merging is the tiered compaction of log-structured
+ * merge trees (O'Neil et al., "The Log-Structured Merge-Tree", Acta Informatica, 1996).
  *
  * <p>Not thread-safe: the owner (a partition entry of {@link WarmDedupCache}) guards it.
  */
-public final class HashRing {
+public final class SortedRuns implements ResidentHashes {
 
     /** Hashes per sealed block (a power of two, so sealing is a no-copy hand-off). */
     public static final int BLOCK_HASHES = 4096;
@@ -66,7 +73,7 @@ public final class HashRing {
     /** Most hashes in one run: {@code BLOCK_HASHES * FAN_IN^MAX_LEVEL} (1 MiB of pairs). */
     public static final int MAX_RUN_HASHES = BLOCK_HASHES * FAN_IN * FAN_IN;
 
-    /** A merge is made only when the ring holds at least this many times the merged run's hashes. */
+    /** A merge is made only when the list holds at least this many times the merged run's hashes. */
     public static final int RESIDENCY_RATIO = 8;
 
     /** log2 of the hashes per storage chunk of a run. */
@@ -177,8 +184,8 @@ public final class HashRing {
     private long sealedHashes;
     private long sealedBytes;
 
-    /** An empty ring. */
-    public HashRing() {
+    /** An empty list. */
+    public SortedRuns() {
     }
 
     /**
@@ -190,6 +197,7 @@ public final class HashRing {
      * @param offset the offset the hash was stored at (bookkeeping only)
      * @param time   when it was stored, in the owner's clock (milliseconds); expiry compares against it
      */
+    @Override
     public void add(long hi, long lo, long offset, long time) {
         if (hot == null) {
             hot = new long[2 * FIRST_HOT_HASHES];
@@ -212,18 +220,7 @@ public final class HashRing {
     }
 
     /**
-     * Appends a 16-byte hash.
-     *
-     * @param hash   16 bytes, big-endian (see {@link dev.exactly.engine.TransactionHash})
-     * @param offset the offset it was stored at
-     * @param time   when it was stored, in the owner's clock (milliseconds)
-     */
-    public void add(byte[] hash, long offset, long time) {
-        add(high(hash), low(hash), offset, time);
-    }
-
-    /**
-     * Seals the hot buffer as a block even if it is not full (used when another ring's content is
+     * Seals the hot buffer as a block even if it is not full (used when another list's content is
      * appended behind it). No-op when the hot buffer is empty. Does not merge.
      */
     void sealPartial() {
@@ -250,7 +247,7 @@ public final class HashRing {
     /**
      * Merges {@value #FAN_IN} adjacent runs of one level below {@value #MAX_LEVEL} into one run of
      * the next level, oldest group first, until no group qualifies. A group qualifies only when the
-     * ring holds at least {@value #RESIDENCY_RATIO} times its hashes (so a small ring is not held
+     * list holds at least {@value #RESIDENCY_RATIO} times its hashes (so a small list is not held
      * longer than its window by much). Keeps the time order; the hashes resident do not change.
      */
     private void compact() {
@@ -336,6 +333,7 @@ public final class HashRing {
      * @param lo low 64 bits
      * @return true when the hash is resident (in some run or in the hot buffer)
      */
+    @Override
     public boolean contains(long hi, long lo) {
         for (int r = runs.size() - 1; r >= 0; r--) {
             if (runs.get(r).contains(hi, lo)) {
@@ -358,6 +356,7 @@ public final class HashRing {
      * @param probed pairs (high, low) of the hashes to look up
      * @param n      number of pairs in {@code probed}
      */
+    @Override
     public boolean containsAny(long[] probed, int n) {
         if (n == 0) {
             return false;
@@ -424,11 +423,6 @@ public final class HashRing {
         return (int) ((hi * 0x9E3779B97F4A7C15L) >>> 32);
     }
 
-    /** @return true when the 16-byte hash is resident */
-    public boolean contains(byte[] hash) {
-        return contains(high(hash), low(hash));
-    }
-
     /**
      * Drops, from the front, every run whose newest hash is older than the cutoff, and the hot
      * buffer too once no run is left and its newest hash is older than the cutoff. A run with at
@@ -438,6 +432,7 @@ public final class HashRing {
      * @param cutoff time in the owner's clock (milliseconds)
      * @return the number of hashes dropped
      */
+    @Override
     public long expireBefore(long cutoff) {
         long dropped = 0;
         int k = 0;
@@ -459,14 +454,19 @@ public final class HashRing {
     }
 
     /**
-     * Moves every hash of {@code later} behind this ring's hashes: this ring's hot buffer is sealed
+     * Moves every hash of {@code later} behind this list's hashes: this list's hot buffer is sealed
      * (possibly partial), {@code later}'s runs are appended in order and its hot buffer becomes
-     * this ring's; then runs are merged where that pays. {@code later} is left empty. Used to splice
+     * this list's; then runs are merged where that pays. {@code later} is left empty. Used to splice
      * a delta hydration in.
      *
-     * @param later hashes stored after every hash of this ring
+     * @param other hashes stored after every hash of this list, another {@code SortedRuns}
+     * @throws IllegalArgumentException when {@code other} is another implementation
      */
-    void append(HashRing later) {
+    @Override
+    public void append(ResidentHashes other) {
+        if (!(other instanceof SortedRuns later)) {
+            throw new IllegalArgumentException("cannot splice " + other.getClass().getName() + " into SortedRuns");
+        }
         if (later.hashes() == 0) {
             return;
         }
@@ -489,12 +489,13 @@ public final class HashRing {
     }
 
     /** @return resident hashes (sealed runs plus hot buffer; a hash held twice counts twice) */
+    @Override
     public long hashes() {
         return sealedHashes + hotCount;
     }
 
     /** @return number of sealed runs (blocks and merged runs), each searched once per lookup */
-    public int blocks() {
+    public int runs() {
         return runs.size();
     }
 
@@ -508,6 +509,7 @@ public final class HashRing {
      * index and overheads, and the hot buffer's allocated capacity. Dominated by the real 16 bytes
      * per hash.
      */
+    @Override
     public long bytes() {
         return sealedBytes + (hot == null ? 0 : ARRAY_HEADER_BYTES + 8L * hot.length);
     }
@@ -553,7 +555,7 @@ public final class HashRing {
         return runs.stream().mapToInt(r -> r.level).toArray();
     }
 
-    /** @return the largest single array this ring holds, in bytes (at most one chunk, 256 KiB) */
+    /** @return the largest single array this list holds, in bytes (at most one chunk, 256 KiB) */
     long largestArrayBytes() {
         long max = hot == null ? 0 : 8L * hot.length;
         for (Run b : runs) {
@@ -572,23 +574,5 @@ public final class HashRing {
             m = Math.max(m, r.maxOffset);
         }
         return m;
-    }
-
-    /** High 64 bits of a 16-byte big-endian hash. */
-    public static long high(byte[] hash) {
-        return longAt(hash, 0);
-    }
-
-    /** Low 64 bits of a 16-byte big-endian hash. */
-    public static long low(byte[] hash) {
-        return longAt(hash, 8);
-    }
-
-    private static long longAt(byte[] b, int at) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (b[at + i] & 0xffL);
-        }
-        return v;
     }
 }
