@@ -6,8 +6,11 @@ import java.util.List;
  * A warm instance's dedup cache. Its one load-bearing output is the {@link ProbeBound} sent with
  * a segment: "none of these hashes occurs at or below this offset". It may only ever narrow the
  * store's probe; it never decides a verdict. {@link ProbeBound#PROBE_ALL} (probe the whole window)
- * is always a sound answer. (Spec: queen-deduplication.md, "The broker cache, and what it is
- * allowed to do".)
+ * is always a sound answer, so a disabled cache ({@link #DISABLED}) is exactly equivalent to one
+ * that never vouches: the verdict is computed by the store under the partition's row lock either
+ * way, and a cache can only save probe work. (The rule is the one the Queen message queue's
+ * documentation states for its broker cache: "Deduplication", section "The broker cache, and what
+ * it is allowed to do".)
  *
  * <p>Implementations never block: work they need from the database (hydration) runs in the
  * background, and they answer {@link ProbeBound#PROBE_ALL} meanwhile.

@@ -33,8 +33,10 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * Retention and the deduplication edges it must keep (spec "The edges"), against the embedded
- * PostgreSQL. Time is moved by setting created_at back, never by sleeping.
+ * Retention and the deduplication edges it must keep (those the Queen message queue's
+ * documentation lists under "Deduplication", "The edges": a duplicate whose original was purged
+ * answers duplicate with the zero UUID, a redelivery after the window is accepted as new), against
+ * the embedded PostgreSQL. Time is moved by setting created_at back, never by sleeping.
  */
 @QuarkusTest
 class RetentionTest {

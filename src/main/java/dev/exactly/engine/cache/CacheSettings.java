@@ -1,9 +1,12 @@
 package dev.exactly.engine.cache;
 
 /**
- * Tunables of {@link WarmDedupCache}. The defaults are the spec's (queen-deduplication.md, "The
- * broker cache" and "Under memory pressure"); only the memory cap is configured by operators
- * ({@code exactly.dedup-cache.max-mb}).
+ * Tunables of {@link WarmDedupCache}. The defaults are the values the Queen message queue's
+ * documentation gives for its broker's dedup cache ("Deduplication", sections "The broker cache,
+ * and what it is allowed to do" and "Under memory pressure": 90% fit line, 30 s cooldown, 5 s
+ * recent-use guard, one warning a minute, 30 s memo TTL, 5 s clock-skew slack, 100,000 bookkeeping
+ * entries); the buffer, delta, retry and concurrency limits are this project's. Only the memory
+ * cap is configured by operators ({@code exactly.dedup-cache.max-mb}).
  *
  * @param maxBytes            memory cap for resident hashes and their bookkeeping, in bytes
  * @param fitRatio            a full rehydration is admitted only if the cache stays under this
@@ -30,7 +33,7 @@ public record CacheSettings(long maxBytes, double fitRatio, long cooldownMillis,
                             long warnIntervalMillis, long memoTtlMillis, int skewSlackSeconds, int bookkeepingCap,
                             int maxBufferedCommits, long maxDeltaRows, long retryMillis, int maxConcurrentLoads) {
 
-    /** The spec defaults with a cap of {@code maxMb} MiB. */
+    /** The default tunables (see the class note) with a cap of {@code maxMb} MiB. */
     public static CacheSettings defaults(long maxMb) {
         return new CacheSettings(maxMb * 1024L * 1024L, 0.9, 30_000, 5_000, 60_000, 30_000, 5, 100_000, 256,
                 262_144, 1_000, 2);

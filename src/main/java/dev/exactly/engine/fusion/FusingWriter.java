@@ -20,8 +20,12 @@ import java.util.function.Consumer;
 
 /**
  * Layer 2 of deduplication, server mode only: fuses concurrent pushes to one partition into one
- * segment and one SQL call, single-flight per partition (spec: queen-deduplication.md, "Three
- * layers, one authority").
+ * segment and one SQL call, single-flight per partition. Deduplication has three layers and one
+ * authority: layer 1 (one request body) and layer 2 (this fused segment) each keep the first
+ * occurrence of a transaction hash and make later ones followers that inherit the leader's final
+ * verdict; only layer 3, the store's probe under the partition's row lock, decides whether a hash
+ * was already stored. Layers 1 and 2 only save SQL work. (The layering follows the Queen message
+ * queue's documentation, "Deduplication", section "Three layers, one authority".)
  *
  * <h2>Lanes</h2>
  * Each partition has a lane: at most one write to the partition is in flight from this instance
