@@ -1,19 +1,34 @@
 package dev.exactly.http;
 
+import dev.exactly.consume.AckBatchResponse;
+import dev.exactly.consume.AckResult;
+import dev.exactly.consume.PopResponse;
+import dev.exactly.consume.PoppedMessage;
 import dev.exactly.message.MessageView;
 import dev.exactly.problem.FieldError;
 import dev.exactly.problem.Problem;
 import dev.exactly.push.PushResponse;
 import dev.exactly.push.PushResult;
 import dev.exactly.queue.QueueView;
+import dev.exactly.retention.MaintenanceReport;
 import dev.exactly.schema.SchemaMigrator;
+import dev.exactly.task.BatchResponse;
+import dev.exactly.task.ClaimResponse;
+import dev.exactly.task.EnqueueResult;
+import dev.exactly.task.TaskView;
+import dev.exactly.transaction.TransactionProblem;
+import dev.exactly.transaction.TransactionResponse;
+import dev.exactly.webhook.WebhookReceipt;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * Registers the JSON types Jackson writes for reflection in a native image (GraalVM closed world,
  * the `native` Maven profile). Quarkus REST registers an endpoint's declared return type itself,
- * but not types behind a {@code Uni}, inside a {@code Response} entity or nested in records. A
- * new wire type belongs in this list. No effect on the JVM.
+ * but not types behind a {@code Uni}, inside a {@code Response} entity or nested in records, so
+ * every wire type (a record written as a response body, an error body or a part of one) is listed
+ * here. No request body is bound to a type by Jackson (requests are read as trees or streamed), so
+ * none is listed. NativeReflectionTest fails when a record of a wire package is neither listed nor
+ * named there as not a wire type. No effect on the JVM.
  */
 @RegisterForReflection(targets = {
         PushResponse.class, PushResult.class,
@@ -21,6 +36,11 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         QueueView.class, QueueView.Reset.class,
         MessageView.class,
         SchemaMigrator.Outcome.class,
+        PopResponse.class, PoppedMessage.class, AckBatchResponse.class, AckResult.class,
+        EnqueueResult.class, BatchResponse.class, ClaimResponse.class, TaskView.class,
+        TransactionResponse.class, TransactionResponse.OperationResult.class, TransactionProblem.class,
+        WebhookReceipt.class,
+        MaintenanceReport.class,
 })
 public final class NativeReflection {
 
