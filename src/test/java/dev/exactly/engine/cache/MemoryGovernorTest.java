@@ -297,22 +297,27 @@ class MemoryGovernorTest {
     @Test
     void theBookkeepingMapsAreSoftCappedExpiredCooldownsFirst() {
         governor(CacheSettings.defaults(512).withMaxBytes(10 * U).withBookkeepingCap(10));
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 6; i++) {
             governor.suppress(resident("old" + i, 1, T0), T0);
+        }
+        long later = T0 + 31_000; // the six cooldowns have ended (not yet pruned)
+        for (int i = 0; i < 4; i++) {
+            governor.suppress(resident("live" + i, 1, later), later);
         }
         assertEquals(10, governor.cooldownEntries());
         assertEquals(10, governor.footprintEntries());
-        long later = T0 + 31_000;
         governor.suppress(resident("new", 1, later), later);
-        assertEquals(1, governor.cooldownEntries(), "the ten ended cooldowns were pruned, not the live one");
+        assertEquals(5, governor.cooldownEntries(), "the six ended cooldowns were pruned, not the live ones");
+        assertTrue(governor.suppressed(p("live0"), later));
         assertTrue(governor.suppressed(p("new"), later));
         assertEquals(1, governor.footprintEntries(), "footprints past the cap: cleared, the newest kept");
         assertEquals(U, governor.footprint(p("new")));
-        for (int i = 0; i < 10; i++) {
-            governor.suppress(resident("live" + i, 1, later), later);
-        }
-        assertTrue(governor.cooldownEntries() <= 10, "cooldowns " + governor.cooldownEntries());
-        assertTrue(governor.suppressed(p("live9"), later), "the newest cooldown survives a reset");
         assertNull(governor.footprint(p("old0")));
+        for (int i = 0; i < 6; i++) {
+            governor.suppress(resident("more" + i, 1, later), later);
+        }
+        assertEquals(1, governor.cooldownEntries(), "eleven live cooldowns: cleared, the newest kept");
+        assertTrue(governor.suppressed(p("more5"), later), "the newest cooldown survives a reset");
+        assertFalse(governor.suppressed(p("live0"), later), "the only cost: a cooldown ends early");
     }
 }
