@@ -9,12 +9,15 @@ import dev.exactly.problem.FieldError;
 import dev.exactly.problem.Problem;
 import dev.exactly.push.PushResponse;
 import dev.exactly.push.PushResult;
+import dev.exactly.queue.QueueListResponse;
+import dev.exactly.queue.QueueStats;
 import dev.exactly.queue.QueueView;
 import dev.exactly.retention.MaintenanceReport;
 import dev.exactly.schema.SchemaMigrator;
 import dev.exactly.task.BatchResponse;
 import dev.exactly.task.ClaimResponse;
 import dev.exactly.task.EnqueueResult;
+import dev.exactly.task.TaskListResponse;
 import dev.exactly.task.TaskView;
 import dev.exactly.transaction.TransactionProblem;
 import dev.exactly.transaction.TransactionResponse;
@@ -34,10 +37,12 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         PushResponse.class, PushResult.class,
         Problem.class, FieldError.class,
         QueueView.class, QueueView.Reset.class,
+        QueueListResponse.class, QueueListResponse.Entry.class, QueueStats.class, QueueStats.Group.class,
         MessageView.class,
         SchemaMigrator.Outcome.class,
         PopResponse.class, PoppedMessage.class, AckBatchResponse.class, AckResult.class,
         EnqueueResult.class, BatchResponse.class, ClaimResponse.class, TaskView.class,
+        TaskListResponse.class,
         TransactionResponse.class, TransactionResponse.OperationResult.class, TransactionProblem.class,
         WebhookReceipt.class,
         MaintenanceReport.class,

@@ -45,8 +45,11 @@ class NativeReflectionTest {
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
             "dev.exactly.queue.QueueRepository$StoredQueue",      // a row; written as QueueView
             "dev.exactly.queue.QueueRepository$Change",           // a pair of rows
+            "dev.exactly.queue.QueueStatsRepository$QueueSize",   // a row; written as QueueListResponse.Entry
+            "dev.exactly.queue.QueueStatsRepository$GroupLag",    // a row; written as QueueStats.Group
             "dev.exactly.retention.RetentionRepository$Step",     // one purge step's row
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
+            "dev.exactly.task.TaskStore$TaskPage",                // rows; written as TaskListResponse
             "dev.exactly.task.NewTask",                           // a parsed task
             "dev.exactly.task.Enqueued",                          // a row; written as EnqueueResult
             "dev.exactly.task.LeasedChange",                      // a row and a refusal
@@ -54,6 +57,7 @@ class NativeReflectionTest {
             "dev.exactly.task.TaskJson$Raw",                      // a parser's raw value
             "dev.exactly.task.WorkerRequestReader$Completion",    // a parsed completion
             "dev.exactly.task.WorkerRequestReader$Failure",       // a parsed failure
+            "dev.exactly.task.WorkerRequestReader$Extension",     // a parsed lease extension
             "dev.exactly.transaction.TransactionOperation$Push",  // a parsed operation
             "dev.exactly.transaction.TransactionOperation$Ack",   // a parsed operation
             "dev.exactly.webhook.WebhookSource",                  // configuration
