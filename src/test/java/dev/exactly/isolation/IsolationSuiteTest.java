@@ -38,7 +38,8 @@ class IsolationSuiteTest {
      * The same specs against the database {@value #CITUS_URL} names, migrated here with the
      * project's migrations (distributing its tables is the operator's step, done beforehand).
      * Expected outputs come from expected/, overridden by citus/expected/ where a cluster's
-     * output differs. The database must hold no queues: each spec's teardown empties exactly's
+     * output differs. On Citus, isolationtester is given Citus' blocked-session check (see
+     * {@link #globalWaits}) for the run. The database must hold no queues: each spec's teardown empties exactly's
      * tables, so it must be one given to tests.
      */
     @Test
@@ -55,14 +56,42 @@ class IsolationSuiteTest {
                 .locations("filesystem:sql")
                 .load().migrate();
         try (Connection c = DriverManager.getConnection(jdbc, target.user(), target.password());
-             Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT count(*) FROM exactly.queues")) {
-            rs.next();
-            assertEquals(0, rs.getLong(1), CITUS_URL + " names a database that holds queues; the isolation specs "
-                    + "empty exactly's tables, so give them a database of their own");
+             Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM exactly.queues")) {
+                rs.next();
+                assertEquals(0, rs.getLong(1), CITUS_URL + " names a database that holds queues; the isolation "
+                        + "specs empty exactly's tables, so give them a database of their own");
+            }
+            boolean citus = globalWaits(st, "replace");
+            try {
+                Path expected = IsolationRegress.citusExpected(Path.of("target", "isolation", "citus-expected"));
+                assertPasses(tools().run(target, expected, Path.of("target", "isolation", "citus")));
+            } finally {
+                if (citus) {
+                    globalWaits(st, "restore");
+                }
+            }
         }
-        Path expected = IsolationRegress.citusExpected(Path.of("target", "isolation", "citus-expected"));
-        assertPasses(tools().run(target, expected, Path.of("target", "isolation", "citus")));
+    }
+
+    /**
+     * On a Citus database, swaps the blocked-session check isolationtester asks
+     * (pg_isolation_test_session_is_blocked, local lock waits only) for Citus' own, which also
+     * sees a step waiting on a worker node, with the functions Citus ships for its isolation
+     * tests ({@code citus_internal.replace_isolation_tester_func} / {@code restore_…}); and back.
+     *
+     * @return whether the database has them (is a Citus database)
+     */
+    private static boolean globalWaits(Statement st, String action) throws java.sql.SQLException {
+        String fn = "citus_internal." + action + "_isolation_tester_func";
+        try (ResultSet rs = st.executeQuery("SELECT to_regproc('" + fn + "') IS NOT NULL")) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                return false;
+            }
+        }
+        st.execute("SELECT " + fn + "()");
+        return true;
     }
 
     private static IsolationRegress tools() throws Exception {
