@@ -2,6 +2,7 @@ package dev.exactly.consume;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
@@ -26,7 +27,7 @@ import java.util.UUID;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoppedMessage(UUID messageId, String transactionId, String queue, String partition, long offset,
-                            @JsonRawValue String payload, String payloadBase64, String contentType,
-                            @JsonRawValue String headers, String traceId, OffsetDateTime createdAt, int attempts,
+                            @JsonRawValue @Schema(ref = "AnyJson") String payload, String payloadBase64, String contentType,
+                            @JsonRawValue @Schema(ref = "AnyJson") String headers, String traceId, OffsetDateTime createdAt, int attempts,
                             UUID leaseId, OffsetDateTime leaseExpiresAt) {
 }

@@ -2,6 +2,7 @@ package dev.exactly.message;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.Base64;
@@ -26,8 +27,8 @@ import java.util.UUID;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MessageView(UUID messageId, String queue, String partition, long offset, String transactionId,
-                          @JsonRawValue String payload, String payloadBase64, String contentType,
-                          @JsonRawValue String headers, String traceId, OffsetDateTime createdAt) {
+                          @JsonRawValue @Schema(ref = "AnyJson") String payload, String payloadBase64, String contentType,
+                          @JsonRawValue @Schema(ref = "AnyJson") String headers, String traceId, OffsetDateTime createdAt) {
 
     /** The wire form of a stored message. */
     public static MessageView of(StoredMessage m) {

@@ -3,6 +3,7 @@ package dev.exactly.queue;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.OffsetDateTime;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import java.util.Map;
 
 /**
@@ -24,6 +25,7 @@ public record QueueListResponse(List<Entry> queues, String next) {
      * @param createdAt  creation time
      * @param updatedAt  last options change
      */
+    @Schema(name = "QueueListEntry")
     public record Entry(String queue, Map<String, Integer> options, long partitions, long messages,
                         OffsetDateTime createdAt, OffsetDateTime updatedAt) {
 

@@ -3,6 +3,7 @@ package dev.exactly.queue;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.OffsetDateTime;
 import java.util.List;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A queue's figures (GET /api/v1/queues/{queue}/stats), each as of one database snapshot.
@@ -27,6 +28,7 @@ public record QueueStats(String queue, long partitions, long messages, String de
      * @param oldestUndeliveredAgeSeconds its age in seconds by the database clock; absent when none waits
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Schema(name = "ConsumerGroupLag")
     public record Group(String group, long lag, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds) {
     }
 }

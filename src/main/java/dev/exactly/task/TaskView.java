@@ -2,6 +2,7 @@ package dev.exactly.task;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
@@ -31,10 +32,10 @@ import java.util.UUID;
  * @param finishedAt        when it completed or died
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record TaskView(String queue, String id, String type, @JsonRawValue String data, String state, int attempts,
+public record TaskView(String queue, String id, String type, @JsonRawValue @Schema(ref = "AnyJson") String data, String state, int attempts,
                        int maxRetries, int retryDelaySeconds, int priority, OffsetDateTime runAt, boolean autoDedupe,
                        String dedupeKey, UUID leaseId, OffsetDateTime leaseExpiresAt, String lastError,
-                       @JsonRawValue String result, OffsetDateTime createdAt, OffsetDateTime updatedAt,
+                       @JsonRawValue @Schema(ref = "AnyJson") String result, OffsetDateTime createdAt, OffsetDateTime updatedAt,
                        OffsetDateTime finishedAt) {
 
     /**

@@ -1,0 +1,158 @@
+package dev.exactly.http;
+
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.openapi.OASFactory;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.PathItem;
+import org.eclipse.microprofile.openapi.models.media.Content;
+import org.eclipse.microprofile.openapi.models.media.MediaType;
+import org.eclipse.microprofile.openapi.models.media.Schema;
+import org.eclipse.microprofile.openapi.models.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.models.responses.APIResponse;
+import org.eclipse.microprofile.openapi.models.responses.APIResponses;
+
+/**
+ * Completes the OpenAPI document (MicroProfile OpenAPI filter, {@code mp.openapi.filter}): the
+ * resources read their bodies as bytes (so payloads are kept byte for byte), which the scanner
+ * can only describe as binary; this filter gives each route its request schema from
+ * {@code META-INF/openapi.yaml}, declares the problem+json answers every route can give (RFC 9457),
+ * and puts the bearer API key on every route under /api. A route with a body that has no schema
+ * here keeps the binary one, which OpenApiDocumentTest refuses, so a new route cannot be missed.
+ */
+public class OpenApiDocument implements OASFilter {
+
+    /** Request schema (in META-INF/openapi.yaml) of each route that reads a JSON body. */
+    static final Map<String, String> REQUEST_SCHEMAS = Map.ofEntries(
+            Map.entry("POST /api/v1/push", "PushRequest"),
+            Map.entry("POST /api/v1/pop", "PopRequest"),
+            Map.entry("POST /api/v1/ack", "AckRequest"),
+            Map.entry("POST /api/v1/ack/batch", "AckBatchRequest"),
+            Map.entry("POST /api/v1/transaction", "TransactionRequest"),
+            Map.entry("POST /api/v1/configure", "ConfigureRequest"),
+            Map.entry("PATCH /api/v1/queues/{queue}", "PatchQueueRequest"),
+            Map.entry("POST /api/v1/tasks", "TaskRequest"),
+            Map.entry("POST /api/v1/tasks/batch", "TaskBatchRequest"),
+            Map.entry("POST /api/v1/tasks/claim", "ClaimRequest"),
+            Map.entry("POST /api/v1/tasks/{id}/complete", "CompleteRequest"),
+            Map.entry("POST /api/v1/tasks/{id}/fail", "FailRequest"),
+            Map.entry("POST /api/v1/tasks/{id}/extend", "ExtendRequest"));
+
+    /** Routes whose answer can be 409 (a lease or transaction conflict, an unresolved ack). */
+    static final List<String> CONFLICTS = List.of("POST /api/v1/ack", "POST /api/v1/transaction",
+            "POST /api/v1/tasks/{id}/complete", "POST /api/v1/tasks/{id}/fail", "POST /api/v1/tasks/{id}/extend",
+            "DELETE /api/v1/tasks/{id}");
+
+    private static final String SECURITY = "apiKey";
+
+    /** The component that stands for "any JSON value" in META-INF/openapi.yaml and the wire records. */
+    static final String ANY_JSON = "AnyJson";
+
+    @Override
+    public void filterOpenAPI(OpenAPI api) {
+        inlineAnyJson(api);
+        if (api.getPaths() == null) {
+            return;
+        }
+        Map<String, Integer> ids = new java.util.HashMap<>();
+        api.getPaths().getPathItems().forEach((path, item) -> item.getOperations().forEach((method, op) -> {
+            complete(method + " " + path, path, op);
+            if (op.getOperationId() != null) {
+                ids.merge(op.getOperationId(), 1, Integer::sum);
+            }
+        }));
+        // operation ids are the Java method names; one that several resources share (get, list)
+        // takes the resource's noun from its tag ("Queue Resource": getQueue), so that every id
+        // is unique, as OpenAPI requires and client generators rely on
+        api.getPaths().getPathItems().values().forEach(item -> item.getOperations().values().forEach(op -> {
+            if (op.getOperationId() != null && ids.get(op.getOperationId()) > 1 && op.getTags() != null
+                    && !op.getTags().isEmpty()) {
+                op.setOperationId(op.getOperationId() + op.getTags().get(0).split(" ")[0]);
+            }
+        }));
+    }
+
+    /**
+     * Replaces every reference to {@link #ANY_JSON} by an untyped schema, the way OpenAPI 3.0 says
+     * "any value" (a named component would make generators invent a wrapper class).
+     */
+    private static void inlineAnyJson(OpenAPI api) {
+        if (api.getComponents() == null || api.getComponents().getSchemas() == null) {
+            return;
+        }
+        Schema any = api.getComponents().getSchemas().get(ANY_JSON);
+        if (any == null) {
+            return;
+        }
+        Map<String, Schema> schemas = new java.util.LinkedHashMap<>(api.getComponents().getSchemas());
+        schemas.remove(ANY_JSON);
+        for (Schema schema : schemas.values()) {
+            if (schema.getProperties() == null) {
+                continue;
+            }
+            Map<String, Schema> properties = new java.util.LinkedHashMap<>(schema.getProperties());
+            properties.replaceAll((name, property) -> property.getRef() != null
+                    && property.getRef().endsWith("/" + ANY_JSON)
+                    ? OASFactory.createSchema().description(any.getDescription()) : property);
+            schema.setProperties(properties);
+        }
+        api.getComponents().setSchemas(schemas);
+    }
+
+    private void complete(String route, String path, Operation op) {
+        boolean hasBody = op.getRequestBody() != null;
+        String schema = REQUEST_SCHEMAS.get(route);
+        if (schema != null) {
+            op.setRequestBody(OASFactory.createRequestBody().required(true).content(json("application/json", schema)));
+        }
+        boolean underApi = path.startsWith("/api/");
+        if (underApi) {
+            op.addSecurityRequirement(OASFactory.createSecurityRequirement().addScheme(SECURITY));
+        }
+        APIResponses responses = op.getResponses();
+        problem(responses, "400", "Bad input: malformed JSON, an unknown or invalid field or query parameter; nothing was written");
+        if (underApi) {
+            problem(responses, "401", "No valid API key");
+        }
+        if (path.contains("{")) {
+            problem(responses, "404", "No such resource");
+        }
+        if (CONFLICTS.contains(route)) {
+            problem(responses, "409", "A lease, ack or transaction conflict; nothing was changed");
+        }
+        if (hasBody) {
+            problem(responses, "413", "The body is over the route's limit");
+            problem(responses, "415", "A Content-Encoding other than identity");
+        }
+        problem(responses, "503", "The database is away or timed out; retrying the same request is safe (Retry-After)");
+    }
+
+    private static void problem(APIResponses responses, String status, String description) {
+        APIResponse existing = responses.getAPIResponse(status);
+        APIResponse r = existing != null ? existing : OASFactory.createAPIResponse();
+        if (r.getDescription() == null || r.getDescription().isBlank()) {
+            r.description(description);
+        }
+        r.content(json("application/problem+json", "Problem"));
+        responses.addAPIResponse(status, r);
+    }
+
+    private static Content json(String mediaType, String schema) {
+        MediaType m = OASFactory.createMediaType().schema(OASFactory.createSchema().ref(schema));
+        return OASFactory.createContent().addMediaType(mediaType, m);
+    }
+
+    /** Unused: a whole-document filter. */
+    @Override
+    public PathItem filterPathItem(PathItem pathItem) {
+        return pathItem;
+    }
+
+    /** Unused: a whole-document filter. */
+    @Override
+    public RequestBody filterRequestBody(RequestBody requestBody) {
+        return requestBody;
+    }
+}

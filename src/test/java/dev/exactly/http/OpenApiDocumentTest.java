@@ -1,0 +1,85 @@
+package dev.exactly.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What /q/openapi promises a client generator (the generated client itself is exercised by
+ * GeneratedClientIT in the integration-test phase): every JSON body typed, every refusal a
+ * problem+json response, the bearer key on every /api route, unique operation ids.
+ */
+@QuarkusTest
+class OpenApiDocumentTest {
+
+    private static JsonPath document() {
+        return given().queryParam("format", "json").get("/q/openapi").then().statusCode(200).extract().jsonPath();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String[]> operations(JsonPath d) {
+        List<String[]> out = new ArrayList<>();
+        Map<String, Map<String, Object>> paths = d.getMap("paths");
+        paths.forEach((path, item) -> item.keySet().forEach(method -> out.add(new String[] {path, method})));
+        return out;
+    }
+
+    private static String at(String path, String method) {
+        return "paths.'" + path + "'." + method;
+    }
+
+    @Test
+    void everyJsonBodyHasItsSchema() {
+        JsonPath d = document();
+        for (String[] op : operations(d)) {
+            Map<String, Object> content = d.getMap(at(op[0], op[1]) + ".requestBody.content");
+            if (content == null || op[0].startsWith("/webhooks/")) {
+                continue; // no body, or a provider's raw bytes
+            }
+            assertEquals(List.of("application/json"), new ArrayList<>(content.keySet()), op[1] + " " + op[0]);
+            String ref = d.getString(at(op[0], op[1]) + ".requestBody.content.'application/json'.schema.'$ref'");
+            assertTrue(ref != null && ref.startsWith("#/components/schemas/"), op[1] + " " + op[0] + ": " + ref);
+            assertTrue(d.getMap("components.schemas").containsKey(ref.substring(ref.lastIndexOf('/') + 1)), ref);
+        }
+    }
+
+    @Test
+    void everyRouteDeclaresItsProblemAnswersAndApiRoutesTheBearerKey() {
+        JsonPath d = document();
+        assertEquals("bearer", d.getString("components.securitySchemes.apiKey.scheme"));
+        for (String[] op : operations(d)) {
+            String base = at(op[0], op[1]);
+            for (String status : List.of("400", "503")) {
+                assertEquals("#/components/schemas/Problem",
+                        d.getString(base + ".responses.'" + status + "'.content.'application/problem+json'.schema.'$ref'"),
+                        op[1] + " " + op[0] + " " + status);
+            }
+            boolean secured = d.getList(base + ".security") != null && !d.getList(base + ".security").isEmpty();
+            assertEquals(op[0].startsWith("/api/"), secured, op[1] + " " + op[0]);
+            if (op[0].startsWith("/api/")) {
+                assertTrue(d.getMap(base + ".responses").containsKey("401"), op[1] + " " + op[0]);
+            }
+        }
+    }
+
+    @Test
+    void operationIdsAreUniqueAndRawJsonFieldsAreUntyped() {
+        JsonPath d = document();
+        List<String> ids = operations(d).stream().map(op -> d.getString(at(op[0], op[1]) + ".operationId")).toList();
+        assertEquals(ids.size(), ids.stream().distinct().count(), ids.toString());
+        assertFalse(ids.contains(null));
+        // payloads and task data are any JSON value, not strings
+        assertEquals(null, d.getString("components.schemas.PoppedMessage.properties.payload.type"));
+        assertEquals(null, d.getString("components.schemas.TaskView.properties.data.type"));
+        assertEquals(null, d.getString("components.schemas.PushItem.properties.payload.type"));
+        assertFalse(d.getMap("components.schemas").containsKey(OpenApiDocument.ANY_JSON));
+    }
+}
