@@ -32,9 +32,9 @@ class DeadLetterNameTest {
         return queue.substring(0, 234) + "-" + HexFormat.of().formatHex(sha).substring(0, 16) + ".dlq";
     }
 
-    /** Dead-letters the one message of queue/partition p and returns the copy, popped from the DLQ. */
-    private static Map<String, Object> deadLetter(String queue) throws Exception {
-        Map<String, Object> m = pop(queue, "p", "g", 1).get(0);
+    /** Dead-letters a message popped by group g and returns the copy, popped (by g) from the DLQ. */
+    private static Map<String, Object> deadLetter(Map<String, Object> m) throws Exception {
+        String queue = (String) m.get("queue");
         ack(ackById(m, "g", "dlq")).then().statusCode(200).body("outcome", equalTo("dead-lettered"));
         String dlq = deadLetterQueue(queue);
         List<Map<String, Object>> dead = pop(dlq, "p", "g", 5);
@@ -57,11 +57,11 @@ class DeadLetterNameTest {
         String queue = "dl-" + "x".repeat(252);
         assertEquals(255, queue.length());
         push(queue, "p", "t", "{\"n\":1}");
-        Map<String, Object> copy = deadLetter(queue);
+        Map<String, Object> copy = deadLetter(pop(queue, "p", "g", 1).get(0));
         String dlq = deadLetterQueue(queue);
         assertEquals(255, dlq.length());
         // the dead-letter queue's own dead letters: the same rule, a name that fits again
-        Map<String, Object> second = deadLetter(dlq);
+        Map<String, Object> second = deadLetter(copy);
         assertEquals(copy.get("payload"), second.get("payload"));
     }
 
@@ -70,7 +70,7 @@ class DeadLetterNameTest {
         for (int length : new int[] {251, 252}) {
             String queue = ("dm" + length + "-" + "y".repeat(length)).substring(0, length);
             push(queue, "p", "t", "1");
-            deadLetter(queue);
+            deadLetter(pop(queue, "p", "g", 1).get(0));
             String dlq = deadLetterQueue(queue);
             assertEquals(255, dlq.length());
             if (length == 251) {
