@@ -29,7 +29,7 @@ class PopBudgetTest {
     @Inject
     Pool pool;
 
-    @ConfigProperty(name = "exactly.consume.max-answer-bytes")
+    @ConfigProperty(name = "exactly.consume.max-answer-bytes", defaultValue = "8388608")
     long maxAnswerBytes;
 
     /** Pushes one message whose payload is a JSON string of {@code bytes} characters (plus its quotes). */
