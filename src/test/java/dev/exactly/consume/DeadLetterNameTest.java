@@ -37,6 +37,7 @@ class DeadLetterNameTest {
         String queue = (String) m.get("queue");
         ack(ackById(m, "g", "dlq")).then().statusCode(200).body("outcome", equalTo("dead-lettered"));
         String dlq = deadLetterQueue(queue);
+        assertEquals(dlq, DeadLetters.queueOf(queue), "the Java spelling of the rule agrees");
         List<Map<String, Object>> dead = pop(dlq, "p", "g", 5);
         assertEquals(1, dead.size(), "the copy is in " + dlq);
         assertEquals(dlq, dead.get(0).get("queue"));
