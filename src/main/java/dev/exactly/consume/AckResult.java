@@ -20,7 +20,7 @@ import java.util.UUID;
  *                            queue's retryDelay), "dead-lettered", or "settled" (a replay whose
  *                            record was already cleaned up)
  * @param attempts            deliveries of the message to the group so far, the acked one included
- * @param deadLetterMessageId the copy's id in the dead-letter queue ("queue.dlq"), when dead-lettered
+ * @param deadLetterMessageId the copy's id in the dead-letter queue ({@link DeadLetters#queueOf}), when dead-lettered
  *                            (null if the original's data had been purged: nothing to copy)
  * @param replay              true when the same lease had already acked this message (an
  *                            idempotent repeat: nothing changed)
