@@ -4,8 +4,11 @@
 -- Lock order, the one global order shared with exactly.push_bundle and retention:
 --   1. partition rows (exactly.partitions, SELECT ... FOR UPDATE) in ascending id;
 --   2. then consumer cursor rows (exactly.consumer_cursors) in ascending (partition_id, consumer_group).
--- pop takes a single cursor row with SKIP LOCKED and never a partition row, so it never waits on
--- pushes or purges. ack_batch takes the partition rows it may write to (dead-letter partitions,
+-- pop takes cursor rows with SKIP LOCKED, so it never waits for another consumer. It takes a
+-- partition row (a dead-letter partition) only when it may have to dead-letter a message whose
+-- deliveries are used up: before the cursor row, and waiting for it only while it holds no other
+-- lock (else with SKIP LOCKED), so it never waits holding a lock and cannot close a cycle.
+-- ack_batch takes the partition rows it may write to (dead-letter partitions,
 -- plus a transaction's push partitions) before any cursor row. exactly.deliveries rows are only
 -- read or written by the holder of their cursor row's lock. Retention takes one partition row and
 -- no cursor row.
@@ -14,11 +17,32 @@
 -- table statistics (a plan cached while a table was small would scan it whole later); each
 -- query has an index path (as for exactly.push_segment).
 --
--- Dead-letter queue: a message of queue Q, partition P goes to queue "Q.dlq", partition P (both
+-- Deliveries: deliveries.attempts counts the deliveries of a message to a group that have ended,
+-- by an ack (any status) or by the expiry of the lease that delivered it unacked (charged by the
+-- next pop of the partition). Pop answers attempts + 1, the number of the delivery it makes (as
+-- SQS's ApproximateReceiveCount does; a task's attempts counts claims the same way). A message is
+-- delivered at most 1 + retry_limit times: the failed ack, or the expired lease, of its last
+-- delivery dead-letters it.
+--
+-- Dead-letter queue: a message of queue Q, partition P goes to queue exactly.dead_letter_queue(Q),
+-- "Q.dlq" when that fits the 255-character name rule, partition P (both
 -- created on first use, with default options). The copy has the original payload, content type
 -- and trace id; its transactionId is its own new message id; its headers are the original's
 -- plus "x-exactly-dead-letter" (origin queue, partition, offset, messageId, transactionId,
 -- consumerGroup, attempts, status, error, deadLetteredAt).
+
+-- The dead-letter queue of queue p_queue: "<p_queue>.dlq" when that is at most 255 characters (the
+-- name rule of every queue), else the first 234 characters of p_queue, "-", the first 16 hex
+-- digits of the SHA-256 of p_queue (UTF-8) and ".dlq": 255 characters. So every queue's dead-letter
+-- queue, a dead-letter queue's own included, is a valid name that every route accepts.
+CREATE OR REPLACE FUNCTION exactly.dead_letter_queue(p_queue text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN length(p_queue) <= 251 THEN p_queue || '.dlq'
+                ELSE left(p_queue, 234) || '-' || left(encode(sha256(convert_to(p_queue, 'UTF8')), 'hex'), 16) || '.dlq'
+           END
+$$;
 
 -- Moves a group's cursor past every settled offset and past purged data (data_start), deletes
 -- delivery rows below it, and returns the new next_offset. Caller holds the cursor row lock.
@@ -61,14 +85,33 @@ $$;
 -- leased (or whose lease expired), not waiting for a retry delay, and has undelivered messages,
 -- least recently leased first. Nothing available (or no such queue): no rows.
 --   p_lease_seconds: lease length; NULL takes the queue's lease_time.
+--   p_max_bytes: byte budget of the answer; NULL for none. Messages are taken in offset order
+--     while the running sum of their answer sizes stays within it, counted from column sizes
+--     (octet_length of a bytea reads its TOAST pointer, not its data, so rows left out are never
+--     read): a payload at its base64 length (4 * ceil(n / 3), which also bounds it inlined as
+--     JSON), the kept headers as JSON text, the text fields at six times their bytes (JSON's
+--     worst escape, \u00XX) and 1024 bytes for the other fields and their names. The first
+--     message is returned even when it alone is over the budget, so a partition always drains.
+--   p_dlq_ids / p_dlq_hashes: ids (UUIDv7) and hashes of their text for the dead-letter copies
+--     this pop may write (see below); at most that many are written.
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
--- delivered again (at-least-once). attempts = failed/retry acks so far.
+-- delivered again (at-least-once). attempts = the number of this delivery of the message to the
+-- group (1 the first time).
+-- An expired lease found here ends a delivery of each message it delivered and that was not
+-- acked under it: its attempts grow by one. A message whose deliveries are used up (attempts >
+-- retry_limit) is dead-lettered here, in offset order, before anything is delivered; when this
+-- pop cannot (no dead-letter id left, or the dead-letter partition busy while this pop already
+-- holds a lock) it delivers only the messages before it, and a later pop dead-letters it.
+DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
 CREATE OR REPLACE FUNCTION exactly.pop(
     p_queue          text,
     p_partition      text,
     p_group          text,
     p_batch          integer,
-    p_lease_seconds  integer)
+    p_lease_seconds  integer,
+    p_max_bytes      bigint  DEFAULT NULL,
+    p_dlq_ids        uuid[]  DEFAULT '{}',
+    p_dlq_hashes     bytea[] DEFAULT '{}')
 RETURNS TABLE (partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
                lease_id uuid, lease_expires_at timestamptz)
@@ -79,21 +122,35 @@ AS $$
 DECLARE
     v_qid      bigint;
     v_lease    integer;
+    v_limit    integer;
+    v_dlq_name text;
     v_now      timestamptz := clock_timestamp();
     v_cand     record;
+    v_cur      exactly.consumer_cursors%ROWTYPE;
+    v_data     bigint;
     v_start    bigint;
+    v_stop     bigint;
     v_lease_id uuid;
     v_expires  timestamptz;
     v_rows     integer;
+    v_locked   boolean := false;
+    v_dlq_pid  bigint;
+    v_used     integer := 0;
+    v_ids      integer := COALESCE(cardinality(p_dlq_ids), 0);
+    v_exp      record;
+    v_copy     uuid;
 BEGIN
-    SELECT q.id, q.lease_time INTO v_qid, v_lease FROM exactly.queues q WHERE q.name = p_queue;
+    SELECT q.id, q.lease_time, q.retry_limit INTO v_qid, v_lease, v_limit
+    FROM exactly.queues q WHERE q.name = p_queue;
     IF NOT FOUND THEN
         RETURN;
     END IF;
     v_lease := COALESCE(p_lease_seconds, v_lease);
+    v_dlq_name := exactly.dead_letter_queue(p_queue);
 
     FOR v_cand IN
-        SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing
+        SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing, c.next_offset AS next_offset,
+               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi
         FROM exactly.partitions p
         LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
         WHERE p.queue_id = v_qid
@@ -104,32 +161,119 @@ BEGIN
         ORDER BY c.leased_at ASC NULLS FIRST, p.id
         LIMIT 16
     LOOP
+        -- 1. May this pop dead-letter here? Predicted without locks (the lock order puts the
+        --    dead-letter partition row before the cursor row): a message the expired lease
+        --    delivered for the last time, or one whose deliveries are used up already.
+        v_dlq_pid := NULL;
+        IF NOT v_cand.missing AND v_ids > v_used AND (
+               (v_cand.lid IS NOT NULL AND (v_limit = 0 OR EXISTS (
+                    SELECT 1 FROM exactly.deliveries d
+                    WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group
+                      AND d."offset" BETWEEN v_cand.lo AND v_cand.hi
+                      AND NOT d.settled AND d.attempts >= v_limit)))
+            OR EXISTS (SELECT 1 FROM exactly.deliveries d
+                       WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group
+                         AND d."offset" >= v_cand.next_offset AND NOT d.settled AND d.attempts > v_limit)) THEN
+            IF NOT v_locked THEN
+                -- holding no lock, waiting for the partition row cannot close a cycle
+                PERFORM exactly.ensure_partitions(ARRAY[v_dlq_name], ARRAY[v_cand.pname]);
+                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+                WHERE q.name = v_dlq_name AND p.name = v_cand.pname
+                FOR UPDATE OF p;
+                v_locked := true;
+            ELSE
+                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+                WHERE q.name = v_dlq_name AND p.name = v_cand.pname
+                FOR UPDATE OF p SKIP LOCKED;
+            END IF;
+        END IF;
+
         IF v_cand.missing THEN
             INSERT INTO exactly.consumer_cursors (partition_id, consumer_group) VALUES (v_cand.pid, p_group)
             ON CONFLICT DO NOTHING;
         END IF;
         -- another consumer busy with this cursor (leasing or acking) is skipped, never waited for
-        PERFORM 1 FROM exactly.consumer_cursors c
+        v_cur := NULL;
+        SELECT * INTO v_cur FROM exactly.consumer_cursors c
         WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group
           AND (c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now
         FOR UPDATE SKIP LOCKED;
         CONTINUE WHEN NOT FOUND;
+        v_locked := true;
 
+        -- 2. An expired lease: every message it delivered that was not acked under it has ended
+        --    a delivery. The lease is gone (an ack under it is now a lease-mismatch).
+        IF v_cur.lease_id IS NOT NULL THEN
+            SELECT p.data_start INTO v_data FROM exactly.partitions p WHERE p.id = v_cand.pid;
+            INSERT INTO exactly.deliveries AS d (partition_id, consumer_group, "offset", attempts, settled,
+                                                 last_outcome, last_error)
+            SELECT v_cand.pid, p_group, m."offset", 1, false, 'lease-expired', 'lease expired'
+            FROM exactly.messages m
+            LEFT JOIN exactly.deliveries x
+                   ON x.partition_id = m.partition_id AND x.consumer_group = p_group AND x."offset" = m."offset"
+            WHERE m.partition_id = v_cand.pid
+              AND m."offset" BETWEEN GREATEST(v_cur.lease_from, v_data) AND v_cur.lease_to
+              AND x.settled IS NOT TRUE AND x.acked_lease IS DISTINCT FROM v_cur.lease_id
+            ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE
+            SET attempts = d.attempts + 1, last_outcome = 'lease-expired', last_error = 'lease expired';
+            UPDATE exactly.consumer_cursors c
+            SET lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL
+            WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group;
+        END IF;
+
+        -- 3. Dead-letter the messages whose deliveries are used up, in offset order; stop
+        --    delivering before the first one this pop cannot dead-letter.
         v_start := exactly.advance_cursor(v_cand.pid, p_group);
+        v_stop := NULL;
+        FOR v_exp IN
+            SELECT d."offset" AS off, d.attempts AS att, d.last_outcome AS how, d.last_error AS err
+            FROM exactly.deliveries d
+            WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group AND d."offset" >= v_start
+              AND NOT d.settled AND d.attempts > v_limit
+            ORDER BY d."offset"
+        LOOP
+            IF v_dlq_pid IS NULL OR v_used >= v_ids THEN
+                v_stop := v_exp.off;
+                EXIT;
+            END IF;
+            v_used := v_used + 1;
+            v_copy := exactly.dead_letter(v_cand.pid, v_exp.off, p_queue, v_cand.pname, p_group, v_exp.att,
+                                          CASE WHEN v_exp.how = 'lease-expired' THEN 'lease-expired' ELSE 'failed' END,
+                                          v_exp.err, p_dlq_ids[v_used], p_dlq_hashes[v_used]);
+            UPDATE exactly.deliveries d
+            SET settled = true, last_outcome = 'dead-lettered', dead_letter_id = v_copy
+            WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group AND d."offset" = v_exp.off;
+        END LOOP;
+        IF v_used > 0 THEN
+            v_start := exactly.advance_cursor(v_cand.pid, p_group);
+        END IF;
+        v_stop := COALESCE(v_stop, 9223372036854775807);
+
+        -- 4. Lease the next messages, within the byte budget.
         v_lease_id := gen_random_uuid();
         v_expires := v_now + make_interval(secs => v_lease);
-
         RETURN QUERY
-        WITH sel AS (
-            SELECT m."offset" AS off, m.message_id AS mid, m.transaction_id AS txn, m.payload AS pl,
-                   m.content_type AS ct, m.headers::text AS hd, m.trace_id AS tr, m.created_at AS at,
-                   COALESCE(d.attempts, 0) AS att
+        WITH cand AS (
+            SELECT m."offset" AS off, COALESCE(d.attempts, 0) AS att,
+                   4 * ((octet_length(m.payload)::bigint + 2) / 3)
+                   + COALESCE(octet_length(m.headers::text), 0)
+                   + 6 * (octet_length(m.transaction_id) + COALESCE(octet_length(m.trace_id), 0)
+                          + COALESCE(octet_length(m.content_type), 0))
+                   + 1024 AS size
             FROM exactly.messages m
             LEFT JOIN exactly.deliveries d
                    ON d.partition_id = m.partition_id AND d.consumer_group = p_group AND d."offset" = m."offset"
-            WHERE m.partition_id = v_cand.pid AND m."offset" >= v_start AND d.settled IS NOT TRUE
+            WHERE m.partition_id = v_cand.pid AND m."offset" >= v_start AND m."offset" < v_stop
+              AND d.settled IS NOT TRUE
             ORDER BY m."offset"
             LIMIT p_batch
+        ), sel AS (
+            SELECT w.off, w.att
+            FROM (SELECT c.off, c.att,
+                         sum(c.size) OVER (ORDER BY c.off ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total,
+                         row_number() OVER (ORDER BY c.off) AS n
+                  FROM cand c) w
+            WHERE w.n = 1 OR p_max_bytes IS NULL OR w.total <= p_max_bytes
         ), upd AS (
             UPDATE exactly.consumer_cursors c
             SET lease_id = v_lease_id,
@@ -139,8 +283,11 @@ BEGIN
                 leased_at = v_now
             WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
         )
-        SELECT v_cand.pname, s.off, s.mid, s.txn, s.pl, s.ct, s.hd, s.tr, s.at, s.att, v_lease_id, v_expires
-        FROM sel s ORDER BY s.off;
+        SELECT v_cand.pname, m."offset", m.message_id, m.transaction_id, m.payload, m.content_type,
+               m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires
+        FROM sel s
+        JOIN exactly.messages m ON m.partition_id = v_cand.pid AND m."offset" = s.off
+        ORDER BY s.off;
         GET DIAGNOSTICS v_rows = ROW_COUNT;
         IF v_rows > 0 THEN
             RETURN;
@@ -176,7 +323,7 @@ AS $$
     LIMIT 1
 $$;
 
--- Copies message (p_pid, p_offset) into the dead-letter queue (p_queue || '.dlq', p_partition)
+-- Copies message (p_pid, p_offset) into the dead-letter queue (dead_letter_queue(p_queue), p_partition)
 -- with push_segment (no probe: the copy's transactionId is its own new id p_id, hash p_hash).
 -- The caller holds the dead-letter partition's row lock (ack_batch takes it first). Returns the
 -- copy's message id, or NULL when the original's data was already purged by retention.
@@ -198,13 +345,13 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-    WHERE q.name = p_queue || '.dlq' AND p.name = p_partition;
+    WHERE q.name = exactly.dead_letter_queue(p_queue) AND p.name = p_partition;
     IF NOT FOUND THEN
         -- ack_batch predicted no dead-lettering for this item when it took its locks; see there
         -- why that cannot happen. Kept total rather than failing.
-        PERFORM exactly.ensure_partitions(ARRAY[p_queue || '.dlq'], ARRAY[p_partition]);
+        PERFORM exactly.ensure_partitions(ARRAY[exactly.dead_letter_queue(p_queue)], ARRAY[p_partition]);
         SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-        WHERE q.name = p_queue || '.dlq' AND p.name = p_partition;
+        WHERE q.name = exactly.dead_letter_queue(p_queue) AND p.name = p_partition;
     END IF;
     SELECT r.message_id INTO v_id
     FROM exactly.push_segment(v_dlq, -1, 0, ARRAY[p_hash], ARRAY[false], ARRAY[p_id], ARRAY[p_id::text],
@@ -230,8 +377,10 @@ $$;
 --   XXH3-128), p_statuses ('completed' | 'failed' | 'retry' | 'dlq'), p_errors, and p_dlq_ids /
 --   p_dlq_hashes: the id (UUIDv7) and hash of its text a dead-letter copy would get.
 -- Result: 'acked' (outcome 'completed', 'retry' = delivered again after the queue's retry_delay,
---   or 'dead-lettered'; replay = true when the same lease had already acked it), 'unresolved'
---   (no stored message or hash: never pushed, or purged) or 'lease-mismatch' (p_lease is not the
+--   or 'dead-lettered'; replay = true when the same lease had already acked it; attempts = the
+--   message's deliveries to the group so far, this one included), 'unresolved' (no stored
+--   message: never pushed, or its data purged by retention, whether named by messageId or by a
+--   transactionId whose hash is still kept) or 'lease-mismatch' (p_lease is not the
 --   group's current or last released lease on the partition, or did not deliver that message).
 -- A lease whose every delivered message is acked (or purged by retention meanwhile; an
 -- unresolved ack still finds its lease by id) is released: the cursor advances past the
@@ -307,6 +456,12 @@ BEGIN
             WHERE q.name = p_queues[i] AND p.name = p_partitions[i];
             IF r_pid IS NOT NULL THEN
                 r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
+                -- a hash outlives its message's data (kept for the window): an ack naming purged
+                -- data is unresolved, as the same ack by messageId is
+                IF r_off IS NOT NULL AND NOT EXISTS (SELECT 1 FROM exactly.messages m
+                                                     WHERE m.partition_id = r_pid AND m."offset" = r_off) THEN
+                    r_off := NULL;
+                END IF;
             END IF;
         END IF;
         IF r_off IS NULL THEN
@@ -327,7 +482,7 @@ BEGIN
                 COALESCE((SELECT d.attempts FROM exactly.deliveries d
                           WHERE d.partition_id = r_pid AND d.consumer_group = p_groups[i]
                             AND d."offset" = r_off), 0) + 1 > r_limit)) THEN
-            v_lq := v_lq || (r_q || '.dlq');
+            v_lq := v_lq || exactly.dead_letter_queue(r_q);
             v_lp := v_lp || r_p;
         END IF;
     END LOOP;
@@ -357,17 +512,23 @@ BEGIN
             -- the lease may have moved since phase 1: resolve again under the cursor lock
             r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
         END IF;
+        IF r_pid IS NOT NULL AND r_off IS NOT NULL THEN
+            -- retention may have purged the data since phase 1: then it is unresolved too
+            SELECT m.message_id, m.transaction_id INTO message_id, transaction_id
+            FROM exactly.messages m WHERE m.partition_id = r_pid AND m."offset" = r_off;
+            IF NOT FOUND THEN
+                r_off := NULL;
+            END IF;
+        END IF;
         IF r_pid IS NULL OR r_off IS NULL THEN
             result := 'unresolved';
             detail := CASE WHEN p_message_ids[i] IS NOT NULL
                 THEN 'no stored message has this messageId in that queue partition (never pushed, or purged by retention)'
-                ELSE 'no stored transaction hash matches this transactionId in that queue partition (never pushed, or purged by retention)' END;
+                ELSE 'no stored message has this transactionId in that queue partition (never pushed, or purged by retention)' END;
             RETURN NEXT;
             CONTINUE;
         END IF;
         "offset" := r_off;
-        SELECT m.message_id, m.transaction_id INTO message_id, transaction_id
-        FROM exactly.messages m WHERE m.partition_id = r_pid AND m."offset" = r_off;
 
         cur := NULL;
         SELECT * INTO cur FROM exactly.consumer_cursors c
@@ -384,7 +545,8 @@ BEGIN
         ELSIF cur.lease_id = p_leases[i] AND r_off BETWEEN cur.lease_from AND cur.lease_to
                 AND del.settled IS NOT TRUE THEN
             r_status := p_statuses[i];
-            r_att := COALESCE(del.attempts, 0) + CASE WHEN r_status IN ('failed', 'retry') THEN 1 ELSE 0 END;
+            -- this ack ends the message's current delivery (number attempts + 1)
+            r_att := COALESCE(del.attempts, 0) + 1;
             attempts := r_att;
             IF r_status = 'completed' THEN
                 outcome := 'completed';

@@ -7,8 +7,8 @@ import java.util.UUID;
  * The answer to one ack.
  *
  * @param index               the item's position in the request (0-based)
- * @param result              "acked", "unresolved" (no stored message or transaction hash:
- *                            never pushed, or purged by retention) or "lease-mismatch" (the
+ * @param result              "acked", "unresolved" (no stored message: never pushed, or its
+ *                            data purged by retention, by messageId and by transactionId alike) or "lease-mismatch" (the
  *                            lease is not the group's current one on that partition, or did not
  *                            deliver the message)
  * @param queue               queue name
@@ -19,8 +19,8 @@ import java.util.UUID;
  * @param outcome             for "acked": "completed", "retry" (delivered again after the
  *                            queue's retryDelay), "dead-lettered", or "settled" (a replay whose
  *                            record was already cleaned up)
- * @param attempts            failed/retry acks of the message so far
- * @param deadLetterMessageId the copy's id in the dead-letter queue ("queue.dlq"), when dead-lettered
+ * @param attempts            deliveries of the message to the group so far, the acked one included
+ * @param deadLetterMessageId the copy's id in the dead-letter queue ({@link DeadLetters#queueOf}), when dead-lettered
  *                            (null if the original's data had been purged: nothing to copy)
  * @param replay              true when the same lease had already acked this message (an
  *                            idempotent repeat: nothing changed)

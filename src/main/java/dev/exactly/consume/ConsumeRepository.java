@@ -4,6 +4,7 @@ import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.MessageIds;
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.TransactionHash;
+import dev.exactly.message.PayloadWire;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -12,9 +13,7 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 
@@ -27,7 +26,7 @@ public class ConsumeRepository {
 
     private static final String POP = "SELECT partition_name, \"offset\", message_id, transaction_id, payload, "
             + "content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at "
-            + "FROM exactly.pop($1, $2, $3, $4, $5)";
+            + "FROM exactly.pop($1, $2, $3, $4, $5, $6, $7, $8)";
 
     private static final String ACK = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail "
@@ -35,22 +34,38 @@ public class ConsumeRepository {
 
     private static final Buffer NO_HASH = Buffer.buffer(new byte[TransactionHash.BYTES]);
 
+    /** Most dead-letter copies one pop may write (messages whose deliveries are used up). */
+    static final int MAX_POP_DEAD_LETTERS = 100;
+
     private final Pool pool;
+    private final long maxAnswerBytes;
 
     /** Constructor injection. */
-    public ConsumeRepository(Pool pool) {
+    public ConsumeRepository(Pool pool, ConsumeConfig config) {
         this.pool = pool;
+        this.maxAnswerBytes = config.maxAnswerBytes();
     }
 
     /**
-     * One pop attempt (no waiting): leases a partition and returns its next messages.
+     * One pop attempt (no waiting): leases a partition and returns its next messages, within the
+     * byte budget {@code exactly.consume.max-answer-bytes} (the first message always). It may
+     * first dead-letter messages whose deliveries are used up (their last lease expired unacked):
+     * it hands the database the ids and hashes such copies would get.
      *
      * @param r the pop
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
+        int copies = Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
+        UUID[] dlqIds = new UUID[copies];
+        Buffer[] dlqHashes = new Buffer[copies];
+        for (int i = 0; i < copies; i++) {
+            dlqIds[i] = MessageIds.next();
+            dlqHashes[i] = Buffer.buffer(TransactionHash.of(dlqIds[i].toString()));
+        }
         Tuple args = Tuple.tuple().addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
-                .addInteger(r.batch()).addInteger(r.leaseSeconds());
+                .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
+                .addArrayOfUUID(dlqIds).addValue(dlqHashes);
         return pool.preparedQuery(POP).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
@@ -141,14 +156,10 @@ public class ConsumeRepository {
     }
 
     private static PoppedMessage toMessage(String queue, Row r) {
-        byte[] payload = r.getBuffer("payload").getBytes();
         String contentType = r.getString("content_type");
-        boolean json = contentType == null || contentType.startsWith("application/json")
-                || contentType.endsWith("+json");
+        PayloadWire payload = PayloadWire.of(r.getBuffer("payload").getBytes(), contentType);
         return new PoppedMessage(r.getUUID("message_id"), r.getString("transaction_id"), queue,
-                r.getString("partition_name"), r.getLong("offset"),
-                json ? new String(payload, StandardCharsets.UTF_8) : null,
-                json ? null : Base64.getEncoder().encodeToString(payload),
+                r.getString("partition_name"), r.getLong("offset"), payload.json(), payload.base64(),
                 contentType, r.getString("headers"), r.getString("trace_id"), r.getOffsetDateTime("created_at"),
                 r.getInteger("attempts"), r.getUUID("lease_id"), r.getOffsetDateTime("lease_expires_at"));
     }

@@ -38,8 +38,10 @@ public class ConsumeResource {
 
     /**
      * Leases a partition to the caller for its consumer group and returns up to {@code batch}
-     * messages in offset order. One consumer of a group holds a partition at a time; messages
-     * not acked before the lease expires are delivered again (at-least-once). Body:
+     * messages in offset order, no more than fit in {@code exactly.consume.max-answer-bytes} (the
+     * first one always). One consumer of a group holds a partition at a time; messages not acked
+     * before the lease expires are delivered again (at-least-once), each expiry counting as a
+     * delivery towards the queue's retryLimit. Body:
      * {@code {"queue","partition"?,"consumerGroup"?="__default","batch"?=1,"leaseSeconds"?,"waitMillis"?=0}}.
      *
      * @return {@code {"messages":[…]}}, empty when nothing is available (after waiting up to waitMillis)

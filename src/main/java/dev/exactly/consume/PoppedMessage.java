@@ -7,8 +7,9 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 
 /**
- * A message delivered by pop. A JSON payload is returned as JSON, byte for byte as pushed; any
- * other payload (a webhook body of another media type) as base64 in payloadBase64.
+ * A message delivered by pop. The payload travels as {@link dev.exactly.message.PayloadWire} says:
+ * JSON inlined byte for byte as pushed; anything else (a webhook body of another media type, or
+ * labelled JSON but not well-formed JSON, or empty) as base64 in payloadBase64.
  *
  * @param messageId      its id
  * @param transactionId  its idempotency key
@@ -21,7 +22,8 @@ import java.util.UUID;
  * @param headers        kept request headers (JSON object, raw), or null
  * @param traceId        trace id, or null
  * @param createdAt      when it was stored
- * @param attempts       failed/retry acks of it so far in this consumer group
+ * @param attempts       the number of this delivery of the message to the consumer group (1 the
+ *                       first time; a failed ack and an expired lease each end one)
  * @param leaseId        the lease it was delivered under: ack with it
  * @param leaseExpiresAt when the lease expires; unacked messages are then delivered again
  */

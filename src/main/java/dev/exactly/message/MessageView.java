@@ -3,9 +3,7 @@ package dev.exactly.message;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
-import java.util.Base64;
 import java.util.UUID;
 
 /**
@@ -30,15 +28,10 @@ public record MessageView(UUID messageId, String queue, String partition, long o
                           @JsonRawValue @Schema(ref = "AnyJson") String payload, String payloadBase64, String contentType,
                           @JsonRawValue @Schema(ref = "AnyJson") String headers, String traceId, OffsetDateTime createdAt) {
 
-    /** The wire form of a stored message. */
+    /** The wire form of a stored message (payload by {@link PayloadWire}). */
     public static MessageView of(StoredMessage m) {
-        // the push API stores JSON it has parsed (no content type); a webhook body is shown raw
-        // only when its media type says JSON AND its bytes are well-formed UTF-8 JSON
-        String json = !m.isJson() ? null
-                : m.contentType() == null ? new String(m.payload(), StandardCharsets.UTF_8) : JsonText.wellFormed(m.payload());
+        PayloadWire p = PayloadWire.of(m.payload(), m.contentType());
         return new MessageView(m.messageId(), m.queue(), m.partition(), m.offset(), m.transactionId(),
-                json,
-                json != null ? null : Base64.getEncoder().encodeToString(m.payload()),
-                m.contentType(), m.headersJson(), m.traceId(), m.createdAt());
+                p.json(), p.base64(), m.contentType(), m.headersJson(), m.traceId(), m.createdAt());
     }
 }

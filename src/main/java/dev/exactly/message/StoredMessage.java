@@ -23,6 +23,6 @@ public record StoredMessage(UUID messageId, String queue, String partition, long
 
     /** True when the payload is JSON text (the push API always stores JSON). */
     public boolean isJson() {
-        return contentType == null || contentType.startsWith("application/json") || contentType.endsWith("+json");
+        return contentType == null || PayloadWire.isJsonType(contentType);
     }
 }

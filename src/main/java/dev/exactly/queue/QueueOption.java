@@ -14,7 +14,10 @@ public enum QueueOption {
     RETENTION_SECONDS("retentionSeconds", "retention_seconds", 0, 0),
     /** A consumer's lease on a partition, in seconds (a pop's leaseSeconds when it gives none). */
     LEASE_TIME("leaseTime", "lease_time", 300, 1),
-    /** Deliveries after the first before a message goes to the dead-letter queue ("queue.dlq"). */
+    /**
+     * Deliveries after the first before a message goes to the dead-letter queue (exactly.dead_letter_queue
+     * in sql/R__consume.sql: "queue.dlq" when it fits): a failed ack and an expired lease each end one.
+     */
     RETRY_LIMIT("retryLimit", "retry_limit", 3, 0),
     /** Delay before a failed message is redelivered, in milliseconds. */
     RETRY_DELAY("retryDelay", "retry_delay", 0, 0);

@@ -54,6 +54,7 @@ class ConsumeConcurrencyTest {
         // failing and transactional acks lock a partition ordered before the one pushes lock
         ConsumeFixtures.push(Q + ".dlq", "p", "first", "0");
         ConsumeFixtures.push("cc-out", "p", "first", "0");
+        // a window well above the run time (a loaded machine stretches it): every re-push is a duplicate
         options(Q, Map.of("retentionSeconds", 600, "dedupWindowSeconds", 600, "retryLimit", 1, "retryDelay", 0));
         pushMany(Q, "p", "old-", OLD);
         age(pool, Q, "p", 0, OLD - 1, 3600, true, true);
@@ -201,7 +202,7 @@ class ConsumeConcurrencyTest {
                 }
                 previous = offset;
                 int attempts = ((Number) m.get("attempts")).intValue();
-                boolean fail = offset % 13 == 0 && (attempts == 0 || offset % 169 == 0);
+                boolean fail = offset % 13 == 0 && (attempts == 1 || offset % 169 == 0);
                 Map<String, Object> a = new LinkedHashMap<>();
                 a.put("messageId", m.get("messageId"));
                 a.put("leaseId", m.get("leaseId"));

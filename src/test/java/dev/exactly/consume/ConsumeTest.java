@@ -77,7 +77,7 @@ class ConsumeTest {
         assertEquals("p", m.get("partition"));
         assertEquals("c-meta", m.get("queue"));
         assertEquals(0, ((Number) m.get("offset")).intValue());
-        assertEquals(0, ((Number) m.get("attempts")).intValue());
+        assertEquals(1, ((Number) m.get("attempts")).intValue(), "the first delivery");
         assertNotNull(m.get("createdAt"));
         assertNotNull(m.get("leaseExpiresAt"));
         // the payload comes back byte for byte
@@ -187,7 +187,7 @@ class ConsumeTest {
             assertEquals(1, got.size());
             Map<String, Object> m = got.get(0);
             assertEquals("poison", m.get("transactionId"), "delivery " + delivery + " is the failed message again");
-            assertEquals(delivery - 1, ((Number) m.get("attempts")).intValue());
+            assertEquals(delivery, ((Number) m.get("attempts")).intValue(), "attempts numbers the delivery");
             poisonId = (String) m.get("messageId");
             Map<String, Object> a = ackById(m, "g", delivery == 2 ? "retry" : "failed");
             a.put("error", "boom " + delivery);
@@ -227,7 +227,7 @@ class ConsumeTest {
         push("c-dlq-now", "p", "x", "1");
         Map<String, Object> m = pop("c-dlq-now", "p", "g", 1).get(0);
         ack(ackById(m, "g", "dlq")).then().statusCode(200).body("outcome", equalTo("dead-lettered"))
-                .body("attempts", equalTo(0));
+                .body("attempts", equalTo(1));
         assertEquals(1, pop("c-dlq-now.dlq", "p", "g", 5).size());
         assertTrue(pop("c-dlq-now", "p", "g", 5).isEmpty());
     }
@@ -244,7 +244,7 @@ class ConsumeTest {
         List<Map<String, Object>> again = pop("c-delay", "p", "g", 5);
         assertEquals(2, again.size());
         assertEquals(m.get("messageId"), again.get(0).get("messageId"), "the failed message first, in order");
-        assertEquals(1, ((Number) again.get(0).get("attempts")).intValue());
+        assertEquals(2, ((Number) again.get(0).get("attempts")).intValue(), "its second delivery");
     }
 
     @Test

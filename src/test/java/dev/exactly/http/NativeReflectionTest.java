@@ -43,6 +43,7 @@ class NativeReflectionTest {
             "dev.exactly.consume.AckCommand",                     // a parsed ack (read by hand)
             "dev.exactly.consume.PopRequest",                     // a parsed pop request
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
+            "dev.exactly.message.PayloadWire",                    // a payload's two fields, inside MessageView / PoppedMessage
             "dev.exactly.queue.QueueRepository$StoredQueue",      // a row; written as QueueView
             "dev.exactly.queue.QueueRepository$Change",           // a pair of rows
             "dev.exactly.queue.QueueStatsRepository$QueueSize",   // a row; written as QueueListResponse.Entry

@@ -9,6 +9,7 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.testing.Api;
 import dev.exactly.testing.PostgresResource;
@@ -145,6 +146,43 @@ class LambdaApiTest {
     }
 
     /**
+     * A pop of messages of a few megabytes answers within the 6 MB synchronous response limit, as
+     * the function's APIGatewayV2HTTPResponse (the answer inside it a JSON string, where every
+     * quote and backslash of these payloads is escaped), and the partition drains.
+     */
+    @Test
+    void aPopOfLargeMessagesFitsTheLambdaResponseLimit() {
+        // 2,000,002 bytes each, every one of them a quote or a backslash: twice that when escaped
+        String payload = "\"" + "\\\"".repeat(1_000_000) + "\"";
+        int n = 3;
+        for (int i = 0; i < n; i++) {
+            String push = "{\"items\":[{\"queue\":\"lambda-big\",\"transactionId\":\"big-" + i
+                    + "\",\"payload\":" + payload + "}]}";
+            api().body(push).post("/api/v1/push").then().statusCode(200).body("results[0].status", equalTo("queued"));
+        }
+        String pop = "{\"queue\":\"lambda-big\",\"consumerGroup\":\"g\",\"batch\":80}";
+        int delivered = 0;
+        for (int round = 0; round < 2 * n && delivered < n; round++) {
+            String raw = invokeRaw(event("POST", "/api/v1/pop", Api.TEST_API_KEY, json(pop), false));
+            int size = raw.getBytes(StandardCharsets.UTF_8).length;
+            assertTrue(size < 6_291_456, "response event of " + size + " bytes");
+            JsonPath response = JsonPath.from(raw);
+            assertEquals(200, response.getInt("statusCode"));
+            JsonPath answer = JsonPath.from(body(response));
+            java.util.List<Object> offsets = answer.getList("messages.offset");
+            assertFalse(offsets.isEmpty(), "the partition drains");
+            for (int k = 0; k < offsets.size(); k++) {
+                assertEquals(delivered + k, ((Number) offsets.get(k)).intValue());
+                String ack = "{\"messageId\":\"" + answer.getString("messages[" + k + "].messageId") + "\",\"leaseId\":\""
+                        + answer.getString("messages[" + k + "].leaseId") + "\",\"consumerGroup\":\"g\",\"status\":\"completed\"}";
+                assertEquals(200, invoke(event("POST", "/api/v1/ack", Api.TEST_API_KEY, json(ack), false)).getInt("statusCode"));
+            }
+            delivered += offsets.size();
+        }
+        assertEquals(n, delivered);
+    }
+
+    /**
      * The maintenance schedule (infra/terraform/schedule.tf) invokes the function directly with a
      * reduced payload 2.0 event (no requestId, time or account); such an event must still reach
      * its endpoint with its key checked.
@@ -164,11 +202,16 @@ class LambdaApiTest {
 
     /** Posts an event to the mock event server's /_lambda_ endpoint; returns the function's APIGatewayV2HTTPResponse. */
     private JsonPath invoke(String event) {
+        return JsonPath.from(invokeRaw(event));
+    }
+
+    /** {@link #invoke}, the response event as the function wrote it. */
+    private String invokeRaw(String event) {
         // looked up here, not injected: the server-shape build validates injected keys of every
         // test class, and this key exists only in the Lambda shape
         int mockPort = ConfigProvider.getConfig().getValue("quarkus.lambda.mock-event-server.test-port", Integer.class);
         return given().baseUri("http://localhost").port(mockPort).contentType("application/json").body(event)
-                .post("/_lambda_").then().statusCode(200).extract().jsonPath();
+                .post("/_lambda_").then().statusCode(200).extract().asString();
     }
 
     private static String body(JsonPath response) {

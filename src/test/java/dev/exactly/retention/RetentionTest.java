@@ -209,15 +209,42 @@ class RetentionTest {
     }
 
     @Test
-    void anAckByTransactionIdStillResolvesWhileTheHashIsKept() {
+    void anAckOfPurgedDataIsUnresolvedByTransactionIdAsByMessageIdWhileTheHashIsKept() {
+        // retention 60 s, window 3600 s: the data goes, the hash stays (a re-push is a duplicate)
         options("r-ack2", Map.of("retentionSeconds", 60, "dedupWindowSeconds", 3600));
         push("r-ack2", "p", "data-gone", "1");
-        Map<String, Object> m = pop("r-ack2", "p", "g", 1).get(0);
-        age(pool, "r-ack2", "p", 0, 0, 120, true, false);
+        push("r-ack2", "p", "data-gone-2", "2");
+        List<Map<String, Object>> got = pop("r-ack2", "p", "g", 2);
+        assertEquals(2, got.size());
+        Map<String, Object> m = got.get(0);
+        age(pool, "r-ack2", "p", 0, 1, 120, true, false);
         maintenance();
         assertEquals(0, count("messages", "r-ack2", "p"));
-        ack(ackByTxn("r-ack2", "p", "data-gone", m.get("leaseId"), "g", "completed")).then().statusCode(200)
-                .body("result", equalTo("acked")).body("offset", equalTo(0));
+        assertEquals(2, count("txn_hashes", "r-ack2", "p"), "the hashes are kept for the window");
+        // never a silent success: the same 409 by transactionId as by messageId, and it stays so
+        for (int i = 0; i < 2; i++) {
+            ack(ackByTxn("r-ack2", "p", "data-gone", m.get("leaseId"), "g", "failed")).then().statusCode(409)
+                    .body("type", equalTo("/problems/unresolved"))
+                    .body("errors[0].field", equalTo("transactionId"));
+        }
+        ack(ackById(m, "g", "failed")).then().statusCode(409).body("type", equalTo("/problems/unresolved"));
+        // nothing was recorded for the purged offset; the unresolved ack still released the lease
+        // (everything it delivered is gone), so the partition is free again
+        assertEquals(0, count("deliveries", "r-ack2", "p"));
+        ack(ackByTxn("r-ack2", "p", "data-gone-2", m.get("leaseId"), "g", "completed")).then().statusCode(409)
+                .body("type", equalTo("/problems/unresolved"));
+        assertEquals(0L, longOf(pool, "SELECT count(*) FROM exactly.consumer_cursors WHERE partition_id = $1 "
+                + "AND lease_id IS NOT NULL", partitionId(pool, "r-ack2", "p")));
+        // and in a transaction: rolled back as unresolved, nothing pushed
+        api().body(Map.of("operations", List.of(
+                        Map.of("type", "ack", "queue", "r-ack2", "partition", "p", "transactionId", "data-gone",
+                                "consumerGroup", "g", "leaseId", m.get("leaseId"), "status", "completed"),
+                        Map.of("type", "push", "items", List.of(Map.of("queue", "r-ack2-out", "transactionId",
+                                "after-gone", "payload", 1))))))
+                .post("/api/v1/transaction").then().statusCode(409).body("type", equalTo("/problems/unresolved"));
+        api().body(Map.of("items", List.of(Map.of("queue", "r-ack2-out", "transactionId", "after-gone",
+                "payload", 1)))).post("/api/v1/push").then().statusCode(200)
+                .body("results[0].status", equalTo("queued"));
     }
 
     @Test
