@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * One machine-readable reason a request was refused.
  *
  * @param index   the item's position in the request's list (0-based), or null for a top-level field
- * @param field   the field's name (JSON property), or null for the body as a whole
+ * @param field   the field's name (JSON property, or the query parameter), or null for the body as a whole
  * @param message what is wrong, for a person
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
