@@ -18,8 +18,10 @@ import java.nio.charset.StandardCharsets;
 /** Parses small JSON request bodies into trees, refusing malformed JSON and duplicate keys with a 400 problem. */
 public final class JsonBodies {
 
+    /** Duplicate member names and anything after the one JSON value (RFC 8259, section 2) are refused. */
     private static final ObjectMapper STRICT = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     private JsonBodies() {
@@ -125,8 +127,9 @@ public final class JsonBodies {
 
     /**
      * A parser message without the parser's own internals: its advice naming Jackson settings
-     * ("from `StreamReadConstraints.getMaxNestingDepth()`", "`StreamReadFeature…` disabled") and
-     * its location suffix ("at [Source: …]"), which mean nothing to an API client.
+     * ("from `StreamReadConstraints.getMaxNestingDepth()`", "`StreamReadFeature…` disabled",
+     * "enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow", "Feature 'ALLOW_COMMENTS' not
+     * enabled") and its location suffix ("at [Source: …]"), which mean nothing to an API client.
      *
      * @param message a Jackson message (null gives "")
      * @return the message, first line only, with those parts removed
@@ -138,6 +141,14 @@ public final class JsonBodies {
         String m = message.lines().findFirst().orElse("");
         m = m.replaceAll(",? ?from `[^`]*`", "").replaceAll("\\s*\\([^()]*`[^`]*`[^()]*\\)", "");
         m = m.replaceAll("\\s*at \\[Source:.*$", "");
+        // advice to switch a parser setting on ("enable `JsonReadFeature.ALLOW_…` to allow",
+        // "(not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)"): what
+        // JSON (RFC 8259) does not allow stays refused, so the advice is dropped
+        m = m.replaceAll("[:;,]?\\s*enable `[^`]*` to allow", "");
+        m = m.replace("maybe a (non-standard) comment?", "JSON has no comments");
+        m = m.replaceAll("\\s*\\([^()]*Feature[^()]*\\)", "");
+        m = m.replaceAll("[:;,]?\\s*[^:;,]*(?:Feature|ALLOW_|FAIL_ON_)[^:;,]*", "");
+        m = m.replaceAll("`[^`]*`", "");
         return m.strip();
     }
 

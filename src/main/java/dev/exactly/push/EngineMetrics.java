@@ -26,7 +26,8 @@ public final class EngineMetrics {
                 s -> s.residentBytes());
         gauge(r, cache, "exactly.dedup.cache.resident.hashes", null, "resident transaction hashes",
                 s -> s.residentHashes());
-        gauge(r, cache, "exactly.dedup.cache.bytes.per.hash", "bytes", "accounted bytes per resident hash",
+        // a ratio: no base unit, which Prometheus would append (exactly_dedup_cache_bytes_per_hash_bytes)
+        gauge(r, cache, "exactly.dedup.cache.bytes.per.hash", null, "accounted bytes per resident hash",
                 CacheStats::bytesPerHash);
         gauge(r, cache, "exactly.dedup.cache.partitions", null, "resident partitions", s -> s.partitions());
         gauge(r, cache, "exactly.dedup.cache.suppressed.partitions", null,

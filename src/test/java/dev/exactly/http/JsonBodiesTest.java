@@ -56,4 +56,34 @@ class JsonBodiesTest {
         assertEquals("Unexpected end-of-input", JsonBodies.readable("Unexpected end-of-input\n at [Source: REDACTED "
                 + "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 2]"));
     }
+
+    /**
+     * Issue 14, defect 9: what JSON does not allow (RFC 8259) is refused in plain words, never
+     * naming the parser setting that would allow it.
+     */
+    @Test
+    void nonStandardJsonIsRefusedWithoutNamingParserSettings() {
+        String[] bodies = {
+            "{\"a\":NaN}", "{\"a\":Infinity}", "{\"a\":-Infinity}", "{\"a\":+Infinity}",
+            "{\"a\":1 // note\n}", "{\"a\":1 /* note */}", "{\"a\":1 # note\n}", "{'a':1}", "{a:1}",
+            "{\"a\":[1,]}", "{\"a\":1,}", "{\"a\":+1}", "{\"a\":.5}", "{\"a\":01}", "{\"a\":\"\\q\"}",
+            "{\"a\":\"x\ny\"}", "{\"a\":1}{}", "{\"a\":tru}", "{\"a\":1.}"
+        };
+        for (String body : bodies) {
+            ApiProblem p = assertThrows(ApiProblem.class, () -> JsonBodies.object(body.getBytes(StandardCharsets.UTF_8)),
+                    body);
+            String detail = p.toProblem().detail();
+            assertEquals(400, p.status(), body);
+            for (String internal : new String[] {"Feature", "ALLOW_", "`", "enable", "FAIL_ON", "Source"}) {
+                assertFalse(detail.contains(internal), body + " -> " + detail);
+            }
+            assertTrue(detail.startsWith("malformed JSON: "), body + " -> " + detail);
+        }
+        String nan = assertThrows(ApiProblem.class, () -> JsonBodies.object("{\"a\":NaN}".getBytes(StandardCharsets.UTF_8)))
+                .toProblem().detail();
+        assertTrue(nan.contains("'NaN'"), nan);
+        String comment = assertThrows(ApiProblem.class, () -> JsonBodies.object("{\"a\":1 // c\n}".getBytes(StandardCharsets.UTF_8)))
+                .toProblem().detail();
+        assertTrue(comment.contains("comment"), comment);
+    }
 }

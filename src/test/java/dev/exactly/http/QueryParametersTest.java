@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class QueryParametersTest {
 
     /** One endpoint: its HTTP method, its URL (path parameters filled in) and its query parameters. */
-    record Endpoint(String method, String url, List<String> query) {
+    record Endpoint(String method, String url, List<String> query, String template) {
     }
 
     @Test
@@ -99,8 +99,8 @@ class QueryParametersTest {
                         continue;
                     }
                     Path sub = m.getAnnotation(Path.class);
-                    String url = (base.value() + (sub == null ? "" : "/" + sub.value())).replaceAll("/+", "/")
-                            .replaceAll("\\{[^}]+}", "qp-test");
+                    String template = (base.value() + (sub == null ? "" : "/" + sub.value())).replaceAll("/+", "/");
+                    String url = template.replaceAll("\\{[^}]+}", "qp-test");
                     List<String> query = new ArrayList<>();
                     for (Annotation[] as : m.getParameterAnnotations()) {
                         for (Annotation a : as) {
@@ -109,7 +109,7 @@ class QueryParametersTest {
                             }
                         }
                     }
-                    out.add(new Endpoint(verb, url, query));
+                    out.add(new Endpoint(verb, url, query, template));
                 }
             }
         }

@@ -1,0 +1,226 @@
+package dev.exactly.http;
+
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exactly.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14, defect 9: a 405 carries Allow, a 406 speaks of media types (not of the runtime's
+ * annotations), an oversized chunked body is a quiet 413 problem, the meters are named as README
+ * names them, and no per-connection gauge is registered twice.
+ */
+@QuarkusTest
+class HttpProblemsTest {
+
+    @Test
+    void a405CarriesTheAllowHeaderOfItsPath() throws Exception {
+        List<QueryParametersTest.Endpoint> endpoints = QueryParametersTest.endpoints();
+        for (QueryParametersTest.Endpoint e : endpoints) {
+            Set<String> allowed = new TreeSet<>(Set.of("OPTIONS"));
+            // every method whose path template matches this path (a literal /tasks/claim also matches /tasks/{id})
+            endpoints.stream().filter(x -> AllowedMethods.template(x.template()).matcher(e.url()).matches())
+                    .forEach(x -> allowed.add(x.method()));
+            if (allowed.contains("GET")) {
+                allowed.add("HEAD");
+            }
+            String other = List.of("PUT", "DELETE", "PATCH", "GET", "POST").stream().filter(m -> !allowed.contains(m))
+                    .findFirst().orElseThrow();
+            Response r = api().body("{}").request(other, e.url());
+            assertEquals(405, r.statusCode(), other + " " + e.url() + ": " + r.asString());
+            assertEquals("application/problem+json", r.contentType());
+            assertNotNull(r.header("Allow"), other + " " + e.url());
+            assertEquals(allowed, methods(r.header("Allow")), other + " " + e.url());
+        }
+        api().body("{}").put("/api/v1/push").then().statusCode(405).header("Allow", equalTo("OPTIONS, POST"))
+                .body("detail", containsString("PUT is not allowed"));
+    }
+
+    @Test
+    void a406NamesWhatTheApiAnswersWith() {
+        api().accept("application/xml").body("{\"items\":[{\"queue\":\"neg\",\"payload\":1}]}").post("/api/v1/push")
+                .then().statusCode(406).contentType("application/problem+json")
+                .body("detail", not(containsString("@Produces")))
+                .body("detail", containsString("application/json"));
+    }
+
+    @Test
+    void anOversizedChunkedBodyIsAQuiet413Problem() throws Exception {
+        List<LogRecord> errors = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.SEVERE.intValue()) {
+                    synchronized (errors) {
+                        errors.add(r);
+                    }
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            long limit = ConfigProvider.getConfig().getValue("exactly.push.max-body-bytes", Long.class);
+            for (int i = 0; i < 3; i++) {
+                String answer = chunkedPost("/api/v1/push", 17L * 1024 * 1024);
+                assertTrue(answer.startsWith("HTTP/1.1 413"), answer);
+                assertTrue(answer.toLowerCase().contains("content-type: application/problem+json"), answer);
+                assertTrue(answer.contains("\"type\":\"/problems/payload-too-large\""), answer);
+                assertTrue(answer.contains(Long.toString(limit)), answer);
+            }
+            // under the limit, a chunked body is read as usual
+            String ok = chunked("/api/v1/push", "{\"items\":[{\"queue\":\"chunked\",\"payload\":{\"a\":1}}]}".getBytes(StandardCharsets.UTF_8));
+            assertTrue(ok.startsWith("HTTP/1.1 200"), ok);
+            assertTrue(ok.contains("\"status\":\"queued\""), ok);
+            Thread.sleep(500);
+        } finally {
+            root.removeHandler(capture);
+        }
+        synchronized (errors) {
+            assertEquals(List.of(), errors.stream().map(r -> r.getLoggerName() + ": " + r.getMessage()).toList());
+        }
+    }
+
+    @Test
+    void metersAreNamedAsReadmeNamesThemAndNoGaugeIsRegisteredTwice() throws Exception {
+        api().body("{\"items\":[{\"queue\":\"meters\",\"transactionId\":\"m-1\",\"payload\":{}}]}").post("/api/v1/push")
+                .then().statusCode(200);
+        String metrics = RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        Set<String> names = Arrays.stream(metrics.split("\n")).filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(names.contains("exactly_dedup_cache_bytes_per_hash"), names.toString());
+        assertFalse(names.contains("exactly_dedup_cache_bytes_per_hash_bytes"), names.toString());
+        for (String named : readmeMeters()) {
+            assertTrue(names.contains(named), "README names " + named + "; served: " + names);
+        }
+        // registered once per connection under one name, so only the first connection's would count
+        assertFalse(names.contains("postgresql_queue_size"), names.toString());
+        assertFalse(names.contains("postgresql_current"), names.toString());
+    }
+
+    /** The meter names of README's "Meters (Prometheus at /q/metrics)" sentence, abbreviations expanded. */
+    private static List<String> readmeMeters() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        int at = readme.indexOf("Meters (Prometheus at `/q/metrics`)");
+        assertTrue(at >= 0, "README lists the meters");
+        String sentence = readme.substring(at, readme.indexOf(".\n", at));
+        List<String> out = new ArrayList<>();
+        String prefix = null;
+        Matcher m = Pattern.compile("`(_?[a-z_]+)(?:\\{[^`]*})?`").matcher(sentence);
+        while (m.find()) {
+            String n = m.group(1);
+            if (n.startsWith("_")) {
+                assertNotNull(prefix, n);
+                out.add(prefix + n);
+            } else {
+                out.add(n);
+                prefix = n.substring(0, n.lastIndexOf('_', n.lastIndexOf('_') - 1));
+            }
+        }
+        assertTrue(out.size() >= 8, out.toString());
+        return out;
+    }
+
+    private static Set<String> methods(String allow) {
+        assertNotNull(allow);
+        return Arrays.stream(allow.split(",")).map(String::strip).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Sends {@code size} bytes as a chunked body and returns the answer's text (whatever was read). */
+    private static String chunkedPost(String path, long size) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port())) {
+            s.setSoTimeout(30_000);
+            OutputStream out = s.getOutputStream();
+            out.write(head(path).getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 * 1024];
+            Arrays.fill(chunk, (byte) 'a');
+            try {
+                for (long sent = 0; sent < size; sent += chunk.length) {
+                    out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(chunk);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            } catch (IOException closed) {
+                // the server answered and closed the connection mid-body
+            }
+            return read(s.getInputStream());
+        }
+    }
+
+    private static String chunked(String path, byte[] body) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port())) {
+            s.setSoTimeout(30_000);
+            OutputStream out = s.getOutputStream();
+            out.write(head(path).replace("Connection: keep-alive", "Connection: close").getBytes(StandardCharsets.US_ASCII));
+            out.write((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.write("\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return read(s.getInputStream());
+        }
+    }
+
+    private static String head(String path) {
+        return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + Api.TEST_API_KEY
+                + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n";
+    }
+
+    private static String read(InputStream in) throws IOException {
+        byte[] buf = new byte[8192];
+        StringBuilder b = new StringBuilder();
+        try {
+            for (int n = in.read(buf); n > 0; n = in.read(buf)) {
+                b.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                if (b.indexOf("\r\n\r\n") > 0 && b.toString().matches("(?s).*\\r\\n\\r\\n\\{.*}\\s*$")) {
+                    break;
+                }
+            }
+        } catch (IOException reset) {
+            // read what arrived before the connection was closed
+        }
+        return b.toString();
+    }
+
+    private static int port() {
+        return ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
+    }
+}
