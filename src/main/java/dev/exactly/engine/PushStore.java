@@ -84,18 +84,18 @@ public final class PushStore {
      * Pushes segments on a given client instead of the pool: a connection inside a transaction
      * the caller owns (all-or-nothing work that also pushes). The statement takes the segments'
      * partition row locks, held until the caller's transaction ends; nothing is committed here,
-     * and nothing is retried (a lost connection loses the caller's transaction with it). No
-     * window is vouched on this path, so the store probes every segment's whole window whatever
-     * {@code verified} says (a transaction must not trust a cache it may roll back under).
+     * and nothing is retried (a lost connection loses the caller's transaction with it). Every
+     * segment probes its whole window: a transaction must not trust a cache it may roll back under.
      *
      * @param segments leader segments, each for a distinct partition
-     * @param verified per segment: -1 (watermarks are not honoured on this path)
      * @param client   where to run push_bundle, e.g. a {@code SqlConnection} in a transaction
      * @return one outcome per segment, in segment order
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
-    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, SqlClient client) {
-        return execute(segments, verified, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments, SqlClient client) {
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        return execute(segments, all, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
     /**

@@ -265,7 +265,7 @@ class FusingWriterTest {
             requests.add(List.of(cmd("orders", "p", i % 12 == 11 ? null : "t" + rnd.nextInt(12))));
         }
         FusingWriter fusing = fusing(1000);
-        PushEngine fused = new PushEngine(fusing);
+        PushEngine fused = new PushEngine(fusing, store);
         long before = store.calls();
         gate.closeNext(); // the first request flushes alone and is held in flight
         List<CompletableFuture<List<PushVerdict>>> futures = submit(fused, requests);
@@ -293,7 +293,7 @@ class FusingWriterTest {
         UUID original = direct.push(List.of(cmd("q", "p", "k"))).await().atMost(WAIT).get(0).messageId();
         FusingWriter fusing = fusing(1000);
         gate.closeNext();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing),
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store),
                 List.of(List.of(cmd("q", "p", "first")), List.of(cmd("q", "p", "k")), List.of(cmd("q", "p", "k")),
                         List.of(cmd("q", "p", "k"), cmd("q", "p", "k"))));
         await(() -> fusing.submissions() == 4);
@@ -319,7 +319,7 @@ class FusingWriterTest {
             requests.add(List.of(cmd("q", "p", "id-" + i)));
         }
         long before = store.calls();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store), requests);
         await(() -> fusing.submissions() == 33);
         gate.open();
         all(f);
@@ -332,14 +332,14 @@ class FusingWriterTest {
         for (int i = 0; i < 8; i++) {
             more.add(List.of(cmd("q", "p", "more-" + i)));
         }
-        all(submit(new PushEngine(fusing), more));
+        all(submit(new PushEngine(fusing, store), more));
         assertEquals(1, store.calls() - before, "flushed on size, before the linger ended");
     }
 
     @Test
     void theLingerIsAdaptiveALoneClientNeverWaits() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         long before = store.calls();
         engine.push(List.of(cmd("q", "p", "a"))).await().atMost(WAIT);
         engine.push(List.of(cmd("q", "p", "b"))).await().atMost(WAIT);
@@ -380,7 +380,7 @@ class FusingWriterTest {
                 List.of(cmd("nodedup", "p", "same")), List.of(cmd("nodedup", "p", "same")),
                 List.of(cmd("nodedup", "p", "same")));
         long before = store.calls();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store), requests);
         await(() -> fusing.submissions() == 4);
         gate.open();
         List<List<PushVerdict>> got = all(f);
@@ -397,7 +397,7 @@ class FusingWriterTest {
     @Test
     void aMultiPartitionRequestWaitsForItsPartitionsFlushAndStaysOneBundle() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         gate.closeNext();
         long before = store.calls();
         CompletableFuture<List<PushVerdict>> single = engine.push(List.of(cmd("q", "a", "x"))).subscribeAsCompletionStage();
@@ -423,7 +423,7 @@ class FusingWriterTest {
     @Test
     void aFailedFlushFailsEveryFusedRequestAndReleasesTheLane() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         gate.closeNext();
         List<CompletableFuture<List<PushVerdict>>> f = submit(engine,
                 List.of(List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "b")), List.of(cmd("q", "p", "c"))));
@@ -479,7 +479,7 @@ class FusingWriterTest {
                 String where = fault + ", bundle waiting on " + (held < 0 ? "nothing" : parts.get(held));
                 String q = "fault" + round++;
                 FusingWriter fusing = fusing(1000);
-                PushEngine engine = new PushEngine(fusing);
+                PushEngine engine = new PushEngine(fusing, store);
                 int base = gate.writes.get();
                 CompletableFuture<List<PushVerdict>> single = null;
                 if (held >= 0) {
@@ -527,7 +527,7 @@ class FusingWriterTest {
     @Test
     void aBundleOverTwentyThousandPartitionsSucceedsAndLeavesEveryLaneFree() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         List<PushCommand> req = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
             req.add(cmd("wide", "p" + i, "t" + i));
@@ -552,7 +552,7 @@ class FusingWriterTest {
             Pool other = db.pool(8);
             WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
             PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
-                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real));
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real), store);
             PushEngine lambda = new PushEngine(new PushStore(other), DedupCache.DISABLED);
             int clients = 16;
             int perClient = 40;
