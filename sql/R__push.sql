@@ -43,6 +43,8 @@ $$;
 --                      a smaller value: the whole window is probed, as with p_verified = -1. So a
 --                      /configure that widens the window cannot be missed by a stale cache.
 --   p_probe:           false for items whose transactionId is their own fresh message id.
+--   p_locked:          true when the caller already holds the partition's row lock (a bundle):
+--                      the lock-free first look would then save nothing, and is skipped.
 -- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
 -- or the zero UUID when the original's data was purged), duplicate, the allocator watermark the
 -- answer was settled against (prev_last_offset: new offsets start above it; a warm cache needs
@@ -63,6 +65,8 @@ $$;
 -- retention step (which takes the same lock) never purged a hash this probe should see.
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
                                              text[], text[], text[]);
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[], boolean);
 CREATE FUNCTION exactly.push_segment(
     p_pid               bigint,
     p_verified          bigint,
@@ -74,7 +78,8 @@ CREATE FUNCTION exactly.push_segment(
     p_payloads          bytea[],
     p_content_types     text[],
     p_headers           text[],
-    p_trace_ids         text[])
+    p_trace_ids         text[],
+    p_locked            boolean DEFAULT false)
 RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint,
                dedup_window_seconds integer)
 LANGUAGE plpgsql
@@ -88,8 +93,9 @@ SET enable_bitmapscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    -- the first attempt takes no lock when every item probes: it answers only if all are duplicates
-    v_lock boolean := NOT (true = ALL (p_probe));
+    -- the first attempt takes no lock when every item probes (and the caller holds none): it
+    -- answers only if all are duplicates
+    v_lock boolean := p_locked OR NOT (true = ALL (p_probe));
 BEGIN
     FOR attempt IN 1..3 LOOP
         RETURN QUERY
@@ -281,7 +287,7 @@ BEGIN
         FROM exactly.push_segment(v_pids[v_seg], p_verified[v_seg], p_verified_windows[v_seg],
                                   p_hashes[v_lo:v_hi], p_probe[v_lo:v_hi], p_message_ids[v_lo:v_hi],
                                   p_txn_ids[v_lo:v_hi], p_payloads[v_lo:v_hi], p_content_types[v_lo:v_hi],
-                                  p_headers[v_lo:v_hi], p_trace_ids[v_lo:v_hi]) AS r;
+                                  p_headers[v_lo:v_hi], p_trace_ids[v_lo:v_hi], cardinality(v_pids) > 1) AS r;
         v_lo := v_hi + 1;
     END LOOP;
 END
