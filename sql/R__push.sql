@@ -182,11 +182,12 @@ BEGIN
         IF FOUND THEN
             RETURN;
         END IF;
-        IF NOT EXISTS (SELECT 1 FROM exactly.partitions p WHERE p.id = p_pid) THEN
-            RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
-        END IF;
         v_lock := true;
     END LOOP;
+    -- under its lock with a snapshot taken after it, the row cannot have changed: it is missing
+    IF NOT EXISTS (SELECT 1 FROM exactly.partitions p WHERE p.id = p_pid) THEN
+        RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
+    END IF;
     RAISE EXCEPTION 'exactly: partition % changed under its own row lock', p_pid;
 END
 $$;

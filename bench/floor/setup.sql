@@ -13,3 +13,6 @@ CREATE TABLE IF NOT EXISTS public.anchor_partitions (id bigint PRIMARY KEY, last
 CREATE TABLE IF NOT EXISTS public.anchor_hashes (partition_id bigint, hash bytea, "offset" bigint,
                                                  PRIMARY KEY (partition_id, hash, "offset"));
 INSERT INTO public.anchor_partitions VALUES (1, -1) ON CONFLICT DO NOTHING;
+-- the 1,000 partitions of the spread workload
+SELECT exactly.ensure_partitions((SELECT array_agg('floor'::text) FROM generate_series(0, 999)),
+                                 (SELECT array_agg('s' || g) FROM generate_series(0, 999) g));
