@@ -260,9 +260,7 @@ AS $$
 DECLARE
     v_pids     bigint[];
     v_missing  boolean;
-    v_seg      integer;
-    v_lo       integer := 1;
-    v_hi       integer;
+    r          record;
 BEGIN
     FOR attempt IN 1..2 LOOP
         SELECT array_agg(p.id ORDER BY s.seg), bool_or(p.id IS NULL)
@@ -280,16 +278,38 @@ BEGIN
         PERFORM exactly.lock_partitions(v_pids);
     END IF;
 
-    FOR v_seg IN 1..cardinality(p_queues) LOOP
-        v_hi := v_lo + p_counts[v_seg] - 1;
+    IF cardinality(v_pids) = 1 THEN
         RETURN QUERY
-        SELECT v_seg, r.item, v_pids[v_seg], r."offset", r.message_id, r.duplicate, r.prev_last_offset,
-               r.dedup_window_seconds
-        FROM exactly.push_segment(v_pids[v_seg], p_verified[v_seg], p_verified_windows[v_seg],
-                                  p_hashes[v_lo:v_hi], p_probe[v_lo:v_hi], p_message_ids[v_lo:v_hi],
-                                  p_txn_ids[v_lo:v_hi], p_payloads[v_lo:v_hi], p_content_types[v_lo:v_hi],
-                                  p_headers[v_lo:v_hi], p_trace_ids[v_lo:v_hi], cardinality(v_pids) > 1) AS r;
-        v_lo := v_hi + 1;
+        SELECT 1, x.item, v_pids[1], x."offset", x.message_id, x.duplicate, x.prev_last_offset, x.dedup_window_seconds
+        FROM exactly.push_segment(v_pids[1], p_verified[1], p_verified_windows[1], p_hashes, p_probe, p_message_ids,
+                                  p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids) AS x;
+        RETURN;
+    END IF;
+
+    -- Each segment's items as arrays of their own, in one pass (slicing the bundle's arrays per
+    -- segment would walk them from the start each time: quadratic in the bundle's size).
+    FOR r IN
+        WITH pos AS (
+            SELECT s.seg, row_number() OVER (ORDER BY s.seg, k.item) AS ord
+            FROM unnest(p_counts) WITH ORDINALITY AS s(cnt, seg)
+            CROSS JOIN LATERAL generate_series(1, s.cnt) AS k(item)
+        )
+        SELECT p.seg::integer AS seg,
+               array_agg(i.h ORDER BY i.ord) AS h, array_agg(i.probe ORDER BY i.ord) AS probe,
+               array_agg(i.mid ORDER BY i.ord) AS mid, array_agg(i.tx ORDER BY i.ord) AS tx,
+               array_agg(i.pl ORDER BY i.ord) AS pl, array_agg(i.ct ORDER BY i.ord) AS ct,
+               array_agg(i.hd ORDER BY i.ord) AS hd, array_agg(i.tr ORDER BY i.ord) AS tr
+        FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
+             WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
+        JOIN pos p ON p.ord = i.ord
+        GROUP BY p.seg
+        ORDER BY p.seg
+    LOOP
+        RETURN QUERY
+        SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
+               x.dedup_window_seconds
+        FROM exactly.push_segment(v_pids[r.seg], p_verified[r.seg], p_verified_windows[r.seg], r.h, r.probe, r.mid,
+                                  r.tx, r.pl, r.ct, r.hd, r.tr, true) AS x;
     END LOOP;
 END
 $$;
