@@ -259,6 +259,7 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_pids     bigint[];
+    v_seg_of   integer[];
     v_missing  boolean;
     r          record;
 BEGIN
@@ -288,22 +289,21 @@ BEGIN
 
     -- Each segment's items as arrays of their own, in one pass (slicing the bundle's arrays per
     -- segment would walk them from the start each time: quadratic in the bundle's size).
+    -- the segment of every item, by position (a fixed-width array: one subscript per item)
+    SELECT array_agg(s.seg::integer ORDER BY s.seg, k.item) INTO v_seg_of
+    FROM unnest(p_counts) WITH ORDINALITY AS s(cnt, seg)
+    CROSS JOIN LATERAL generate_series(1, s.cnt) AS k(item);
+
     FOR r IN
-        WITH pos AS (
-            SELECT s.seg, row_number() OVER (ORDER BY s.seg, k.item) AS ord
-            FROM unnest(p_counts) WITH ORDINALITY AS s(cnt, seg)
-            CROSS JOIN LATERAL generate_series(1, s.cnt) AS k(item)
-        )
-        SELECT p.seg::integer AS seg,
+        SELECT v_seg_of[i.ord] AS seg,
                array_agg(i.h ORDER BY i.ord) AS h, array_agg(i.probe ORDER BY i.ord) AS probe,
                array_agg(i.mid ORDER BY i.ord) AS mid, array_agg(i.tx ORDER BY i.ord) AS tx,
                array_agg(i.pl ORDER BY i.ord) AS pl, array_agg(i.ct ORDER BY i.ord) AS ct,
                array_agg(i.hd ORDER BY i.ord) AS hd, array_agg(i.tr ORDER BY i.ord) AS tr
         FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
              WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
-        JOIN pos p ON p.ord = i.ord
-        GROUP BY p.seg
-        ORDER BY p.seg
+        GROUP BY 1
+        ORDER BY 1
     LOOP
         RETURN QUERY
         SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
