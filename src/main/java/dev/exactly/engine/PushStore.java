@@ -276,7 +276,7 @@ public final class PushStore {
                 .addArrayOfString(traces).addArrayOfInteger(vouchedWindows);
     }
 
-    /** @return how many push_bundle calls this store has sent (SQL round trips), for tests and metrics */
+    /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */
     public long calls() {
         return calls.sum();
     }
