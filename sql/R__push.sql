@@ -1,12 +1,16 @@
 -- Push path: the exact deduplication verdict (layer 3) and offset allocation.
 --
--- push_segment probes one partition's deduplication window for a segment of transaction
--- hashes BEFORE it allocates offsets, under the partition's row lock, so a duplicate writes
--- nothing: no allocator bump, no message row, no hash row, and no savepoint is needed.
--- push_bundle resolves (queue, partition) names, creates the missing ones, takes every
--- partition lock in ascending id order (the one global lock order) and settles all its segments
--- with push_segment's rules in one set-based statement, so a request touching several
--- partitions costs one round trip and a fixed number of statements.
+-- ONE settle algorithm, push_segment: it settles the items of one partition, given by its id
+-- (the function reads and writes that partition's rows only, so a distributed database can run
+-- it on the node holding the partition). It probes the partition's deduplication window for the
+-- items' transaction hashes BEFORE it allocates offsets, so a duplicate writes nothing: no
+-- allocator bump, no message row, no hash row, and no savepoint is needed.
+--   * A segment whose every item is a hash already committed inside the window is answered
+--     without any lock, read-only (no transaction id, no WAL, no commit to flush).
+--   * Otherwise one statement locks the partition row, probes and stores.
+-- push_bundle resolves (queue, partition) names, creates the missing ones, takes the partition
+-- locks of a multi-partition bundle in ascending id order (the one global lock order), then
+-- settles each segment with push_segment: all in one transaction, one round trip.
 
 -- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
 -- name order so that two bundles creating the same set cannot deadlock on each other.
@@ -30,27 +34,54 @@ BEGIN
 END
 $$;
 
--- Pushes one segment (items of one partition) and returns one row per item, in item order.
---   p_verified: the caller vouches that none of p_hashes occurs at or below this offset;
---               -1 means it cannot vouch and the whole window is probed.
---   p_window:   deduplication window in seconds; 0 turns the probe off (hashes are still written).
---   p_probe:    false for items whose transactionId is their own fresh message id.
+-- Settles one segment (items of one partition) and returns one row per item, in item order.
+--   p_pid:             the partition's id (partitions are never renamed, so a caller may keep it)
+--   p_verified:        the caller vouches that none of p_hashes occurs at or below this offset;
+--   p_verified_window: ... but only under a window of at most this many seconds: the watermark
+--                      is honoured while the queue's current window is at most this one (a warm
+--                      cache knows every hash of that window, hence of any smaller one). NULL or
+--                      a smaller value: the whole window is probed, as with p_verified = -1. So a
+--                      /configure that widens the window cannot be missed by a stale cache.
+--   p_probe:           false for items whose transactionId is their own fresh message id.
+--   p_locked:          true when the caller already holds the partition's row lock (a bundle):
+--                      the lock-free first look would then save nothing, and is skipped.
 -- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
--- or the zero UUID when the original's data was purged), duplicate, and the allocator
--- watermark found under the lock (prev_last_offset), which a warm cache needs.
-CREATE OR REPLACE FUNCTION exactly.push_segment(
-    p_pid           bigint,
-    p_verified      bigint,
-    p_window        integer,
-    p_hashes        bytea[],
-    p_probe         boolean[],
-    p_message_ids   uuid[],
-    p_txn_ids       text[],
-    p_payloads      bytea[],
-    p_content_types text[],
-    p_headers       text[],
-    p_trace_ids     text[])
-RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint)
+-- or the zero UUID when the original's data was purged), duplicate, the allocator watermark the
+-- answer was settled against (prev_last_offset: new offsets start above it; a warm cache needs
+-- it), and the queue's window (0: no deduplication; hashes are still written).
+--
+-- Why a duplicate needs no lock: offsets are allocated under the partition's row lock, and a
+-- writer's hashes become visible when it commits, before it releases the lock. So the hashes
+-- any snapshot sees form a prefix of the partition's offsets, and the lowest visible offset of a
+-- hash inside the window is its original, whatever commits afterwards (a concurrent writer
+-- allocates above it). A segment whose every item is found that way is answered at once.
+--
+-- Why the locked statement is exact although its snapshot is taken before its lock: in READ
+-- COMMITTED, FOR UPDATE returns the newest version of the row it waited for, while the rest of
+-- the statement reads the snapshot. Their ctids are equal exactly when no writer committed to
+-- the partition in between; then every hash at or below last_offset is visible to the probe.
+-- Otherwise the statement writes and answers nothing, and runs again under the lock it now
+-- holds, with a new snapshot. The probe's clock is read after the lock is granted, so a
+-- retention step (which takes the same lock) never purged a hash this probe should see.
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[]);
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[], boolean);
+CREATE FUNCTION exactly.push_segment(
+    p_pid               bigint,
+    p_verified          bigint,
+    p_verified_window   integer,
+    p_hashes            bytea[],
+    p_probe             boolean[],
+    p_message_ids       uuid[],
+    p_txn_ids           text[],
+    p_payloads          bytea[],
+    p_content_types     text[],
+    p_headers           text[],
+    p_trace_ids         text[],
+    p_locked            boolean DEFAULT false)
+RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint,
+               dedup_window_seconds integer)
 LANGUAGE plpgsql
 -- The probe must be one index descent per hash at any occupancy. Its plan must not hinge on
 -- table statistics (a plan chosen while the table was small, then cached, would scan a full
@@ -62,86 +93,102 @@ SET enable_bitmapscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    v_last        bigint;
-    v_txns_start  bigint;
-    v_now         timestamptz;
-    v_from        bigint;
-    v_dup_idx     bigint[];
-    v_dup_off     bigint[];
-    v_fresh       integer;
+    -- the first attempt takes no lock when every item probes (and the caller holds none): it
+    -- answers only if all are duplicates
+    v_lock boolean := p_locked OR NOT (true = ALL (p_probe));
 BEGIN
-    -- The row lock serialises writers of this partition: nothing can commit into the probed
-    -- span until we commit, so probe-then-allocate is race-free.
-    SELECT p.last_offset, p.txns_start INTO v_last, v_txns_start
-    FROM exactly.partitions p WHERE p.id = p_pid
-    FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
-    END IF;
-
-    v_now := clock_timestamp();
-
-    IF p_window > 0 THEN
-        v_from := GREATEST(COALESCE(p_verified, -1), v_txns_start - 1);
-        IF v_last > v_from THEN
+    FOR attempt IN 1..3 LOOP
+        RETURN QUERY
+        WITH snap AS MATERIALIZED (
+            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start, q.dedup_window_seconds AS win
+            FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+            WHERE p.id = p_pid
+        ), lk AS MATERIALIZED (
+            -- the row lock serialises writers of this partition: nothing can commit into the
+            -- probed span until this transaction ends, so probe-then-allocate is race-free
+            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start
+            FROM exactly.partitions p
+            WHERE v_lock AND p.id = p_pid
+            FOR UPDATE
+        ), bound AS MATERIALIZED (
+            -- locked: only when the locked row is the version this snapshot reads (see above)
+            SELECT s.win, COALESCE(l.last, s.last) AS last,
+                   GREATEST(CASE WHEN p_verified_window >= s.win THEN p_verified END,
+                            COALESCE(l.start, s.start) - 1, -1) AS vfrom,
+                   clock_timestamp() AS now
+            FROM snap s LEFT JOIN lk l ON true
+            WHERE NOT v_lock OR l.cur = s.cur
+        ), src AS (
+            SELECT i.ord, i.h, i.probe, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, b.win, b.last, b.vfrom, b.now
+            FROM bound b
+            CROSS JOIN unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
+                              p_trace_ids) WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
+        ), dup AS (
             -- One primary-key descent per probed hash; MIN offset = the original occurrence.
             -- (The primary key is the only index that can serve it: see V4.)
-            SELECT array_agg(i.ord ORDER BY i.ord), array_agg(d.off ORDER BY i.ord)
-            INTO v_dup_idx, v_dup_off
-            FROM unnest(p_hashes, p_probe) WITH ORDINALITY AS i(h, probe, ord)
+            SELECT s.ord, d.off
+            FROM src s
             CROSS JOIN LATERAL (
-                SELECT t."offset" AS off
-                FROM exactly.txn_hashes t
-                WHERE t.partition_id = p_pid
-                  AND t.hash = i.h
-                  AND t."offset" > v_from
-                  AND t.created_at >= v_now - make_interval(secs => p_window)
-                ORDER BY t."offset"
+                SELECT x."offset" AS off
+                FROM exactly.txn_hashes x
+                WHERE x.partition_id = p_pid
+                  AND x.hash = s.h
+                  AND x."offset" > s.vfrom
+                  AND x.created_at >= s.now - make_interval(secs => s.win)
+                ORDER BY x."offset"
                 LIMIT 1
             ) d
-            WHERE i.probe;
+            WHERE s.probe AND s.win > 0 AND s.last > s.vfrom
+        ), answer AS (
+            -- under the lock every segment is answered; without it, only an all-duplicate one
+            SELECT 1 AS yes
+            WHERE v_lock OR (SELECT count(*) FROM dup) = cardinality(p_hashes)
+        ), fresh AS (
+            SELECT s.*, s.last + row_number() OVER (ORDER BY s.ord) AS off
+            FROM src s
+            WHERE v_lock AND NOT EXISTS (SELECT 1 FROM dup d WHERE d.ord = s.ord)
+        ), alloc AS (
+            UPDATE exactly.partitions p SET last_offset = f.top
+            FROM (SELECT max(f.off) AS top FROM fresh f) f
+            WHERE p.id = p_pid AND f.top IS NOT NULL
+        ), ins_hash AS (
+            INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+            SELECT p_pid, f.h, f.off, f.now FROM fresh f
+        ), ins_msg AS (
+            INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                          content_type, headers, trace_id, created_at)
+            SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, f.now FROM fresh f
+        )
+        SELECT s.ord::integer,
+               COALESCE(f.off, d.off),
+               CASE WHEN d.off IS NULL THEN s.mid
+                    ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
+               d.off IS NOT NULL,
+               s.last,
+               s.win
+        FROM src s
+        CROSS JOIN answer
+        LEFT JOIN dup d ON d.ord = s.ord
+        LEFT JOIN fresh f ON f.ord = s.ord
+        -- The original's id: one primary-key lookup per duplicate. LATERAL with LIMIT (which the
+        -- planner cannot flatten into a join) keeps it a parameterised index descent; a plain join
+        -- read every message of the partition on each push, a cost growing with the partition.
+        LEFT JOIN LATERAL (
+            SELECT x.message_id FROM exactly.messages x
+            WHERE d.off IS NOT NULL AND x.partition_id = p_pid AND x."offset" = d.off
+            LIMIT 1
+        ) m ON true
+        ORDER BY s.ord;
+        IF FOUND THEN
+            RETURN;
         END IF;
+        v_lock := true;
+    END LOOP;
+    -- under its lock with a snapshot taken after it, the row cannot have changed: it is missing
+    IF NOT EXISTS (SELECT 1 FROM exactly.partitions p WHERE p.id = p_pid) THEN
+        RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
     END IF;
-
-    v_fresh := cardinality(p_hashes) - COALESCE(cardinality(v_dup_idx), 0);
-    IF v_fresh > 0 THEN
-        UPDATE exactly.partitions SET last_offset = v_last + v_fresh WHERE id = p_pid;
-    END IF;
-
-    RETURN QUERY
-    WITH src AS (
-        SELECT i.ord, i.h, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, d.off AS dup_off
-        FROM unnest(p_hashes, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
-             WITH ORDINALITY AS i(h, mid, tx, pl, ct, hd, tr, ord)
-        LEFT JOIN unnest(v_dup_idx, v_dup_off) AS d(idx, off) ON d.idx = i.ord
-    ), fresh AS (
-        SELECT s.*, v_last + row_number() OVER (ORDER BY s.ord) AS off
-        FROM src s WHERE s.dup_off IS NULL
-    ), ins_hash AS (
-        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
-        SELECT p_pid, f.h, f.off, v_now FROM fresh f
-    ), ins_msg AS (
-        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                      content_type, headers, trace_id, created_at)
-        SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, v_now FROM fresh f
-    )
-    SELECT s.ord::integer,
-           COALESCE(f.off, s.dup_off),
-           CASE WHEN s.dup_off IS NULL THEN s.mid
-                ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
-           s.dup_off IS NOT NULL,
-           v_last
-    FROM src s
-    LEFT JOIN fresh f ON f.ord = s.ord
-    -- The original's id: one primary-key lookup per duplicate. LATERAL with LIMIT (which the
-    -- planner cannot flatten into a join) keeps it a parameterised index descent; a plain join
-    -- read every message of the partition on each push, a cost growing with the partition.
-    LEFT JOIN LATERAL (
-        SELECT x.message_id FROM exactly.messages x
-        WHERE s.dup_off IS NOT NULL AND x.partition_id = p_pid AND x."offset" = s.dup_off
-        LIMIT 1
-    ) m ON true
-    ORDER BY s.ord;
+    RAISE EXCEPTION 'exactly: partition % changed under its own row lock', p_pid;
 END
 $$;
 
@@ -180,24 +227,13 @@ BEGIN
 END
 $$;
 
--- Pushes a bundle: several segments, each (queue, partition), in one statement.
+-- Pushes a bundle: several segments, each (queue, partition), in one transaction.
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
--- p_verified_windows: the window (seconds) each p_verified was vouched under by a warm cache. A
--- watermark is honoured only while the queue's current window is at most the vouched one (the
--- cache knows every hash of that window, hence of any smaller one); otherwise, and when
--- p_verified_windows is NULL, the segment probes its whole window (p_verified = -1). So a
--- /configure that widens the window can never be missed by a cache that has not seen it yet.
+-- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window.
 -- Per item, grouped by segment in segment order: the arrays of push_segment.
--- Returns push_segment's rows tagged with the segment (1-based) and its partition id and window,
--- ordered by segment, then item.
---
--- All segments are settled set-based, by a fixed number of statements whatever the number of
--- segments: take every partition lock (ascending id), read the watermarks, then ONE statement
--- probes every probing item (one primary-key descent each, before any write), allocates dense
--- offsets per partition, advances the allocators and stores the non-duplicates. That is exactly
--- what push_segment does per segment; a loop of push_segment calls cost ~0.1-0.3 ms of fixed
--- overhead per segment, which dominated bundles spread over many partitions. A bundle naming
--- one partition in two segments (the engine never sends one) takes the segment-by-segment path.
+-- Returns push_segment's rows tagged with the segment (1-based) and its partition id, ordered by
+-- segment, then item. A multi-partition bundle takes all its partition locks first, in ascending
+-- id order (lock_partitions); a single segment's lock is taken by push_segment.
 DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
                                             text[], bytea[], text[], text[], text[]);
 CREATE OR REPLACE FUNCTION exactly.push_bundle(
@@ -217,26 +253,19 @@ CREATE OR REPLACE FUNCTION exactly.push_bundle(
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
                duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer)
 LANGUAGE plpgsql
--- As for push_segment: index scans only, plans made once per connection.
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_pids     bigint[];
-    v_windows  integer[];
+    v_seg_of   integer[];
     v_missing  boolean;
-    v_last     bigint[];
-    v_from     bigint[];
-    v_now      timestamptz;
-    v_seg      integer;
-    v_lo       integer := 1;
-    v_hi       integer;
+    r          record;
 BEGIN
     FOR attempt IN 1..2 LOOP
-        SELECT array_agg(p.id ORDER BY s.seg), array_agg(q.dedup_window_seconds ORDER BY s.seg),
-               bool_or(p.id IS NULL)
-        INTO v_pids, v_windows, v_missing
+        SELECT array_agg(p.id ORDER BY s.seg), bool_or(p.id IS NULL)
+        INTO v_pids, v_missing
         FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS s(q, p, seg)
         LEFT JOIN exactly.queues q ON q.name = s.q
         LEFT JOIN exactly.partitions p ON p.queue_id = q.id AND p.name = s.p;
@@ -248,102 +277,39 @@ BEGIN
     -- several partitions does not hold the free ones while it waits for a busy one.
     IF cardinality(v_pids) > 1 THEN
         PERFORM exactly.lock_partitions(v_pids);
-    ELSE
-        PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (v_pids) ORDER BY p.id FOR UPDATE;
     END IF;
 
-    IF cardinality(v_pids) > (SELECT count(DISTINCT x) FROM unnest(v_pids) AS x) THEN
-        FOR v_seg IN 1..cardinality(p_queues) LOOP
-            v_hi := v_lo + p_counts[v_seg] - 1;
-            RETURN QUERY
-            SELECT v_seg, r.item, v_pids[v_seg], r."offset", r.message_id, r.duplicate,
-                   r.prev_last_offset, v_windows[v_seg]
-            FROM exactly.push_segment(v_pids[v_seg],
-                                      CASE WHEN p_verified_windows[v_seg] >= v_windows[v_seg]
-                                           THEN p_verified[v_seg] ELSE -1 END,
-                                      v_windows[v_seg],
-                                      p_hashes[v_lo:v_hi], p_probe[v_lo:v_hi], p_message_ids[v_lo:v_hi],
-                                      p_txn_ids[v_lo:v_hi], p_payloads[v_lo:v_hi],
-                                      p_content_types[v_lo:v_hi], p_headers[v_lo:v_hi],
-                                      p_trace_ids[v_lo:v_hi]) AS r;
-            v_lo := v_hi + 1;
-        END LOOP;
+    IF cardinality(v_pids) = 1 THEN
+        RETURN QUERY
+        SELECT 1, x.item, v_pids[1], x."offset", x.message_id, x.duplicate, x.prev_last_offset, x.dedup_window_seconds
+        FROM exactly.push_segment(v_pids[1], p_verified[1], p_verified_windows[1], p_hashes, p_probe, p_message_ids,
+                                  p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids) AS x;
         RETURN;
     END IF;
 
-    -- Per segment, under the locks: the allocator watermark and the probe's lower bound (the
-    -- honoured p_verified, or the purge watermark txns_start - 1, whichever is higher).
-    SELECT array_agg(p.last_offset ORDER BY s.seg),
-           array_agg(GREATEST(COALESCE(CASE WHEN p_verified_windows[s.seg] >= v_windows[s.seg]
-                                            THEN p_verified[s.seg] END, -1),
-                              p.txns_start - 1) ORDER BY s.seg)
-    INTO v_last, v_from
-    FROM unnest(v_pids) WITH ORDINALITY AS s(pid, seg)
-    JOIN exactly.partitions p ON p.id = s.pid;
+    -- Each segment's items as arrays of their own, in one pass (slicing the bundle's arrays per
+    -- segment would walk them from the start each time: quadratic in the bundle's size).
+    -- the segment of every item, by position (a fixed-width array: one subscript per item)
+    SELECT array_agg(s.seg::integer ORDER BY s.seg, k.item) INTO v_seg_of
+    FROM unnest(p_counts) WITH ORDINALITY AS s(cnt, seg)
+    CROSS JOIN LATERAL generate_series(1, s.cnt) AS k(item);
 
-    v_now := clock_timestamp();
-
-    -- One statement: every data-modifying part sees the snapshot taken before any of them writes,
-    -- so the probe (dup) reads only what was committed before this bundle.
-    RETURN QUERY
-    WITH seg AS (
-        SELECT s.seg::integer AS seg, s.pid, s.win, s.last, s.vfrom, s.cnt
-        FROM unnest(v_pids, v_windows, v_last, v_from, p_counts)
-             WITH ORDINALITY AS s(pid, win, last, vfrom, cnt, seg)
-    ), pos AS (
-        SELECT g.seg, g.pid, g.win, g.last, g.vfrom, k.item::integer AS item,
-               row_number() OVER (ORDER BY g.seg, k.item) AS ord
-        FROM seg g CROSS JOIN LATERAL generate_series(1, g.cnt) AS k(item)
-    ), itm AS (
-        SELECT p.seg, p.item, p.pid, p.win, p.last, p.vfrom, i.*
-        FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
-                    p_trace_ids) WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
-        JOIN pos p ON p.ord = i.ord
-    ), dup AS (
-        -- One primary-key descent per probed hash; MIN offset = the original occurrence.
-        -- (The primary key is the only index that can serve it: see V4.)
-        SELECT t.ord, d.off
-        FROM itm t
-        CROSS JOIN LATERAL (
-            SELECT x."offset" AS off
-            FROM exactly.txn_hashes x
-            WHERE x.partition_id = t.pid
-              AND x.hash = t.h
-              AND x."offset" > t.vfrom
-              AND x.created_at >= v_now - make_interval(secs => t.win)
-            ORDER BY x."offset"
-            LIMIT 1
-        ) d
-        WHERE t.probe AND t.win > 0 AND t.last > t.vfrom
-    ), fresh AS (
-        SELECT t.*, t.last + row_number() OVER (PARTITION BY t.seg ORDER BY t.ord) AS off
-        FROM itm t
-        WHERE NOT EXISTS (SELECT 1 FROM dup d WHERE d.ord = t.ord)
-    ), alloc AS (
-        UPDATE exactly.partitions p SET last_offset = f.top
-        FROM (SELECT f.pid, max(f.off) AS top FROM fresh f GROUP BY f.pid) f
-        WHERE p.id = f.pid
-    ), ins_hash AS (
-        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
-        SELECT f.pid, f.h, f.off, v_now FROM fresh f
-    ), ins_msg AS (
-        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                      content_type, headers, trace_id, created_at)
-        SELECT f.pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, v_now FROM fresh f
-    )
-    SELECT t.seg, t.item, t.pid, COALESCE(f.off, d.off),
-           CASE WHEN d.off IS NULL THEN t.mid
-                ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
-           d.off IS NOT NULL, t.last, t.win
-    FROM itm t
-    LEFT JOIN dup d ON d.ord = t.ord
-    LEFT JOIN fresh f ON f.ord = t.ord
-    -- the original's id: one primary-key lookup per duplicate (see push_segment)
-    LEFT JOIN LATERAL (
-        SELECT x.message_id FROM exactly.messages x
-        WHERE d.off IS NOT NULL AND x.partition_id = t.pid AND x."offset" = d.off
-        LIMIT 1
-    ) m ON true
-    ORDER BY t.seg, t.item;
+    FOR r IN
+        SELECT v_seg_of[i.ord] AS seg,
+               array_agg(i.h ORDER BY i.ord) AS h, array_agg(i.probe ORDER BY i.ord) AS probe,
+               array_agg(i.mid ORDER BY i.ord) AS mid, array_agg(i.tx ORDER BY i.ord) AS tx,
+               array_agg(i.pl ORDER BY i.ord) AS pl, array_agg(i.ct ORDER BY i.ord) AS ct,
+               array_agg(i.hd ORDER BY i.ord) AS hd, array_agg(i.tr ORDER BY i.ord) AS tr
+        FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
+             WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
+        GROUP BY 1
+        ORDER BY 1
+    LOOP
+        RETURN QUERY
+        SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
+               x.dedup_window_seconds
+        FROM exactly.push_segment(v_pids[r.seg], p_verified[r.seg], p_verified_windows[r.seg], r.h, r.probe, r.mid,
+                                  r.tx, r.pl, r.ct, r.hd, r.tr, true) AS x;
+    END LOOP;
 END
 $$;

@@ -1,21 +1,25 @@
 package dev.exactly.engine;
 
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import java.util.List;
 
 /**
- * Gives every pushed item an exact deduplication verdict.
+ * Gives every pushed item an exact deduplication verdict: the one path of every push, whether it
+ * enters by the push API, a webhook or a transaction.
  *
  * <p>Layer 1 ({@link RequestGrouping}) settles duplicates inside the request; the segment writer
  * sends the leaders on: directly ({@link DirectWriter}: the cache proposes a p_verified watermark
  * per segment, the store probes each partition's window under its row lock and stores the
  * non-duplicates, all segments of a request in one round trip), or through the server's fusion
  * layer (layer 2, {@link dev.exactly.engine.fusion.FusingWriter}). The store (layer 3) is the
- * only authority. Thread-safe; holds no per-request state.
+ * only authority. A push inside a caller's transaction ({@link #pushWithin}) goes straight to the
+ * store on the caller's connection. Thread-safe; holds no per-request state.
  */
 public final class PushEngine {
 
     private final SegmentWriter writer;
+    private final PushStore store;
 
     /**
      * An unfused engine.
@@ -24,12 +28,16 @@ public final class PushEngine {
      * @param cache the warm cache, or {@link DedupCache#DISABLED} for a stateless instance
      */
     public PushEngine(PushStore store, DedupCache cache) {
-        this(new DirectWriter(store, cache));
+        this(new DirectWriter(store, cache), store);
     }
 
-    /** @param writer where leader segments go: {@link DirectWriter} or a fusing writer over one */
-    public PushEngine(SegmentWriter writer) {
+    /**
+     * @param writer where leader segments go: {@link DirectWriter} or a fusing writer over one
+     * @param store  the store under {@code writer}, used directly by pushes inside a caller's transaction
+     */
+    public PushEngine(SegmentWriter writer, PushStore store) {
         this.writer = writer;
+        this.store = store;
     }
 
     /**
@@ -43,21 +51,43 @@ public final class PushEngine {
             return Uni.createFrom().item(List.of());
         }
         RequestGrouping grouping = RequestGrouping.of(commands);
+        return writer.write(grouping.segments()).map(outcomes -> verdicts(grouping, outcomes));
+    }
+
+    /**
+     * Pushes already grouped items on a connection inside a transaction the caller owns (work that
+     * must commit or roll back together with the push). Every segment probes its whole window
+     * ({@link DedupCache#PROBE_ALL}); neither the warm cache nor fusion is involved, since the
+     * transaction may still roll back. The partitions' row locks are held until the caller's
+     * transaction ends; nothing is committed or retried here.
+     *
+     * @param grouping   the request's items after layer 1 ({@link RequestGrouping#of})
+     * @param connection a connection inside the caller's transaction
+     * @return one verdict per item, in request order (followers of layer 1 as duplicates)
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<PushVerdict>> pushWithin(RequestGrouping grouping, SqlClient connection) {
+        if (grouping.segments().isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        return store.push(grouping.segments(), connection).map(outcomes -> verdicts(grouping, outcomes));
+    }
+
+    /** Each leader's verdict from its segment's outcome, then every item's, in request order. */
+    private static List<PushVerdict> verdicts(RequestGrouping grouping, List<SegmentOutcome> outcomes) {
         List<Segment> segments = grouping.segments();
-        return writer.write(segments).map(outcomes -> {
-            PushVerdict[] verdicts = new PushVerdict[grouping.size()];
-            for (int i = 0; i < segments.size(); i++) {
-                Segment s = segments.get(i);
-                SegmentOutcome o = outcomes.get(i);
-                List<PushItem> items = s.items();
-                for (int j = 0; j < items.size(); j++) {
-                    PushItem it = items.get(j);
-                    verdicts[it.index()] = new PushVerdict(it.index(), s.partition().queue(), s.partition().partition(),
-                            it.transactionId(), o.messageIds()[j],
-                            o.duplicate()[j] ? PushStatus.DUPLICATE : PushStatus.QUEUED, o.offsets()[j]);
-                }
+        PushVerdict[] verdicts = new PushVerdict[grouping.size()];
+        for (int i = 0; i < segments.size(); i++) {
+            Segment s = segments.get(i);
+            SegmentOutcome o = outcomes.get(i);
+            List<PushItem> items = s.items();
+            for (int j = 0; j < items.size(); j++) {
+                PushItem it = items.get(j);
+                verdicts[it.index()] = new PushVerdict(it.index(), s.partition().queue(), s.partition().partition(),
+                        it.transactionId(), o.messageIds()[j],
+                        o.duplicate()[j] ? PushStatus.DUPLICATE : PushStatus.QUEUED, o.offsets()[j]);
             }
-            return grouping.assemble(verdicts);
-        });
+        }
+        return grouping.assemble(verdicts);
     }
 }

@@ -12,12 +12,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The probe client: sends segments to {@code exactly.push_bundle} (sql/R__push.sql), which
- * probes each partition's window under its row lock before allocating offsets. A bundle of any
- * number of segments is one statement, one round trip, one transaction.
+ * The probe client: sends segments to the store's one settle function, {@code exactly.push_segment}
+ * (sql/R__push.sql), which probes a partition's window before it allocates offsets (a segment of
+ * committed duplicates is answered without a lock or a write). A single segment whose partition
+ * id this store has learnt goes straight to push_segment, one statement; any other request goes
+ * to {@code exactly.push_bundle}, which resolves and creates partitions by name, locks a
+ * multi-partition bundle's rows in ascending id order and settles each segment with push_segment.
+ * Either is one round trip and one transaction. Partitions are never renamed or deleted, so an id
+ * once learnt stays valid; should it vanish anyway, the push goes by name again.
  */
 public final class PushStore {
 
@@ -25,8 +31,16 @@ public final class PushStore {
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
                     + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
+    private static final String PUSH_SEGMENT =
+            "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds "
+                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+
+    /** Partition ids kept at most; past it the map starts over (ids are re-learnt by name). */
+    static final int MAX_KNOWN_PARTITIONS = 100_000;
+
     private final Pool pool;
     private final LongAdder calls = new LongAdder();
+    private final ConcurrentHashMap<PartitionKey, Long> partitionIds = new ConcurrentHashMap<>();
 
     /** @param pool the connection pool of this engine instance */
     public PushStore(Pool pool) {
@@ -84,18 +98,18 @@ public final class PushStore {
      * Pushes segments on a given client instead of the pool: a connection inside a transaction
      * the caller owns (all-or-nothing work that also pushes). The statement takes the segments'
      * partition row locks, held until the caller's transaction ends; nothing is committed here,
-     * and nothing is retried (a lost connection loses the caller's transaction with it). No
-     * window is vouched on this path, so the store probes every segment's whole window whatever
-     * {@code verified} says (a transaction must not trust a cache it may roll back under).
+     * and nothing is retried (a lost connection loses the caller's transaction with it). Every
+     * segment probes its whole window: a transaction must not trust a cache it may roll back under.
      *
      * @param segments leader segments, each for a distinct partition
-     * @param verified per segment: -1 (watermarks are not honoured on this path)
      * @param client   where to run push_bundle, e.g. a {@code SqlConnection} in a transaction
      * @return one outcome per segment, in segment order
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
-    public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, SqlClient client) {
-        return execute(segments, verified, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
+    public Uni<List<SegmentOutcome>> push(List<Segment> segments, SqlClient client) {
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        return execute(segments, all, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
     /**
@@ -106,9 +120,99 @@ public final class PushStore {
      */
     private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
                                               SqlClient client) {
+        if (segments.size() == 1) {
+            Segment seg = segments.get(0);
+            Long pid = partitionIds.get(seg.partition());
+            if (pid != null) {
+                Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
+                calls.increment();
+                Uni<List<SegmentOutcome>> direct = client.preparedQuery(PUSH_SEGMENT).execute(args)
+                        .map(rows -> List.of(segmentOutcome(pid, seg, rows, retry)));
+                if (client != pool) {
+                    return direct; // in a caller's transaction a failed statement ends it: no second try
+                }
+                return direct.onFailure(e -> NO_SUCH_PARTITION.equals(DatabaseErrors.sqlState(e))).recoverWithUni(() -> {
+                    partitionIds.remove(seg.partition(), pid);
+                    return bundle(segments, verified, windows, retry, client);
+                });
+            }
+        }
+        return bundle(segments, verified, windows, retry, client);
+    }
+
+    /** SQLSTATE push_segment raises for a partition id that does not exist. */
+    private static final String NO_SUCH_PARTITION = "P0002";
+
+    private Uni<List<SegmentOutcome>> bundle(List<Segment> segments, long[] verified, int[] windows, boolean retry,
+                                             SqlClient client) {
         Tuple args = bundleArguments(segments, verified, windows, retry);
         calls.increment();
-        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> outcomes(segments, rows, retry));
+        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> {
+            List<SegmentOutcome> out = outcomes(segments, rows, retry);
+            if (partitionIds.size() >= MAX_KNOWN_PARTITIONS) {
+                partitionIds.clear();
+            }
+            for (int i = 0; i < segments.size(); i++) {
+                partitionIds.put(segments.get(i).partition(), out.get(i).partitionId());
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The eleven arguments of {@code exactly.push_segment} for one leader segment (see
+     * sql/R__push.sql): partition id, p_verified, p_verified_window (null: none vouched), and per
+     * item hash, probe flag, message id, transactionId, payload, content type, headers, trace id.
+     */
+    private static Tuple segmentArguments(long pid, Segment seg, long verified, Integer window, boolean probeAll) {
+        int n = seg.items().size();
+        Buffer[] hashes = new Buffer[n];
+        Boolean[] probe = new Boolean[n];
+        UUID[] ids = new UUID[n];
+        String[] txns = new String[n];
+        Buffer[] payloads = new Buffer[n];
+        String[] contentTypes = new String[n];
+        String[] headers = new String[n];
+        String[] traces = new String[n];
+        int k = 0;
+        for (PushItem it : seg.items()) {
+            hashes[k] = Buffer.buffer(it.hash());
+            probe[k] = probeAll || it.probe();
+            ids[k] = it.messageId();
+            txns[k] = it.transactionId();
+            payloads[k] = Buffer.buffer(it.command().payload());
+            contentTypes[k] = it.command().contentType();
+            headers[k] = it.command().headersJson();
+            traces[k] = it.command().traceId();
+            k++;
+        }
+        return Tuple.tuple().addLong(pid).addLong(verified).addInteger(window)
+                .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
+                .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
+                .addArrayOfString(traces);
+    }
+
+    private static SegmentOutcome segmentOutcome(long pid, Segment seg, RowSet<Row> rows, boolean retry) {
+        int size = seg.items().size();
+        long[] offsets = new long[size];
+        UUID[] ids = new UUID[size];
+        boolean[] dup = new boolean[size];
+        long prev = 0;
+        int window = 0;
+        int n = 0;
+        for (Row r : rows) {
+            int item = r.getInteger(0) - 1;
+            offsets[item] = r.getLong(1);
+            ids[item] = r.getUUID(2);
+            dup[item] = r.getBoolean(3) && !(retry && ids[item].equals(seg.items().get(item).messageId()));
+            prev = r.getLong(4);
+            window = r.getInteger(5);
+            n++;
+        }
+        if (n != size) {
+            throw new IllegalStateException("push_segment answered " + n + " of " + size + " items");
+        }
+        return new SegmentOutcome(pid, prev, window, offsets, ids, dup);
     }
 
     /**
@@ -172,7 +276,7 @@ public final class PushStore {
                 .addArrayOfString(traces).addArrayOfInteger(vouchedWindows);
     }
 
-    /** @return how many push_bundle calls this store has sent (SQL round trips), for tests and metrics */
+    /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */
     public long calls() {
         return calls.sum();
     }

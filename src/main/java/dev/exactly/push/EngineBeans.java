@@ -68,7 +68,7 @@ public class EngineBeans {
         if (registry.isResolvable()) {
             EngineMetrics.bindEngine(registry.get(), store, fusing);
         }
-        return new PushEngine(writer);
+        return new PushEngine(writer, store);
     }
 
     /** Stops the linger timer (lingers already scheduled still flush). */

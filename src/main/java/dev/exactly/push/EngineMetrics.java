@@ -45,7 +45,7 @@ public final class EngineMetrics {
     /** Registers the store's SQL call counter and, when fusion is on, the fusion counters. */
     public static void bindEngine(MeterRegistry r, PushStore store, FusingWriter fusing) {
         FunctionCounter.builder("exactly.push.sql.calls", store, PushStore::calls)
-                .description("push_bundle calls (SQL round trips)").register(r);
+                .description("push_bundle and push_segment calls (SQL round trips)").register(r);
         if (fusing != null) {
             FunctionCounter.builder("exactly.fusion.flushes", fusing, FusingWriter::flushes)
                     .description("fused flushes sent").register(r);

@@ -7,20 +7,17 @@ import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.PushCommand;
-import dev.exactly.engine.PushItem;
+import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
-import dev.exactly.engine.PushStore;
 import dev.exactly.engine.PushVerdict;
 import dev.exactly.engine.RequestGrouping;
 import dev.exactly.engine.Segment;
-import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.push.PushResult;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,7 +26,8 @@ import java.util.List;
  * <p>Order inside the transaction, chosen for the global lock order (partition rows in
  * ascending id, then consumer cursor rows): first {@code exactly.ack_batch}, which locks the
  * push partitions together with any dead-letter partitions before the cursors, then
- * {@code exactly.push_bundle} (its partition locks are already held). Any push item that is a
+ * the engine's {@link PushEngine#pushWithin} on the same connection (its partition locks are
+ * already held). Any push item that is a
  * duplicate (of a stored message, or of an earlier item of the transaction: layer 1,
  * {@link RequestGrouping}) and any ack that is not "acked" fails the transaction, which rolls
  * back everything with a {@link TransactionConflict}. Pushes inside a transaction always probe
@@ -40,13 +38,13 @@ import java.util.List;
 public class TransactionService {
 
     private final Pool pool;
-    private final PushStore pushStore;
+    private final PushEngine engine;
     private final ConsumeRepository consume;
 
     /** Constructor injection. */
-    public TransactionService(Pool pool, ConsumeRepository consume) {
+    public TransactionService(Pool pool, PushEngine engine, ConsumeRepository consume) {
         this.pool = pool;
-        this.pushStore = new PushStore(pool);
+        this.engine = engine;
         this.consume = consume;
     }
 
@@ -84,10 +82,9 @@ public class TransactionService {
                         pushes.get(k).transactionId(), first[0], first[1]));
             }
         }
-        List<Segment> segments = grouping.segments();
-        List<PartitionKey> pushPartitions = segments.stream().map(Segment::partition).toList();
+        List<PartitionKey> pushPartitions = grouping.segments().stream().map(Segment::partition).toList();
         return pool.withTransaction(conn -> ackAll(conn, acks, ackAt, pushPartitions)
-                        .flatMap(ackResults -> pushAll(conn, grouping, pushes, pushAt)
+                        .flatMap(ackResults -> pushAll(conn, grouping, pushAt)
                                 .map(verdicts -> respond(ops, verdicts, pushAt, ackResults, ackAt))))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
@@ -108,31 +105,16 @@ public class TransactionService {
         });
     }
 
-    private Uni<List<PushVerdict>> pushAll(SqlConnection conn, RequestGrouping grouping, List<PushCommand> pushes,
-                                           List<int[]> pushAt) {
-        List<Segment> segments = grouping.segments();
-        if (segments.isEmpty()) {
-            return Uni.createFrom().item(List.of());
-        }
-        long[] verified = new long[segments.size()];
-        Arrays.fill(verified, DedupCache.PROBE_ALL);
-        return pushStore.push(segments, verified, conn).map(outcomes -> {
-            PushVerdict[] verdicts = new PushVerdict[grouping.size()];
-            for (int s = 0; s < segments.size(); s++) {
-                Segment seg = segments.get(s);
-                SegmentOutcome o = outcomes.get(s);
-                for (int j = 0; j < seg.items().size(); j++) {
-                    PushItem it = seg.items().get(j);
-                    if (o.duplicate()[j]) {
-                        int[] at = pushAt.get(it.index());
-                        throw TransactionConflict.duplicate(at[0], at[1], it.transactionId(), o.messageIds()[j]);
-                    }
-                    verdicts[it.index()] = new PushVerdict(it.index(), seg.partition().queue(),
-                            seg.partition().partition(), it.transactionId(), o.messageIds()[j], PushStatus.QUEUED,
-                            o.offsets()[j]);
+    /** The engine's verdicts; any duplicate of a stored message fails (and so rolls back) the transaction. */
+    private Uni<List<PushVerdict>> pushAll(SqlConnection conn, RequestGrouping grouping, List<int[]> pushAt) {
+        return engine.pushWithin(grouping, conn).map(verdicts -> {
+            for (PushVerdict v : verdicts) {
+                if (v.status() == PushStatus.DUPLICATE) {
+                    int[] at = pushAt.get(v.index());
+                    throw TransactionConflict.duplicate(at[0], at[1], v.transactionId(), v.messageId());
                 }
             }
-            return grouping.assemble(verdicts);
+            return verdicts;
         });
     }
 

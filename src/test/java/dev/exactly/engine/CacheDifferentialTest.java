@@ -162,9 +162,10 @@ class CacheDifferentialTest {
             Ticker ticker = () -> System.nanoTime() / 1_000_000L + jump.get();
             big = new WarmDedupCache(new TxnHashReader(poolBig), CacheSettings.defaults(512), ticker);
             tiny = new WarmDedupCache(new TxnHashReader(poolTiny), CacheSettings.defaults(512).withMaxBytes(TINY_CAP), ticker);
-            fusing = new FusingWriter(new DirectWriter(new PushStore(poolBig), big),
+            PushStore bigStore = new PushStore(poolBig);
+            fusing = new FusingWriter(new DirectWriter(bigStore, big),
                     FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), timer);
-            engines = new PushEngine[] {new PushEngine(fusing), new PushEngine(new PushStore(poolTiny), tiny),
+            engines = new PushEngine[] {new PushEngine(fusing, bigStore), new PushEngine(new PushStore(poolTiny), tiny),
                     new PushEngine(new PushStore(poolOff), DedupCache.DISABLED)};
             ref = new PushEngine(new PushStore(poolRef), DedupCache.DISABLED);
             int nq = 1 + rnd.nextInt(2);

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * exactly.push_bundle called directly (sql/R__push.sql): the set-based path over several
- * partitions with different windows, and the segment-by-segment path taken when one partition
- * appears in two segments of a bundle.
+ * exactly.push_bundle called directly (sql/R__push.sql): a bundle over several partitions with
+ * different windows, one partition named in two segments of a bundle, and the lock-free answer
+ * for a segment of committed duplicates.
  */
 class PushBundleSqlTest {
 
@@ -36,6 +36,13 @@ class PushBundleSqlTest {
 
     /** Pushes segments (lists of items of one partition each) and returns the rows in order. */
     private static List<Row> push(List<List<It>> segments) throws Exception {
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "")) {
+            return push(c, segments);
+        }
+    }
+
+    /** As {@link #push(List)}, on a given connection (inside its transaction, if one is open). */
+    private static List<Row> push(Connection c, List<List<It>> segments) throws Exception {
         List<String> queues = new ArrayList<>();
         List<String> parts = new ArrayList<>();
         List<String> counts = new ArrayList<>();
@@ -59,8 +66,7 @@ class PushBundleSqlTest {
                 + "array_fill('\\x7b7d'::bytea, ARRAY[" + n + "]), array_fill(NULL::text, ARRAY[" + n + "]), "
                 + "array_fill(NULL::text, ARRAY[" + n + "]), array_fill(NULL::text, ARRAY[" + n + "]))";
         List<Row> rows = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 rows.add(new Row(rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getString(4), rs.getBoolean(5), rs.getLong(6),
                         rs.getInt(7)));
@@ -117,6 +123,45 @@ class PushBundleSqlTest {
         assertEquals(new Row(2, 2, 1, rows.get(2).messageId(), false, 0, 3600), rows.get(2));
         assertEquals(1, count("SELECT last_offset FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
                 + "WHERE q.name = 'twice'"));
+    }
+
+    @Test
+    void aSegmentOfCommittedDuplicatesTakesNoLockAndNoTransactionId() throws Exception {
+        List<Row> first = push(List.of(List.of(new It("ro", "p", "d1"), new It("ro", "p", "d2"))));
+        try (Connection holder = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "")) {
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("SELECT 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                        + "WHERE q.name = 'ro' AND p.name = 'p' FOR UPDATE OF p");
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("SET lock_timeout = '2s'");
+            }
+            c.setAutoCommit(false);
+            // the partition's row lock is held by another transaction: a retry of both keys is answered anyway
+            List<Row> again = push(c, List.of(List.of(new It("ro", "p", "d2"), new It("ro", "p", "d1"))));
+            assertEquals(new Row(1, 1, 1, first.get(1).messageId(), true, 1, 3600), again.get(0));
+            assertEquals(new Row(1, 2, 0, first.get(0).messageId(), true, 1, 3600), again.get(1));
+            assertEquals(0, count(c, "SELECT count(txid_current_if_assigned())"), "no transaction id: nothing to commit");
+            c.rollback();
+            holder.rollback();
+            // one new key among the duplicates: the locked path, which writes
+            List<Row> mixed = push(c, List.of(List.of(new It("ro", "p", "d1"), new It("ro", "p", "d3"))));
+            assertEquals(new Row(1, 1, 0, first.get(0).messageId(), true, 1, 3600), mixed.get(0));
+            assertEquals(new Row(1, 2, 2, mixed.get(1).messageId(), false, 1, 3600), mixed.get(1));
+            assertEquals(1, count(c, "SELECT count(txid_current_if_assigned())"));
+            c.commit();
+        }
+        assertEquals(2, count("SELECT last_offset FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = 'ro'"));
+    }
+
+    private static long count(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static long count(String sql) throws Exception {

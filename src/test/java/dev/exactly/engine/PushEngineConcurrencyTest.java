@@ -111,6 +111,77 @@ class PushEngineConcurrencyTest {
         assertTrue(clients.awaitTermination(5, TimeUnit.MINUTES), "clients did not finish (deadlock?)");
         assertTrue(failures.isEmpty(), () -> failures.size() + " failures, the first: " + failures.stream().limit(3).toList());
 
+        assertExactlyOnce("conc", answers);
+    }
+
+    /**
+     * Racing first pushes mixed with retries, the traffic a deduplicator exists for: in each round
+     * all clients push the round's new key at once into one partition (one wins, the others must
+     * come back duplicates of it, whether they waited for its lock or read its committed hash),
+     * most requests also retry keys of earlier rounds (committed: answered by the lock-free probe
+     * when every item of a request is one), and some requests are nothing but retries.
+     */
+    @Test
+    void racingFirstPushesAndRetriesOfTheSameKeysStoreEachKeyOnce() throws Exception {
+        int rounds = 40;
+        PushEngine[] engines = {
+            new PushEngine(new PushStore(poolA), DedupCache.DISABLED),
+            new PushEngine(new PushStore(poolB), DedupCache.DISABLED)
+        };
+        ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
+        java.util.concurrent.CyclicBarrier round = new java.util.concurrent.CyclicBarrier(CLIENTS);
+        for (int c = 0; c < CLIENTS; c++) {
+            PushEngine engine = engines[c % 2];
+            long seed = 7000 + c;
+            clients.submit(() -> {
+                Random rnd = new Random(seed);
+                for (int k = 0; k < rounds; k++) {
+                    List<PushCommand> items = new ArrayList<>();
+                    int kind = rnd.nextInt(4);
+                    if (kind != 0 || k == 0) {
+                        items.add(race("key-" + k)); // the round's first push, racing
+                    }
+                    int retries = kind == 1 ? 0 : 1 + rnd.nextInt(3);
+                    for (int i = 0; i < retries && k > 0; i++) {
+                        String old = "key-" + rnd.nextInt(k);
+                        if (items.stream().noneMatch(x -> x.transactionId().equals(old))) {
+                            items.add(race(old));
+                        }
+                    }
+                    round.await(60, TimeUnit.SECONDS);
+                    try {
+                        List<PushVerdict> verdicts = engine.push(items).await().atMost(Duration.ofSeconds(60));
+                        assertEquals(items.size(), verdicts.size());
+                        for (PushVerdict v : verdicts) {
+                            answers.add(new Answer(v.partition(), v.transactionId(), v.messageId(), v.status()));
+                        }
+                    } catch (Throwable t) {
+                        failures.add(t);
+                    }
+                }
+                return null;
+            });
+        }
+        clients.shutdown();
+        assertTrue(clients.awaitTermination(5, TimeUnit.MINUTES), "clients did not finish (deadlock?)");
+        assertTrue(failures.isEmpty(), () -> failures.size() + " failures, the first: " + failures.stream().limit(3).toList());
+        assertEquals(rounds, answers.stream().map(Answer::txn).distinct().count(), "every round's key was pushed");
+        assertTrue(answers.stream().filter(a -> a.status() == PushStatus.DUPLICATE).count() > CLIENTS * rounds / 2,
+                "most answers are duplicates");
+        assertExactlyOnce("race", answers);
+    }
+
+    private static PushCommand race(String txn) {
+        return PushCommand.json("race", "hot", txn, "{}".getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    /**
+     * Stored rows = distinct (partition, id) answered; every answer for one id carries the stored
+     * message id; each id was answered queued exactly once; offsets are dense.
+     */
+    private static void assertExactlyOnce(String queue, Iterable<Answer> answers) {
         // every answer for one (partition, id) carries the same message id
         Map<String, UUID> idOf = new HashMap<>();
         Map<String, Integer> queued = new HashMap<>();
@@ -133,7 +204,8 @@ class PushEngineConcurrencyTest {
         Map<String, UUID> stored = new ConcurrentHashMap<>();
         int rows = 0;
         for (Row r : audit.query("SELECT p.name, m.transaction_id, m.message_id FROM exactly.messages m "
-                + "JOIN exactly.partitions p ON p.id = m.partition_id").executeAndAwait()) {
+                + "JOIN exactly.partitions p ON p.id = m.partition_id JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = '" + queue + "'").executeAndAwait()) {
             rows++;
             UUID prev = stored.put(r.getString(0) + "/" + r.getString(1), r.getUUID(2));
             assertNull(prev, "stored twice: " + r.getString(0) + "/" + r.getString(1));
@@ -142,13 +214,14 @@ class PushEngineConcurrencyTest {
         assertEquals(idOf, stored);
         Set<String> hashesPerOffset = new java.util.HashSet<>();
         for (Row r : audit.query("SELECT partition_id, \"offset\", count(*) FROM exactly.txn_hashes "
-                + "GROUP BY 1, 2 HAVING count(*) > 1").executeAndAwait()) {
+                + "WHERE partition_id IN (SELECT p.id FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = '" + queue + "') GROUP BY 1, 2 HAVING count(*) > 1").executeAndAwait()) {
             hashesPerOffset.add(r.getLong(0) + "/" + r.getLong(1));
         }
         assertTrue(hashesPerOffset.isEmpty(), "offsets with two hashes: " + hashesPerOffset);
         // offsets are dense per partition: last_offset + 1 = rows stored
         for (Row r : audit.query("SELECT p.last_offset, (SELECT count(*) FROM exactly.messages m WHERE m.partition_id = p.id) "
-                + "FROM exactly.partitions p").executeAndAwait()) {
+                + "FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = '" + queue + "'").executeAndAwait()) {
             assertEquals(r.getLong(0) + 1, r.getLong(1));
         }
     }

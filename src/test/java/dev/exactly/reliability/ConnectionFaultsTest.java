@@ -119,7 +119,8 @@ class ConnectionFaultsTest {
     @Test
     void aReplyLostAfterTheCommitIsRetriedByTheStoreAndAnsweredQueuedOnce() throws Exception {
         try (EngineInstance a = instance("exactly-fault-hold", 1, STATEMENT_MS, LOCK_MS)) {
-            push(a, items("hold", "p", "warm-up")); // opens the connection and prepares the statement
+            push(a, items("hold", "p", "warm-up")); // opens the connection, learns the partition's id
+            push(a, items("hold", "p", "warm-up")); // a duplicate: prepares the statement by partition id
             List<PushCommand> items = items("hold", "p", "h-1", "h-2", "h-3");
             FaultProxy.Hold hold = proxy.holdNextReply();
             CompletableFuture<List<PushVerdict>> reply = a.engine().push(items).subscribeAsCompletionStage();

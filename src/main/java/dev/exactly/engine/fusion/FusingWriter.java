@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * Layer 2 of deduplication, server mode only: fuses concurrent pushes to one partition into one
@@ -57,6 +59,8 @@ import java.util.function.Consumer;
  * cancelled caller's result is dropped. Thread-safe; each lane has its own monitor.
  */
 public final class FusingWriter implements SegmentWriter {
+
+    private static final Logger LOG = Logger.getLogger(FusingWriter.class);
 
     /** How long a lingering lane may stay idle before it forgets its linger and is removed. */
     static final long IDLE_CHECK_NANOS = 1_000_000_000L;
@@ -240,11 +244,17 @@ public final class FusingWriter implements SegmentWriter {
 
     private void flush(Lane lane, List<Submission> batch) {
         flushes.increment();
-        Fused fused = Fused.of(batch);
+        Fused fused;
+        try {
+            fused = Fused.of(batch);
+        } catch (Throwable t) {
+            finish(lane, batch.size(), () -> failAll(batch, t));
+            return;
+        }
         followers.add(fused.followerCount);
         send(List.of(new Segment(lane.key, fused.leaders)), (outcomes, err) -> {
             if (err != null) {
-                finish(lane, batch.size(), () -> batch.forEach(s -> s.done.accept(null, err)));
+                finish(lane, batch.size(), () -> failAll(batch, err));
                 return;
             }
             SegmentOutcome o = outcomes.get(0);
@@ -254,7 +264,7 @@ public final class FusingWriter implements SegmentWriter {
                 send(List.of(new Segment(lane.key, fused.followerItems())), (again, err2) -> finish(lane, batch.size(),
                         () -> {
                             if (err2 != null) {
-                                batch.forEach(s -> s.done.accept(null, err2));
+                                failAll(batch, err2);
                             } else {
                                 fused.distribute(o, again.get(0));
                             }
@@ -265,6 +275,16 @@ public final class FusingWriter implements SegmentWriter {
         });
     }
 
+    private static void failAll(List<Submission> batch, Throwable err) {
+        for (Submission s : batch) {
+            try {
+                s.done.accept(null, err);
+            } catch (Throwable t) {
+                LOG.errorf(t, "fusion: a caller's failure callback failed");
+            }
+        }
+    }
+
     /** Releases the lane, starts what it grants next, then delivers this flush's results. */
     private void finish(Lane lane, int fusedRequests, Runnable deliver) {
         Runnable next;
@@ -273,9 +293,13 @@ public final class FusingWriter implements SegmentWriter {
             next = release(lane);
         }
         if (next != null) {
-            next.run();
+            runGuarded(next);
         }
-        deliver.run();
+        try {
+            deliver.run();
+        } catch (Throwable t) {
+            LOG.errorf(t, "fusion: delivering a flush's results failed");
+        }
     }
 
     // ------------------------------------------------------------------------------ several partitions
@@ -287,53 +311,110 @@ public final class FusingWriter implements SegmentWriter {
             keys.add(s.partition());
         }
         keys.sort(null);
-        List<Lane> held = new ArrayList<>(keys.size());
-        acquireFrom(keys, 0, held, () -> send(segments, (outcomes, err) -> {
-            List<Runnable> next = new ArrayList<>(held.size());
+        new BundleRun(segments, keys, done).advance();
+    }
+
+    /**
+     * One multi-partition request: takes its lanes one after another in ascending key order, in
+     * a loop (never a call per lane, so the stack depth does not grow with the partitions of the
+     * request), sends the bundle once it holds them all, and releases every lane it took exactly
+     * once, whatever failed: the write, the send, or the acquisition itself.
+     */
+    private final class BundleRun {
+        final List<Segment> segments;
+        final List<PartitionKey> keys;
+        final BiConsumer<List<SegmentOutcome>, Throwable> done;
+        /** Lanes taken so far; only the thread that holds the run's turn adds to it. */
+        final List<Lane> held;
+        final AtomicBoolean ended = new AtomicBoolean();
+        int next;
+
+        BundleRun(List<Segment> segments, List<PartitionKey> keys, BiConsumer<List<SegmentOutcome>, Throwable> done) {
+            this.segments = segments;
+            this.keys = keys;
+            this.done = done;
+            this.held = new ArrayList<>(keys.size());
+        }
+
+        /** Takes free lanes in order; on a busy one, waits (holding what it has) and returns. */
+        void advance() {
+            try {
+                while (next < keys.size()) {
+                    Lane lane = tryAcquire(keys.get(next), this::granted);
+                    if (lane == null) {
+                        return; // granted() resumes the loop when the lane is handed over
+                    }
+                    held.add(lane);
+                    next++;
+                }
+            } catch (Throwable t) {
+                end(null, t);
+                return;
+            }
+            send(segments, this::end);
+        }
+
+        /** A lane this run waited for was handed over (by the thread that released it). */
+        void granted(Lane lane) {
+            held.add(lane);
+            next++;
+            advance();
+        }
+
+        /** Releases every lane taken, once, hands them on, then answers the caller. */
+        void end(List<SegmentOutcome> outcomes, Throwable err) {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            List<Runnable> then = new ArrayList<>(held.size());
             for (Lane lane : held) {
                 synchronized (lane) {
                     Runnable r = release(lane);
                     if (r != null) {
-                        next.add(r);
+                        then.add(r);
                     }
                 }
             }
-            next.forEach(Runnable::run);
+            for (Runnable r : then) {
+                runGuarded(r);
+            }
             done.accept(outcomes, err);
-        }));
-    }
-
-    private void acquireFrom(List<PartitionKey> keys, int i, List<Lane> held, Runnable whenAll) {
-        if (i == keys.size()) {
-            whenAll.run();
-            return;
         }
-        acquire(keys.get(i), lane -> {
-            held.add(lane);
-            acquireFrom(keys, i + 1, held, whenAll);
-        });
     }
 
-    private void acquire(PartitionKey key, Consumer<Lane> granted) {
+    /**
+     * Takes a lane at once if it is free; otherwise queues {@code granted}, which the releasing
+     * thread runs when it hands the lane over.
+     *
+     * @return the lane when taken now, or null when {@code granted} will be called later
+     */
+    private Lane tryAcquire(PartitionKey key, Consumer<Lane> granted) {
         while (true) {
             Lane lane = lanes.computeIfAbsent(key, Lane::new);
-            boolean now;
             synchronized (lane) {
                 if (lane.retired) {
                     continue;
                 }
-                now = !lane.busy;
-                if (now) {
+                if (!lane.busy) {
                     lane.busy = true;
                     lane.preferWaiter = false;
-                } else {
-                    lane.waiters.add(granted);
+                    return lane;
                 }
+                lane.waiters.add(granted);
+                return null;
             }
-            if (now) {
-                granted.accept(lane);
-            }
-            return;
+        }
+    }
+
+    /**
+     * Runs a lane hand-over (a flush or a waiting bundle's next step). Each of them answers its
+     * own callers on failure; a throwable escaping one must not stop the hand-overs after it.
+     */
+    private static void runGuarded(Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            LOG.errorf(t, "fusion: a lane hand-over failed");
         }
     }
 
@@ -385,11 +466,21 @@ public final class FusingWriter implements SegmentWriter {
         };
     }
 
+    /**
+     * Sends segments to the unfused writer; {@code then} runs once, with the outcomes or with
+     * the failure, also when the writer throws (an {@link Error} included) instead of failing.
+     */
     private void send(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> then) {
+        AtomicBoolean called = new AtomicBoolean();
+        BiConsumer<List<SegmentOutcome>, Throwable> once = (o, err) -> {
+            if (called.compareAndSet(false, true)) {
+                then.accept(o, err);
+            }
+        };
         try {
-            direct.write(segments).subscribe().with(o -> then.accept(o, null), err -> then.accept(null, err));
-        } catch (RuntimeException e) {
-            then.accept(null, e);
+            direct.write(segments).subscribe().with(o -> once.accept(o, null), err -> once.accept(null, err));
+        } catch (Throwable t) {
+            once.accept(null, t);
         }
     }
 

@@ -89,6 +89,9 @@ class FusingWriterTest {
         volatile CompletableFuture<Void> held;
         /** The write with this (1-based) number fails. */
         volatile int failWrite = -1;
+        /** The write with this (1-based) number throws {@link #thrown} instead of answering a Uni. */
+        volatile int throwWrite = -1;
+        volatile Throwable thrown;
 
         Gate(SegmentWriter inner) {
             this.inner = inner;
@@ -106,6 +109,9 @@ class FusingWriterTest {
         @Override
         public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
             int n = writes.incrementAndGet();
+            if (n == throwWrite) {
+                sneakyThrow(thrown);
+            }
             Uni<List<SegmentOutcome>> w = n == failWrite
                     ? Uni.createFrom().failure(new IllegalStateException("database away"))
                     : inner.write(segments);
@@ -117,6 +123,11 @@ class FusingWriterTest {
             held = c;
             return Uni.createFrom().completionStage(c).flatMap(v -> w);
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable t) throws E {
+        throw (E) t;
     }
 
     /** Lingers run when the test fires them. */
@@ -254,7 +265,7 @@ class FusingWriterTest {
             requests.add(List.of(cmd("orders", "p", i % 12 == 11 ? null : "t" + rnd.nextInt(12))));
         }
         FusingWriter fusing = fusing(1000);
-        PushEngine fused = new PushEngine(fusing);
+        PushEngine fused = new PushEngine(fusing, store);
         long before = store.calls();
         gate.closeNext(); // the first request flushes alone and is held in flight
         List<CompletableFuture<List<PushVerdict>>> futures = submit(fused, requests);
@@ -282,7 +293,7 @@ class FusingWriterTest {
         UUID original = direct.push(List.of(cmd("q", "p", "k"))).await().atMost(WAIT).get(0).messageId();
         FusingWriter fusing = fusing(1000);
         gate.closeNext();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing),
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store),
                 List.of(List.of(cmd("q", "p", "first")), List.of(cmd("q", "p", "k")), List.of(cmd("q", "p", "k")),
                         List.of(cmd("q", "p", "k"), cmd("q", "p", "k"))));
         await(() -> fusing.submissions() == 4);
@@ -308,7 +319,7 @@ class FusingWriterTest {
             requests.add(List.of(cmd("q", "p", "id-" + i)));
         }
         long before = store.calls();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store), requests);
         await(() -> fusing.submissions() == 33);
         gate.open();
         all(f);
@@ -321,14 +332,14 @@ class FusingWriterTest {
         for (int i = 0; i < 8; i++) {
             more.add(List.of(cmd("q", "p", "more-" + i)));
         }
-        all(submit(new PushEngine(fusing), more));
+        all(submit(new PushEngine(fusing, store), more));
         assertEquals(1, store.calls() - before, "flushed on size, before the linger ended");
     }
 
     @Test
     void theLingerIsAdaptiveALoneClientNeverWaits() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         long before = store.calls();
         engine.push(List.of(cmd("q", "p", "a"))).await().atMost(WAIT);
         engine.push(List.of(cmd("q", "p", "b"))).await().atMost(WAIT);
@@ -369,7 +380,7 @@ class FusingWriterTest {
                 List.of(cmd("nodedup", "p", "same")), List.of(cmd("nodedup", "p", "same")),
                 List.of(cmd("nodedup", "p", "same")));
         long before = store.calls();
-        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing), requests);
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store), requests);
         await(() -> fusing.submissions() == 4);
         gate.open();
         List<List<PushVerdict>> got = all(f);
@@ -386,7 +397,7 @@ class FusingWriterTest {
     @Test
     void aMultiPartitionRequestWaitsForItsPartitionsFlushAndStaysOneBundle() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         gate.closeNext();
         long before = store.calls();
         CompletableFuture<List<PushVerdict>> single = engine.push(List.of(cmd("q", "a", "x"))).subscribeAsCompletionStage();
@@ -412,7 +423,7 @@ class FusingWriterTest {
     @Test
     void aFailedFlushFailsEveryFusedRequestAndReleasesTheLane() {
         FusingWriter fusing = fusing(1000);
-        PushEngine engine = new PushEngine(fusing);
+        PushEngine engine = new PushEngine(fusing, store);
         gate.closeNext();
         List<CompletableFuture<List<PushVerdict>>> f = submit(engine,
                 List.of(List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "b")), List.of(cmd("q", "p", "c"))));
@@ -438,6 +449,101 @@ class FusingWriterTest {
         assertEquals(2, rows("messages"));
     }
 
+    /** How a bundle's write fails in {@link #everyFailureOfABundleReleasesEveryLaneItTook}. */
+    enum Fault {
+        /** the write's Uni fails (the database answered an error) */
+        FAILS,
+        /** the writer throws instead of answering */
+        THROWS,
+        /** the writer throws an Error (as a StackOverflowError would) */
+        THROWS_ERROR
+    }
+
+    private static Throwable failure(CompletableFuture<?> f) {
+        try {
+            f.orTimeout(30, TimeUnit.SECONDS).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            assertFalse(e.getCause() instanceof java.util.concurrent.TimeoutException, "the request never answered");
+            return e.getCause();
+        }
+        return null;
+    }
+
+    @Test
+    void everyFailureOfABundleReleasesEveryLaneItTook() {
+        List<String> parts = List.of("p0", "p1", "p2", "p3", "p4");
+        int round = 0;
+        for (Fault fault : Fault.values()) {
+            // held = -1: every lane is free; else the bundle waits for that partition's flush in flight
+            for (int held = -1; held < parts.size(); held++) {
+                String where = fault + ", bundle waiting on " + (held < 0 ? "nothing" : parts.get(held));
+                String q = "fault" + round++;
+                FusingWriter fusing = fusing(1000);
+                PushEngine engine = new PushEngine(fusing, store);
+                int base = gate.writes.get();
+                CompletableFuture<List<PushVerdict>> single = null;
+                if (held >= 0) {
+                    gate.closeNext();
+                    single = engine.push(List.of(cmd(q, parts.get(held), "held"))).subscribeAsCompletionStage();
+                    await(() -> gate.writes.get() == base + 1);
+                }
+                int bundleWrite = base + (held >= 0 ? 2 : 1);
+                switch (fault) {
+                    case FAILS -> gate.failWrite = bundleWrite;
+                    case THROWS -> {
+                        gate.throwWrite = bundleWrite;
+                        gate.thrown = new IllegalStateException("writer broke");
+                    }
+                    case THROWS_ERROR -> {
+                        gate.throwWrite = bundleWrite;
+                        gate.thrown = new StackOverflowError("writer overflowed");
+                    }
+                }
+                List<PushCommand> req = new ArrayList<>();
+                for (String p : parts) {
+                    req.add(cmd(q, p, "b-" + p));
+                }
+                CompletableFuture<List<PushVerdict>> bundle = engine.push(req).subscribeAsCompletionStage();
+                if (single != null) {
+                    assertFalse(bundle.isDone(), where + ": the bundle waits for the lane in flight");
+                    gate.open();
+                    assertEquals(PushStatus.QUEUED, single.orTimeout(30, TimeUnit.SECONDS).join().get(0).status(), where);
+                }
+                assertNotNull(failure(bundle), where + ": the bundle fails");
+                gate.failWrite = -1;
+                gate.throwWrite = -1;
+                for (String p : parts) {
+                    CompletableFuture<List<PushVerdict>> after = engine.push(List.of(cmd(q, p, "after")))
+                            .subscribeAsCompletionStage();
+                    timer.fire(LINGER);
+                    assertNull(failure(after), where + ": " + p + " answers again");
+                    assertEquals(PushStatus.QUEUED, after.join().get(0).status(), where + ": " + p);
+                }
+                assertEquals(0, fusing.openLanes(), where + ": no lane left taken");
+            }
+        }
+    }
+
+    @Test
+    void aBundleOverTwentyThousandPartitionsSucceedsAndLeavesEveryLaneFree() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing, store);
+        List<PushCommand> req = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            req.add(cmd("wide", "p" + i, "t" + i));
+        }
+        // one transaction settling 20,000 segments: ~30 s on PostgreSQL 15 in psql, minutes on a loaded machine
+        List<PushVerdict> got = engine.push(req).await().atMost(Duration.ofMinutes(10));
+        assertEquals(20_000, got.size());
+        for (PushVerdict v : got) {
+            assertEquals(PushStatus.QUEUED, v.status());
+        }
+        assertEquals(0, fusing.openLanes(), "every lane was released and retired");
+        assertEquals(PushStatus.DUPLICATE, engine.push(List.of(cmd("wide", "p19999", "t19999"))).await().atMost(WAIT)
+                .get(0).status());
+        assertEquals(20_000, rows("messages"));
+    }
+
     // ------------------------------------------------------------------------------ concurrency
 
     @Test
@@ -447,7 +553,7 @@ class FusingWriterTest {
             Pool other = db.pool(8);
             WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
             PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
-                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real));
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real), store);
             PushEngine lambda = new PushEngine(new PushStore(other), DedupCache.DISABLED);
             int clients = 16;
             int perClient = 40;
