@@ -160,6 +160,14 @@ public enum Preset {
         return keyHeader;
     }
 
+    /**
+     * Other names of the default key header, read when it is absent: Svix's svix-id for Standard
+     * Webhooks' webhook-id.
+     */
+    public List<String> keyHeaderAliases() {
+        return this == STANDARD_WEBHOOKS ? List.of("svix-id") : List.of();
+    }
+
     /** The default key JSON Pointer, or null. */
     public String keyPointer() {
         return keyPointer;

@@ -125,6 +125,9 @@ public final class SourceFactory {
             errors.add(at + "key: the " + preset.id() + " preset has no key; set key.header, key.pointer or key.content-hash");
             return null;
         }
+        if (set == 0 && header.isPresent()) {
+            return new FieldKey(new HeaderField(header.get(), preset.keyHeaderAliases()));
+        }
         // a bad key.pointer is reported by field() under its own key, and only there
         DeliveryField f = field(header, pointer, at + "key.pointer", errors);
         return f == null ? null : new FieldKey(f);
