@@ -7,7 +7,6 @@ import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.push.Names;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -33,12 +32,11 @@ public class WebhookIngest {
     private final WebhookMetrics metrics;
 
     /** Constructor injection. */
-    public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, MeterRegistry meters,
-                         WebhooksConfig config) {
+    public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics) {
         this.sources = sources;
         this.engine = engine;
         this.windows = windows;
-        this.metrics = new WebhookMetrics(meters, config.sources().keySet());
+        this.metrics = metrics;
     }
 
     /**

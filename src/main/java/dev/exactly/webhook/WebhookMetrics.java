@@ -6,6 +6,8 @@ import dev.exactly.webhook.signature.InvalidSignature;
 import dev.exactly.webhook.signature.StaleTimestamp;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -20,7 +22,9 @@ import java.util.TreeMap;
  * to an unknown source is counted nowhere) and the reason a fixed set. Every counter is
  * registered at start-up, so each starts at 0.
  */
-public final class WebhookMetrics {
+@Startup
+@ApplicationScoped
+public class WebhookMetrics {
 
     /** Why a delivery was refused. */
     public enum Reason {
@@ -61,11 +65,13 @@ public final class WebhookMetrics {
     private final Map<String, Meters> bySource = new TreeMap<>();
 
     /**
+     * Constructor injection: registers the counters of every configured source, enabled or not.
+     *
      * @param registry the registry
-     * @param sources  every configured source name (enabled or not)
+     * @param config   the webhook sources
      */
-    public WebhookMetrics(MeterRegistry registry, Iterable<String> sources) {
-        for (String s : sources) {
+    public WebhookMetrics(MeterRegistry registry, WebhooksConfig config) {
+        for (String s : config.sources().keySet()) {
             Map<Reason, Counter> rejected = new EnumMap<>(Reason.class);
             for (Reason r : Reason.values()) {
                 rejected.put(r, Counter.builder("exactly.webhook.deliveries.rejected").tag("source", s)
