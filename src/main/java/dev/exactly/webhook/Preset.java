@@ -62,9 +62,9 @@ public enum Preset {
     /**
      * GitLab: X-Gitlab-Token (the secret itself, compared in constant time and never stored),
      * keyed by Idempotency-Key (the same on automatic retries and on a resend from the webhook's
-     * request history; GitLab Docs, "Webhooks", delivery headers). The request history, from which
-     * an operator may resend, is kept for 7 days (GitLab Docs, "Webhooks", troubleshooting): window
-     * 8 days.
+     * request history; GitLab Docs, "Webhooks", delivery headers). An operator may resend any event
+     * of the webhook's history, which covers the past 7 days (GitLab Docs, "Webhooks" and the
+     * webhook events API): window 8 days.
      */
     GITLAB("gitlab", "gitlab", "Idempotency-Key", null, List.of("X-Gitlab-Event", "X-Gitlab-Event-UUID",
             "X-Gitlab-Webhook-UUID", "X-Gitlab-Instance", "Idempotency-Key"), days(8)),
@@ -92,8 +92,8 @@ public enum Preset {
     /**
      * Linear: Linear-Signature, hex HMAC-SHA256 of the body, with the body's webhookTimestamp
      * (milliseconds) within 60 s of now either way (Linear Developers, "Webhooks", securing
-     * webhooks), keyed by Linear-Delivery. Linear retries a failed delivery up to 3 times, the
-     * last 6 hours after the previous one (Linear Developers, "Webhooks"): window 1 day.
+     * webhooks), keyed by Linear-Delivery. Linear retries a failed delivery with backoff over
+     * hours (Linear Developers, "Webhooks"): window 1 day.
      */
     LINEAR("linear", "linear", "Linear-Delivery", null, List.of("Linear-Delivery", "Linear-Event",
             "Linear-Signature"), days(1)),
