@@ -168,6 +168,11 @@ public enum Preset {
         return this == STANDARD_WEBHOOKS ? List.of("svix-id") : List.of();
     }
 
+    /** The provider's endpoint-ownership challenge, or null when it has none. */
+    public Handshake handshake() {
+        return this == SLACK ? Handshake.SLACK : this == TWITCH ? Handshake.TWITCH : null;
+    }
+
     /** The default key JSON Pointer, or null. */
     public String keyPointer() {
         return keyPointer;

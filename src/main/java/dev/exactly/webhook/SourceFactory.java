@@ -85,7 +85,10 @@ public final class SourceFactory {
         if (!errors.isEmpty() || signature == null) {
             return null;
         }
-        return new WebhookSource(name, queue, partition, key, signature, kept, maxBody, window);
+        // a preset's handshake only under its own scheme (a Slack preset re-pointed at another scheme has none)
+        Handshake handshake = preset.handshake() != null && signature.scheme().equals(preset.signature())
+                ? preset.handshake() : null;
+        return new WebhookSource(name, queue, partition, key, signature, kept, maxBody, window, handshake);
     }
 
     private static PartitionSelector partition(WebhooksConfig.Partition p, String at, List<String> errors) {

@@ -71,6 +71,32 @@ public class WebhookIngest {
         });
     }
 
+    /**
+     * Answers a provider's ownership challenge (Slack url_verification, Twitch
+     * webhook_callback_verification) after checking its size and signature; nothing is written.
+     *
+     * @param sourceName the {source} path segment
+     * @param delivery   the delivery as received
+     * @return the challenge to send back, or null when the delivery is not a challenge (then
+     *         {@link #ingest} takes it)
+     * @throws ApiProblem as {@link #ingest}, for a challenge that fails its checks
+     */
+    public String handshake(String sourceName, Delivery delivery) {
+        WebhookSource s = sources.find(sourceName);
+        if (s == null || s.handshake() == null || delivery.body().length > s.maxBodyBytes()
+                || !s.handshake().is(delivery)) {
+            return null;
+        }
+        metrics.received(s.name());
+        try {
+            s.signature().verify(delivery);
+            return s.handshake().challenge(delivery);
+        } catch (ApiProblem p) {
+            metrics.rejected(s.name(), p);
+            throw p;
+        }
+    }
+
     private static PushCommand command(WebhookSource s, Delivery d) {
         if (d.body().length > s.maxBodyBytes()) {
             throw ApiProblem.tooLarge("the body is " + d.body().length + " bytes; source " + s.name()

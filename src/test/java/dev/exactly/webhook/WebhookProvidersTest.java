@@ -92,6 +92,39 @@ class WebhookProvidersTest {
     }
 
     @Test
+    void slacksUrlVerificationIsAnsweredAndNotStored() {
+        byte[] body = utf8("{\"token\":\"Jhj5dZrVaK7ZwHHjRyZWjbDl\",\"challenge\":\"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P\","
+                + "\"type\":\"url_verification\"}");
+        long before = StoredRows.countAll();
+        long ts = now();
+        HttpResponse<String> r = post("slack", body, "Content-Type", "application/json",
+                "X-Slack-Request-Timestamp", Long.toString(ts), "X-Slack-Signature", Signing.slack("slack-test-secret", ts, body));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", r.body());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+        // an unsigned challenge is refused like any delivery
+        HttpResponse<String> forged = post("slack", body, "X-Slack-Request-Timestamp", Long.toString(ts),
+                "X-Slack-Signature", Signing.slack("wrong", ts, body));
+        assertEquals(401, forged.statusCode(), forged.body());
+        assertEquals(before, StoredRows.countAll());
+    }
+
+    @Test
+    void twitchsCallbackVerificationIsAnsweredAndNotStored() {
+        String id = UUID.randomUUID().toString();
+        byte[] body = utf8("{\"challenge\":\"pogchamp-kappa-360noscope-vohiyo\",\"subscription\":{\"type\":\"channel.follow\"}}");
+        long before = StoredRows.countAll();
+        String ts = Instant.now().toString();
+        HttpResponse<String> r = post("twitch", body, "Content-Type", "application/json", "Twitch-Eventsub-Message-Id", id,
+                "Twitch-Eventsub-Message-Type", "webhook_callback_verification", "Twitch-Eventsub-Message-Timestamp", ts,
+                "Twitch-Eventsub-Message-Signature", Signing.twitch("twitch-test-secret", id, ts, body));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("pogchamp-kappa-360noscope-vohiyo", r.body());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+        assertEquals(before, StoredRows.countAll());
+    }
+
+    @Test
     void gitlab() throws Exception {
         String key = UUID.randomUUID().toString();
         byte[] body = utf8("{\"object_kind\":\"push\",\"ref\":\"refs/heads/main\"}");
