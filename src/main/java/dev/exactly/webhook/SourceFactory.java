@@ -8,12 +8,7 @@ import dev.exactly.webhook.key.HeaderField;
 import dev.exactly.webhook.key.KeyExtractor;
 import dev.exactly.webhook.key.PartitionSelector;
 import dev.exactly.webhook.key.PointerField;
-import dev.exactly.webhook.signature.GitHubSignatureVerifier;
-import dev.exactly.webhook.signature.HmacHeaderVerifier;
-import dev.exactly.webhook.signature.NoSignature;
 import dev.exactly.webhook.signature.SignatureVerifier;
-import dev.exactly.webhook.signature.StandardWebhooksVerifier;
-import dev.exactly.webhook.signature.StripeSignatureVerifier;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +24,7 @@ public final class SourceFactory {
     private static final String PREFIX = "exactly.webhooks.sources.";
 
     private final long defaultMaxBodyBytes;
-    private final Clock clock;
+    private final SignatureFactory signatures;
 
     /**
      * @param defaultMaxBodyBytes the body limit of sources that set none (exactly.push.max-body-bytes)
@@ -37,7 +32,7 @@ public final class SourceFactory {
      */
     public SourceFactory(long defaultMaxBodyBytes, Clock clock) {
         this.defaultMaxBodyBytes = defaultMaxBodyBytes;
-        this.clock = clock;
+        this.signatures = new SignatureFactory(clock);
     }
 
     /** Why a source is not built: configuration errors, or disabled for want of a secret. */
@@ -84,11 +79,16 @@ public final class SourceFactory {
             errors.add(at + "max-body-bytes: must be between 1 and exactly.push.max-body-bytes (" + defaultMaxBodyBytes
                     + "), which the HTTP layer enforces first");
         }
-        SignatureVerifier signature = signature(preset, cfg, at, errors, problems);
+        DedupWindow window = window(preset, cfg, at, errors);
+        SignatureVerifier signature = signatures.build(cfg.signature().orElse(preset.signature()), cfg, at, errors,
+                problems);
         if (!errors.isEmpty() || signature == null) {
             return null;
         }
-        return new WebhookSource(name, queue, partition, key, signature, kept, maxBody);
+        // a preset's handshake only under its own scheme (a Slack preset re-pointed at another scheme has none)
+        Handshake handshake = preset.handshake() != null && signature.scheme().equals(preset.signature())
+                ? preset.handshake() : null;
+        return new WebhookSource(name, queue, partition, key, signature, kept, maxBody, window, handshake);
     }
 
     private static PartitionSelector partition(WebhooksConfig.Partition p, String at, List<String> errors) {
@@ -124,12 +124,16 @@ public final class SourceFactory {
         }
         Optional<String> header = set == 1 ? k.header() : Optional.ofNullable(preset.keyHeader());
         Optional<String> pointer = set == 1 ? k.pointer() : Optional.ofNullable(preset.keyPointer());
-        DeliveryField f = field(header, pointer, at + "key.pointer", errors);
-        if (f == null) {
+        if (header.isEmpty() && pointer.isEmpty()) {
             errors.add(at + "key: the " + preset.id() + " preset has no key; set key.header, key.pointer or key.content-hash");
             return null;
         }
-        return new FieldKey(f);
+        if (set == 0 && header.isPresent()) {
+            return new FieldKey(new HeaderField(header.get(), preset.keyHeaderAliases()));
+        }
+        // a bad key.pointer is reported by field() under its own key, and only there
+        DeliveryField f = field(header, pointer, at + "key.pointer", errors);
+        return f == null ? null : new FieldKey(f);
     }
 
     private static DeliveryField field(Optional<String> header, Optional<String> pointer, String pointerKey,
@@ -147,57 +151,16 @@ public final class SourceFactory {
         return null;
     }
 
-    private SignatureVerifier signature(Preset preset, WebhooksConfig.Source cfg, String at, List<String> errors,
-                                        Problems problems) {
-        String scheme = cfg.signature().orElse(preset.signature());
-        if (scheme == null) {
-            errors.add(at + "signature: the generic preset needs one of github, stripe, standard-webhooks, "
-                    + "hmac-sha256 or none");
-            return null;
+    private static DedupWindow window(Preset preset, WebhooksConfig.Source cfg, String at, List<String> errors) {
+        if (cfg.windowSeconds().isPresent()) {
+            long w = cfg.windowSeconds().getAsLong();
+            if (w < 0 || w > Integer.MAX_VALUE) {
+                errors.add(at + "window-seconds: must be between 0 and " + Integer.MAX_VALUE);
+                return null;
+            }
+            return DedupWindow.explicit((int) w, preset.windowSeconds());
         }
-        if (scheme.equals("none")) {
-            return new NoSignature();
-        }
-        if (!List.of("github", "stripe", "standard-webhooks", "hmac-sha256").contains(scheme)) {
-            errors.add(at + "signature: '" + scheme + "' is not one of github, stripe, standard-webhooks, hmac-sha256, none");
-            return null;
-        }
-        if (scheme.equals("hmac-sha256") && cfg.signatureHeader().isEmpty()) {
-            errors.add(at + "signature-header: required by signature=hmac-sha256");
-        }
-        if (scheme.equals("stripe") && cfg.toleranceSeconds() <= 0) {
-            errors.add(at + "tolerance-seconds: must be positive");
-        }
-        HmacHeaderVerifier.Encoding encoding = null;
-        try {
-            encoding = HmacHeaderVerifier.Encoding.valueOf(cfg.signatureEncoding().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            errors.add(at + "signature-encoding: '" + cfg.signatureEncoding() + "' is not hex or base64");
-        }
-        Optional<String> secret = cfg.secret().filter(s -> !s.isBlank());
-        if (secret.isEmpty()) {
-            problems.disabled = true;
-            return null;
-        }
-        if (!errors.isEmpty()) {
-            return null;
-        }
-        switch (scheme) {
-            case "github":
-                return new GitHubSignatureVerifier(secret.get());
-            case "stripe":
-                return new StripeSignatureVerifier(secret.get(), cfg.toleranceSeconds(), clock);
-            case "standard-webhooks":
-                try {
-                    return new StandardWebhooksVerifier(secret.get());
-                } catch (IllegalArgumentException e) {
-                    errors.add(at + "secret: a Standard Webhooks secret is whsec_ followed by base64");
-                    return null;
-                }
-            default:
-                return new HmacHeaderVerifier(secret.get(), cfg.signatureHeader().get(),
-                        cfg.signaturePrefix().orElse(""), encoding);
-        }
+        return preset.windowSeconds() == null ? null : DedupWindow.preset(preset.windowSeconds());
     }
 
     private static void check(List<String> errors, String key, String reason) {

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStatus;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.push.Names;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * Takes one webhook delivery through its source's checks and into the push engine: size limit,
  * signature, deduplication key and partition, then one push of the exact body bytes with the
- * kept headers. Every check runs before anything is written. Counts outcomes in the meter
- * {@code exactly.webhook.deliveries} (tags source, outcome).
+ * kept headers. Every check runs before anything is written; the first stored delivery of a
+ * source in this process settles its queue's deduplication window first ({@link QueueWindows}).
+ * Counts deliveries received, stored, duplicate and rejected by reason ({@link WebhookMetrics}).
  */
 @ApplicationScoped
 public class WebhookIngest {
@@ -27,13 +28,15 @@ public class WebhookIngest {
 
     private final WebhookSources sources;
     private final PushEngine engine;
-    private final MeterRegistry meters;
+    private final QueueWindows windows;
+    private final WebhookMetrics metrics;
 
     /** Constructor injection. */
-    public WebhookIngest(WebhookSources sources, PushEngine engine, MeterRegistry meters) {
+    public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics) {
         this.sources = sources;
         this.engine = engine;
-        this.meters = meters;
+        this.windows = windows;
+        this.metrics = metrics;
     }
 
     /**
@@ -49,18 +52,49 @@ public class WebhookIngest {
         if (s == null) {
             throw ApiProblem.notFound("no webhook source named '" + sourceName + "' is configured");
         }
+        metrics.received(s.name());
         PushCommand command;
         try {
             command = command(s, delivery);
         } catch (ApiProblem p) {
-            count(s, p.status() == 401 ? "rejected" : "invalid");
+            metrics.rejected(s.name(), p);
             throw p;
         }
-        return engine.push(List.of(command)).map(v -> {
+        return windows.ensure(s).chain(() -> engine.push(List.of(command))).map(v -> {
             WebhookReceipt r = WebhookReceipt.of(s.name(), v.get(0));
-            count(s, r.verdict());
+            if (v.get(0).status() == PushStatus.DUPLICATE) {
+                metrics.duplicate(s.name());
+            } else {
+                metrics.stored(s.name());
+            }
             return r;
         });
+    }
+
+    /**
+     * Answers a provider's ownership challenge (Slack url_verification, Twitch
+     * webhook_callback_verification) after checking its size and signature; nothing is written.
+     *
+     * @param sourceName the {source} path segment
+     * @param delivery   the delivery as received
+     * @return the challenge to send back, or null when the delivery is not a challenge (then
+     *         {@link #ingest} takes it)
+     * @throws ApiProblem as {@link #ingest}, for a challenge that fails its checks
+     */
+    public String handshake(String sourceName, Delivery delivery) {
+        WebhookSource s = sources.find(sourceName);
+        if (s == null || s.handshake() == null || delivery.body().length > s.maxBodyBytes()
+                || !s.handshake().is(delivery)) {
+            return null;
+        }
+        metrics.received(s.name());
+        try {
+            s.signature().verify(delivery);
+            return s.handshake().challenge(delivery);
+        } catch (ApiProblem p) {
+            metrics.rejected(s.name(), p);
+            throw p;
+        }
     }
 
     private static PushCommand command(WebhookSource s, Delivery d) {
@@ -91,9 +125,5 @@ public class WebhookIngest {
             }
         }
         return o.isEmpty() ? null : o.toString();
-    }
-
-    private void count(WebhookSource s, String outcome) {
-        meters.counter("exactly.webhook.deliveries", "source", s.name(), "outcome", outcome).increment();
     }
 }

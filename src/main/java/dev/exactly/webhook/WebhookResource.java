@@ -41,13 +41,14 @@ public class WebhookResource {
      * @param headers the request headers (the signature, key and kept headers are read from them)
      * @param body    the exact body bytes, stored unchanged
      * @return 200 with a {@link WebhookReceipt} and the Exactly-Verdict / Exactly-Message-Id headers,
-     *         for a new delivery and for a duplicate alike (so the sender stops retrying);
+     *         for a new delivery and for a duplicate alike (so the sender stops retrying); 200
+     *         text/plain with the challenge for a signed Slack or Twitch verification request;
      *         401, 400, 404, 413 problem+json otherwise, with nothing written
      */
     @POST
     @Path("/{source}")
     @Consumes(MediaType.WILDCARD)
-    @Produces(MediaType.APPLICATION_JSON)
+    @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
     @Operation(summary = "Receive a webhook delivery, verified by signature and stored once",
             description = "Configured per source under exactly.webhooks.sources.<name>.*. A redelivery answers 200 "
                     + "with verdict duplicate and the original messageId.")
@@ -61,6 +62,10 @@ public class WebhookResource {
     @APIResponse(responseCode = "413", description = "Body over the source's limit")
     public Uni<Response> receive(@PathParam("source") String source, @Context HttpHeaders headers, byte[] body) {
         Delivery delivery = new Delivery(body == null ? new byte[0] : body, headers.getRequestHeaders());
+        String challenge = ingest.handshake(source, delivery);
+        if (challenge != null) {
+            return Uni.createFrom().item(Response.ok(challenge, MediaType.TEXT_PLAIN_TYPE).build());
+        }
         return ingest.ingest(source, delivery).map(r -> Response.ok(r)
                 .header(VERDICT_HEADER, r.verdict())
                 .header(MESSAGE_ID_HEADER, r.messageId().toString())

@@ -15,7 +15,10 @@ import java.util.List;
  * @param signature    verifies each delivery's signature
  * @param keptHeaders  header names stored with each message, lower-case
  * @param maxBodyBytes the largest body accepted, in bytes
+ * @param window       the deduplication window its queue should have, or null to leave the queue's own
+ * @param handshake    the provider's ownership challenge, answered instead of stored; or null
  */
 public record WebhookSource(String name, String queue, PartitionSelector partition, KeyExtractor key,
-                            SignatureVerifier signature, List<String> keptHeaders, long maxBodyBytes) {
+                            SignatureVerifier signature, List<String> keptHeaders, long maxBodyBytes,
+                            DedupWindow window, Handshake handshake) {
 }

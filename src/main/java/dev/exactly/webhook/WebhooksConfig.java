@@ -23,21 +23,24 @@ public interface WebhooksConfig {
     /** One webhook source. */
     interface Source {
 
-        /** github, stripe, standard-webhooks or generic (no defaults: say everything). */
+        /**
+         * github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear, paddle
+         * or generic (no defaults: say everything). See {@link Preset}.
+         */
         @WithDefault("generic")
         String preset();
 
         /**
-         * The signing secret. GitHub and hmac-sha256: the secret text (its UTF-8 bytes are the
-         * HMAC key); Stripe: the endpoint secret as shown (whsec_..., used as text); Standard
-         * Webhooks: whsec_ followed by the base64 key. Empty or absent: the source is disabled
-         * (it answers 404) unless the signature scheme is none.
+         * The signing secret. Standard Webhooks: whsec_ followed by the base64 key; GitLab: the
+         * secret token; Square: the subscription's signature key; every other scheme: the secret
+         * as the provider shows it, used as text (its UTF-8 bytes are the HMAC key). Empty or
+         * absent: the source is disabled (it answers 404) unless the signature scheme is none.
          */
         Optional<String> secret();
 
         /**
-         * Overrides the preset's signature scheme: github (X-Hub-Signature-256), stripe
-         * (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256
+         * Overrides the preset's signature scheme: one of the presets' schemes (github, stripe,
+         * standard-webhooks, shopify, slack, gitlab, twitch, square, linear, paddle), hmac-sha256
          * (an HMAC of the body in {@link #signatureHeader()}) or none (no verification: anyone
          * who can reach the route can write).
          */
@@ -53,9 +56,27 @@ public interface WebhooksConfig {
         @WithDefault("hex")
         String signatureEncoding();
 
-        /** stripe only: how far the signed timestamp may be from now, in seconds (Stripe's default 300). */
-        @WithDefault("300")
-        long toleranceSeconds();
+        /**
+         * Timestamped schemes only: how far the signed timestamp may be from now, in seconds.
+         * Defaults as each provider's library: stripe 300, slack 300, twitch 600, linear 60,
+         * paddle 5. Not settable for standard-webhooks (the specification fixes 300).
+         */
+        OptionalLong toleranceSeconds();
+
+        /**
+         * square only: the notification URL exactly as entered in the Square subscription (Square
+         * signs it with the body), e.g. https://hooks.example.com/webhooks/square. Required.
+         */
+        Optional<String> notificationUrl();
+
+        /**
+         * The deduplication window of the source's queue, in seconds; default the preset's (its
+         * provider's longest retry or redelivery horizon, with margin). Applied to the queue when
+         * the source's first delivery creates it, and to an existing queue whose window is still
+         * the queue default (3600) or the preset's; a window an operator set through the queue
+         * API is never overridden (a warning is logged instead). 0 turns the probe off.
+         */
+        OptionalLong windowSeconds();
 
         /** The queue deliveries are pushed to; default {@code webhooks.<name>}. */
         Optional<String> queue();

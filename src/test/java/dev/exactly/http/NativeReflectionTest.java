@@ -62,6 +62,8 @@ class NativeReflectionTest {
             "dev.exactly.transaction.TransactionOperation$Push",  // a parsed operation
             "dev.exactly.transaction.TransactionOperation$Ack",   // a parsed operation
             "dev.exactly.webhook.WebhookSource",                  // configuration
+            "dev.exactly.webhook.DedupWindow",                    // configuration
+            "dev.exactly.webhook.WebhookMetrics$Meters",          // a source's counters
             "dev.exactly.webhook.replay.RecordedDelivery");       // a delivery file's line (read as a tree)
 
     private static final List<Class<? extends Annotation>> ENDPOINT =

@@ -9,7 +9,9 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Test-side signers, written from each provider's documentation (not from the code under test):
  * GitHub Docs "Validating webhook deliveries", Stripe Docs "Verify webhook signatures manually",
- * the Standard Webhooks specification (v1 symmetric signatures).
+ * the Standard Webhooks specification (v1 symmetric signatures), Slack "Verifying requests from
+ * Slack", Twitch "Handling webhook events", Paddle "Verify webhook signatures", Square "Verify and
+ * validate an event notification", Linear "Webhooks".
  */
 public final class Signing {
 
@@ -62,6 +64,44 @@ public final class Signing {
     /** A plain base64 HMAC-SHA256 of the body (Shopify's X-Shopify-Hmac-Sha256 shape). */
     public static String hmacBase64(String secret, byte[] body) {
         return Base64.getEncoder().encodeToString(hmacSha256(secret.getBytes(StandardCharsets.UTF_8), body));
+    }
+
+    /** The concatenation of a text prefix (UTF-8) and the body. */
+    public static byte[] concat(String prefix, byte[] body) {
+        byte[] p = utf8(prefix);
+        byte[] out = new byte[p.length + body.length];
+        System.arraycopy(p, 0, out, 0, p.length);
+        System.arraycopy(body, 0, out, p.length, body.length);
+        return out;
+    }
+
+    private static String hexHmac(String secret, byte[] message) {
+        return HexFormat.of().formatHex(hmacSha256(utf8(secret), message));
+    }
+
+    /** X-Slack-Signature: "v0=" + hex HMAC-SHA256(secret, "v0:" + ts + ":" + body). */
+    public static String slack(String secret, long ts, byte[] body) {
+        return "v0=" + hexHmac(secret, concat("v0:" + ts + ":", body));
+    }
+
+    /** Twitch-Eventsub-Message-Signature: "sha256=" + hex HMAC-SHA256(secret, id + timestamp + body). */
+    public static String twitch(String secret, String id, String timestamp, byte[] body) {
+        return "sha256=" + hexHmac(secret, concat(id + timestamp, body));
+    }
+
+    /** Paddle-Signature: "ts=" + ts + ";h1=" + hex HMAC-SHA256(secret, ts + ":" + body). */
+    public static String paddle(String secret, long ts, byte[] body) {
+        return "ts=" + ts + ";h1=" + hexHmac(secret, concat(ts + ":", body));
+    }
+
+    /** x-square-hmacsha256-signature: base64 HMAC-SHA256(key, notification URL + body). */
+    public static String square(String key, String url, byte[] body) {
+        return Base64.getEncoder().encodeToString(hmacSha256(utf8(key), concat(url, body)));
+    }
+
+    /** Linear-Signature: hex HMAC-SHA256(secret, body). */
+    public static String linear(String secret, byte[] body) {
+        return hexHmac(secret, body);
     }
 
     /** UTF-8 bytes. */

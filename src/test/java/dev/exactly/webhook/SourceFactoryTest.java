@@ -84,7 +84,7 @@ class SourceFactoryTest {
 
     @Test
     void everyErrorNamesItsKey() {
-        assertNull(build("x", Map.of("exactly.webhooks.sources.x.preset", "gitlab")));
+        assertNull(build("x", Map.of("exactly.webhooks.sources.x.preset", "bitbucket")));
         assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.x.preset"), problems.errors().toString());
 
         assertNull(build("y", Map.of("exactly.webhooks.sources.y.secret", "s",
@@ -109,5 +109,88 @@ class SourceFactoryTest {
         assertNull(build("w", Map.of("exactly.webhooks.sources.w.preset", "github", "exactly.webhooks.sources.w.secret", "s",
                 "exactly.webhooks.sources.w.key.pointer", "id")));
         assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.w.key.pointer"), problems.errors().toString());
+    }
+
+    @Test
+    void aBadKeyPointerIsReportedOnceAndNotAsAMissingPresetKey() {
+        // issue 14: the bad pointer also produced "the github preset has no key", which is false
+        assertNull(build("w", Map.of("exactly.webhooks.sources.w.preset", "github", "exactly.webhooks.sources.w.secret", "s",
+                "exactly.webhooks.sources.w.key.pointer", "id")));
+        assertEquals(1, problems.errors().size(), problems.errors().toString());
+        assertTrue(problems.errors().stream().noneMatch(e -> e.contains("has no key")), problems.errors().toString());
+        // the generic preset with no key at all still says so
+        assertNull(build("g", Map.of("exactly.webhooks.sources.g.signature", "none")));
+        assertEquals(List.of("exactly.webhooks.sources.g.key: the generic preset has no key; set key.header, key.pointer "
+                + "or key.content-hash"), problems.errors());
+    }
+
+    @Test
+    void everyProviderPresetHasAKeyAWindowAndKeptHeaders() {
+        Map<String, String> keys = Map.of("shopify", "X-Shopify-Webhook-Id", "slack", "/event_id", "gitlab",
+                "Idempotency-Key", "twitch", "Twitch-Eventsub-Message-Id", "square", "/event_id", "linear",
+                "Linear-Delivery", "paddle", "/event_id");
+        keys.forEach((preset, key) -> {
+            String at = "exactly.webhooks.sources." + preset + ".";
+            WebhookSource s = build(preset, Map.of(at + "preset", preset, at + "secret", "s",
+                    at + "notification-url", "https://hooks.example.com/webhooks/square"));
+            assertNotNull(s, preset + ": " + problems.errors());
+            assertEquals(key, s.key().describe(), preset);
+            assertEquals(preset, s.signature().scheme(), preset);
+            assertEquals(Preset.byId(preset).windowSeconds(), s.window().seconds(), preset);
+            assertTrue(s.window().seconds() >= 3600, preset);
+            assertTrue(!s.keptHeaders().isEmpty(), preset);
+        });
+        // GitLab's token is the secret itself: never kept
+        assertTrue(build("gitlab", Map.of("exactly.webhooks.sources.gitlab.preset", "gitlab",
+                "exactly.webhooks.sources.gitlab.secret", "s")).keptHeaders().stream().noneMatch(h -> h.contains("token")));
+    }
+
+    @Test
+    void windowsCoverTheProvidersDocumentedHorizons() {
+        assertEquals(8 * 86_400, Preset.GITHUB.windowSeconds());       // redeliveries: 3 days (GHES 7)
+        assertEquals(4 * 86_400, Preset.STRIPE.windowSeconds());       // live retries: up to 3 days
+        assertEquals(2 * 86_400, Preset.STANDARD_WEBHOOKS.windowSeconds()); // Svix schedule: ~27.6 h
+        assertEquals(4 * 86_400, Preset.PADDLE.windowSeconds());       // live retries: 3 days
+        assertEquals(4 * 86_400, Preset.SQUARE.windowSeconds());       // retries: up to 72 h
+        assertNull(Preset.GENERIC.windowSeconds());
+        WebhookSource own = build("x", Map.of("exactly.webhooks.sources.x.preset", "stripe",
+                "exactly.webhooks.sources.x.secret", "s", "exactly.webhooks.sources.x.window-seconds", "120"));
+        assertEquals(120, own.window().seconds());
+        assertTrue(own.window().explicit());
+        assertNull(build("y", Map.of("exactly.webhooks.sources.y.preset", "stripe", "exactly.webhooks.sources.y.secret", "s",
+                "exactly.webhooks.sources.y.window-seconds", "-1")));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.y.window-seconds"), problems.errors().toString());
+    }
+
+    @Test
+    void theWindowRuleReplacesOnlyWindowsExactlyChose() {
+        DedupWindow preset = DedupWindow.preset(345_600);
+        assertTrue(preset.replaces(3600));          // the queue default: a queue created by a plain push
+        assertTrue(!preset.replaces(345_600));      // already there
+        assertTrue(!preset.replaces(900));          // an operator's choice
+        assertTrue(!preset.replaces(0));            // an operator turned the probe off
+        DedupWindow own = DedupWindow.explicit(120, 345_600);
+        assertTrue(own.replaces(345_600));          // the preset's window, applied earlier by Exactly
+        assertTrue(own.replaces(3600));
+        assertTrue(!own.replaces(900));
+    }
+
+    @Test
+    void schemeSettingsAreChecked() {
+        assertNull(build("sq", Map.of("exactly.webhooks.sources.sq.preset", "square", "exactly.webhooks.sources.sq.secret", "k")));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.sq.notification-url"), problems.errors().toString());
+        // no secret: disabled, the URL is not required yet
+        assertNull(build("sq", Map.of("exactly.webhooks.sources.sq.preset", "square")));
+        assertTrue(problems.disabled());
+        assertEquals(List.of(), problems.errors());
+        assertNull(build("gh", Map.of("exactly.webhooks.sources.gh.preset", "github", "exactly.webhooks.sources.gh.secret", "s",
+                "exactly.webhooks.sources.gh.tolerance-seconds", "60")));
+        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.gh.tolerance-seconds"), problems.errors().toString());
+        assertNull(build("sw", Map.of("exactly.webhooks.sources.sw.preset", "standard-webhooks",
+                "exactly.webhooks.sources.sw.secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                "exactly.webhooks.sources.sw.tolerance-seconds", "600")));
+        assertTrue(problems.errors().get(0).contains("fixes 300"), problems.errors().toString());
+        assertNotNull(build("sl", Map.of("exactly.webhooks.sources.sl.preset", "slack", "exactly.webhooks.sources.sl.secret", "s",
+                "exactly.webhooks.sources.sl.tolerance-seconds", "60")), String.valueOf(problems.errors()));
     }
 }

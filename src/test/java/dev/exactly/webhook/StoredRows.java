@@ -49,6 +49,31 @@ public final class StoredRows {
         return query(SELECT + "WHERE m.message_id = ?::uuid", id);
     }
 
+    /**
+     * Moves one stored message and its transaction hash {@code seconds} into the past, as if it had
+     * been stored that long ago (the probe compares created_at with the window).
+     */
+    public static void age(String messageId, long seconds) {
+        String hashes = "UPDATE exactly.txn_hashes t SET created_at = t.created_at - make_interval(secs => ?) "
+                + "FROM exactly.messages m WHERE m.message_id = ?::uuid AND t.partition_id = m.partition_id "
+                + "AND t.\"offset\" = m.\"offset\"";
+        String messages = "UPDATE exactly.messages SET created_at = created_at - make_interval(secs => ?) "
+                + "WHERE message_id = ?::uuid";
+        try (Connection c = connect()) {
+            for (String sql : new String[] {hashes, messages}) {
+                try (PreparedStatement s = c.prepareStatement(sql)) {
+                    s.setDouble(1, seconds);
+                    s.setString(2, messageId);
+                    if (s.executeUpdate() != 1) {
+                        throw new IllegalStateException("expected one row for message " + messageId + ": " + sql);
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static long count(String sql) {
         try (Connection c = connect(); PreparedStatement s = c.prepareStatement(sql); ResultSet r = s.executeQuery()) {
             r.next();

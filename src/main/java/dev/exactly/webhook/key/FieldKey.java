@@ -1,6 +1,5 @@
 package dev.exactly.webhook.key;
 
-import dev.exactly.problem.ApiProblem;
 import dev.exactly.webhook.Delivery;
 
 /** The key is a header's value or the value at a JSON Pointer (GitHub X-GitHub-Delivery, Stripe /id, ...). */
@@ -17,7 +16,7 @@ public final class FieldKey implements KeyExtractor {
     public String key(Delivery delivery) {
         String v = field.read(delivery);
         if (v == null) {
-            throw ApiProblem.invalid(null, field.name(), "is required: it is this source's deduplication key");
+            throw new MissingKey(field.name());
         }
         return v;
     }

@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A plain HMAC-SHA256 of the body in one header, optionally after a prefix, hex or base64
- * encoded: the shape of Shopify's X-Shopify-Hmac-Sha256 (base64, no prefix) and of many others.
+ * encoded, compared in constant time: the shape of Shopify's X-Shopify-Hmac-Sha256 (base64, no
+ * prefix), Linear's Linear-Signature (hex) and of many others.
  */
 public final class HmacHeaderVerifier implements SignatureVerifier {
 
@@ -21,6 +22,7 @@ public final class HmacHeaderVerifier implements SignatureVerifier {
     private final String header;
     private final String prefix;
     private final Encoding encoding;
+    private final String scheme;
 
     /**
      * @param secret   the shared secret (its UTF-8 bytes are the key)
@@ -29,10 +31,45 @@ public final class HmacHeaderVerifier implements SignatureVerifier {
      * @param encoding how the digest is encoded
      */
     public HmacHeaderVerifier(String secret, String header, String prefix, Encoding encoding) {
+        this(secret, header, prefix, encoding, "hmac-sha256");
+    }
+
+    /**
+     * @param secret   the shared secret (its UTF-8 bytes are the key)
+     * @param header   the header carrying the signature
+     * @param prefix   text before the digest ("" for none)
+     * @param encoding how the digest is encoded
+     * @param scheme   the scheme's configured name (e.g. shopify, hmac-sha256)
+     */
+    public HmacHeaderVerifier(String secret, String header, String prefix, Encoding encoding, String scheme) {
         this.key = secret.getBytes(StandardCharsets.UTF_8);
         this.header = header;
         this.prefix = prefix;
         this.encoding = encoding;
+        this.scheme = scheme;
+    }
+
+    /**
+     * Shopify's X-Shopify-Hmac-Sha256: base64 HMAC-SHA256 of the raw body under the app's client
+     * secret (Shopify developer docs, "Deliver webhooks through HTTPS", verify the webhook).
+     *
+     * @param secret the app's client secret
+     * @return the verifier
+     */
+    public static HmacHeaderVerifier shopify(String secret) {
+        return new HmacHeaderVerifier(secret, "X-Shopify-Hmac-Sha256", "", Encoding.BASE64, "shopify");
+    }
+
+    /**
+     * Linear's Linear-Signature: hex HMAC-SHA256 of the raw body under the webhook's signing
+     * secret (Linear Developers, "Webhooks"). The body's timestamp is checked by
+     * {@link LinearSignatureVerifier}.
+     *
+     * @param secret the webhook's signing secret
+     * @return the verifier
+     */
+    static HmacHeaderVerifier linear(String secret) {
+        return new HmacHeaderVerifier(secret, "Linear-Signature", "", Encoding.HEX, "linear");
     }
 
     @Override
@@ -53,6 +90,6 @@ public final class HmacHeaderVerifier implements SignatureVerifier {
 
     @Override
     public String scheme() {
-        return "hmac-sha256";
+        return scheme;
     }
 }

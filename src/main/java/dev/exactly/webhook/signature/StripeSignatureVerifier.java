@@ -10,8 +10,9 @@ import java.util.List;
  * Stripe's Stripe-Signature: {@code t=<unix seconds>,v1=<hex>[,v1=<hex>...]} where each v1 may be
  * {@code hex(HMAC-SHA256(secret, t + "." + body))} with the endpoint secret's UTF-8 bytes as the
  * key (Stripe Docs, "Verify webhook signatures manually"). One matching v1 suffices (several
- * appear while a secret is rolled); v0 and unknown schemes are ignored. The timestamp must be
- * within the tolerance of now, in either direction, against replays of old deliveries.
+ * appear while a secret is rolled); v0 and unknown schemes are ignored. A timestamp older than
+ * the tolerance is refused, against replays of old deliveries; one ahead of now is accepted, as
+ * Stripe's own libraries do (stripe-java's Webhook.Signature.verifyHeader checks the past only).
  */
 public final class StripeSignatureVerifier implements SignatureVerifier {
 
@@ -19,18 +20,16 @@ public final class StripeSignatureVerifier implements SignatureVerifier {
     public static final String HEADER = "Stripe-Signature";
 
     private final byte[] key;
-    private final long toleranceSeconds;
-    private final Clock clock;
+    private final TimestampTolerance tolerance;
 
     /**
      * @param secret           the endpoint's signing secret (whsec_..., used as text)
-     * @param toleranceSeconds largest allowed |now - t|, in seconds (Stripe's libraries use 300)
+     * @param toleranceSeconds largest allowed age of t, in seconds (Stripe's libraries use 300)
      * @param clock            the time source
      */
     public StripeSignatureVerifier(String secret, long toleranceSeconds, Clock clock) {
         this.key = secret.getBytes(StandardCharsets.UTF_8);
-        this.toleranceSeconds = toleranceSeconds;
-        this.clock = clock;
+        this.tolerance = new TimestampTolerance(toleranceSeconds, TimestampTolerance.Direction.PAST_ONLY, clock);
     }
 
     @Override
@@ -57,16 +56,6 @@ public final class StripeSignatureVerifier implements SignatureVerifier {
         if (t == null || v1.isEmpty()) {
             throw new InvalidSignature(HEADER + " must carry t=<timestamp> and at least one v1=<signature>");
         }
-        long timestamp;
-        try {
-            timestamp = Long.parseLong(t);
-        } catch (NumberFormatException e) {
-            throw new InvalidSignature(HEADER + " has a malformed timestamp");
-        }
-        long now = clock.instant().getEpochSecond();
-        if (Math.abs(now - timestamp) > toleranceSeconds) {
-            throw new InvalidSignature(HEADER + " timestamp is outside the tolerance of " + toleranceSeconds + " s");
-        }
         byte[] expected = Hmac.sha256(key, (t + ".").getBytes(StandardCharsets.US_ASCII), delivery.body());
         boolean ok = false;
         for (String candidate : v1) {
@@ -75,6 +64,8 @@ public final class StripeSignatureVerifier implements SignatureVerifier {
         if (!ok) {
             throw new InvalidSignature(HEADER + " does not match the body");
         }
+        // after the signature, as stripe-java: a stale timestamp then means a genuine, old delivery
+        tolerance.checkSeconds(t, HEADER + " timestamp");
     }
 
     @Override

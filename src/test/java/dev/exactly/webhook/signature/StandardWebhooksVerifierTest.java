@@ -2,11 +2,13 @@ package dev.exactly.webhook.signature;
 
 import static dev.exactly.webhook.Signing.utf8;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.exactly.webhook.Deliveries;
 import dev.exactly.webhook.Delivery;
 import dev.exactly.webhook.Signing;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** The library checks the timestamp against the system clock, so the vectors are signed "now". */
@@ -56,6 +58,40 @@ class StandardWebhooksVerifierTest {
         long future = now() + 600;
         assertThrows(InvalidSignature.class,
                 () -> verifier.verify(delivery(BODY, ID, future, Signing.standardWebhooks(SECRET, ID, future, BODY))));
+    }
+
+    @Test
+    void theTestSignerMatchesTheSpecificationsVector() {
+        // the Standard Webhooks specification's symmetric test vector
+        assertEquals("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=", Signing.standardWebhooks(SECRET,
+                "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330L, utf8("{\"test\": 2432232314}")));
+    }
+
+    @Test
+    void acceptsDeliveriesSignedByTheReferenceLibrary() throws Exception {
+        long ts = now();
+        String sig = new com.standardwebhooks.Webhook(SECRET).sign(ID, ts, new String(BODY, StandardCharsets.UTF_8));
+        assertDoesNotThrow(() -> verifier.verify(delivery(BODY, ID, ts, sig)));
+    }
+
+    @Test
+    void acceptsSvixHeaderNamesAsAliases() {
+        long ts = now();
+        String sig = Signing.standardWebhooks(SECRET, ID, ts, BODY);
+        assertDoesNotThrow(() -> verifier.verify(Deliveries.of(BODY, "svix-id", ID, "svix-timestamp", Long.toString(ts),
+                "svix-signature", sig)));
+        assertThrows(InvalidSignature.class, () -> verifier.verify(Deliveries.of(BODY, "svix-id", "msg_other",
+                "svix-timestamp", Long.toString(ts), "svix-signature", sig)));
+    }
+
+    @Test
+    void aStaleTimestampIsToldApart() {
+        long old = now() - 301;
+        assertThrows(StaleTimestamp.class,
+                () -> verifier.verify(delivery(BODY, ID, old, Signing.standardWebhooks(SECRET, ID, old, BODY))));
+        long ahead = now() + 301;
+        assertThrows(StaleTimestamp.class,
+                () -> verifier.verify(delivery(BODY, ID, ahead, Signing.standardWebhooks(SECRET, ID, ahead, BODY))));
     }
 
     @Test

@@ -1,0 +1,118 @@
+package dev.exactly.webhook;
+
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.webhook.key.MissingKey;
+import dev.exactly.webhook.signature.InvalidSignature;
+import dev.exactly.webhook.signature.StaleTimestamp;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Micrometer counters of webhook deliveries, per configured source (Prometheus names):
+ * {@code exactly_webhook_deliveries_received_total}, {@code exactly_webhook_deliveries_stored_total},
+ * {@code exactly_webhook_deliveries_duplicate_total} (tag {@code source}) and
+ * {@code exactly_webhook_deliveries_rejected_total} (tags {@code source} and {@code reason}: one of
+ * {@link Reason}). Cardinality is bounded: the source tag takes configured names only (a delivery
+ * to an unknown source is counted nowhere) and the reason a fixed set. Every counter is
+ * registered at start-up, so each starts at 0.
+ */
+@Startup
+@ApplicationScoped
+public class WebhookMetrics {
+
+    /** Why a delivery was refused. */
+    public enum Reason {
+        /** 401: the signature (or GitLab's token) is missing, malformed or does not match. */
+        SIGNATURE,
+        /** 401: the signed timestamp is missing, malformed or outside the scheme's tolerance. */
+        TIMESTAMP,
+        /** 400: the delivery does not carry its source's deduplication key. */
+        KEY_MISSING,
+        /** 413: the body is over the source's limit. */
+        TOO_LARGE,
+        /** 400: anything else (an invalid key or partition, a body that is not the JSON the key needs). */
+        INVALID;
+
+        /** The tag value: lower case, dash-separated. */
+        public String tag() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** @return the reason of a refusal */
+        static Reason of(ApiProblem p) {
+            if (p instanceof StaleTimestamp) {
+                return TIMESTAMP;
+            }
+            if (p instanceof InvalidSignature) {
+                return SIGNATURE;
+            }
+            if (p instanceof MissingKey) {
+                return KEY_MISSING;
+            }
+            return p.status() == 413 ? TOO_LARGE : INVALID;
+        }
+    }
+
+    private record Meters(Counter received, Counter stored, Counter duplicate, Map<Reason, Counter> rejected) {
+    }
+
+    private final Map<String, Meters> bySource = new TreeMap<>();
+
+    /**
+     * Constructor injection: registers the counters of every configured source, enabled or not.
+     *
+     * @param registry the registry
+     * @param config   the webhook sources
+     */
+    public WebhookMetrics(MeterRegistry registry, WebhooksConfig config) {
+        for (String s : config.sources().keySet()) {
+            Map<Reason, Counter> rejected = new EnumMap<>(Reason.class);
+            for (Reason r : Reason.values()) {
+                rejected.put(r, Counter.builder("exactly.webhook.deliveries.rejected").tag("source", s)
+                        .tag("reason", r.tag()).description("webhook deliveries refused, by reason").register(registry));
+            }
+            bySource.put(s, new Meters(
+                    Counter.builder("exactly.webhook.deliveries.received").tag("source", s)
+                            .description("webhook deliveries received by an enabled source").register(registry),
+                    Counter.builder("exactly.webhook.deliveries.stored").tag("source", s)
+                            .description("webhook deliveries stored as new messages").register(registry),
+                    Counter.builder("exactly.webhook.deliveries.duplicate").tag("source", s)
+                            .description("webhook redeliveries answered as duplicates, nothing written").register(registry),
+                    rejected));
+        }
+    }
+
+    /** One delivery reached an enabled source. */
+    public void received(String source) {
+        meters(source).received.increment();
+    }
+
+    /** One delivery was stored (verdict queued). */
+    public void stored(String source) {
+        meters(source).stored.increment();
+    }
+
+    /** One delivery was a duplicate. */
+    public void duplicate(String source) {
+        meters(source).duplicate.increment();
+    }
+
+    /** One delivery was refused, for the reason {@code problem} tells. */
+    public void rejected(String source, ApiProblem problem) {
+        meters(source).rejected.get(Reason.of(problem)).increment();
+    }
+
+    private Meters meters(String source) {
+        Meters m = bySource.get(source);
+        if (m == null) {
+            throw new IllegalArgumentException("not a configured webhook source: " + source);
+        }
+        return m;
+    }
+}

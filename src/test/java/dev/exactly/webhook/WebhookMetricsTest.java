@@ -1,0 +1,95 @@
+package dev.exactly.webhook;
+
+import static dev.exactly.webhook.Signing.utf8;
+import static dev.exactly.webhook.WebhookClient.post;
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.util.Arrays;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The webhook counters after real deliveries, read from the MeterRegistry and from /q/metrics. */
+@QuarkusTest
+class WebhookMetricsTest {
+
+    private static final String SECRET = "gh-test-secret";
+
+    @Inject
+    MeterRegistry registry;
+
+    private double count(String name, String source, String... tags) {
+        var search = registry.find(name).tag("source", source);
+        for (int i = 0; i < tags.length; i += 2) {
+            search = search.tag(tags[i], tags[i + 1]);
+        }
+        var c = search.counter();
+        return c == null ? Double.NaN : c.count();
+    }
+
+    private double rejected(String source, String reason) {
+        return count("exactly.webhook.deliveries.rejected", source, "reason", reason);
+    }
+
+    @Test
+    void everyOutcomeIsCountedPerSourceAndReason() {
+        double received = count("exactly.webhook.deliveries.received", "metered");
+        double stored = count("exactly.webhook.deliveries.stored", "metered");
+        double duplicate = count("exactly.webhook.deliveries.duplicate", "metered");
+        double signature = rejected("metered", "signature");
+        double keyMissing = rejected("metered", "key-missing");
+        double tooLarge = rejected("metered", "too-large");
+
+        String delivery = UUID.randomUUID().toString();
+        byte[] body = utf8("{\"zen\":\"x\"}");
+        assertEquals(200, post("metered", body, "X-GitHub-Delivery", delivery, "X-Hub-Signature-256",
+                Signing.github(SECRET, body)).statusCode());
+        assertEquals(200, post("metered", body, "X-GitHub-Delivery", delivery, "X-Hub-Signature-256",
+                Signing.github(SECRET, body)).statusCode());
+        assertEquals(401, post("metered", body, "X-GitHub-Delivery", delivery, "X-Hub-Signature-256",
+                Signing.github("wrong", body)).statusCode());
+        assertEquals(400, post("metered", body, "X-Hub-Signature-256", Signing.github(SECRET, body)).statusCode());
+        byte[] big = new byte[65];
+        Arrays.fill(big, (byte) 'a');
+        assertEquals(413, post("metered", big, "X-GitHub-Delivery", delivery, "X-Hub-Signature-256",
+                Signing.github(SECRET, big)).statusCode());
+
+        assertEquals(received + 5, count("exactly.webhook.deliveries.received", "metered"));
+        assertEquals(stored + 1, count("exactly.webhook.deliveries.stored", "metered"));
+        assertEquals(duplicate + 1, count("exactly.webhook.deliveries.duplicate", "metered"));
+        assertEquals(signature + 1, rejected("metered", "signature"));
+        assertEquals(keyMissing + 1, rejected("metered", "key-missing"));
+        assertEquals(tooLarge + 1, rejected("metered", "too-large"));
+        assertEquals(0.0, rejected("metered", "timestamp"));
+    }
+
+    @Test
+    void aStaleTimestampIsCountedApartFromABadSignature() {
+        double timestamp = rejected("stripe", "timestamp");
+        double signature = rejected("stripe", "signature");
+        byte[] body = utf8("{\"id\":\"evt_" + UUID.randomUUID().toString().replace("-", "") + "\"}");
+        long old = System.currentTimeMillis() / 1000 - 3600;
+        assertEquals(401, post("stripe", body, "Stripe-Signature",
+                Signing.stripe("whsec_stripe-test-secret", old, body)).statusCode());
+        assertEquals(timestamp + 1, rejected("stripe", "timestamp"));
+        assertEquals(signature, rejected("stripe", "signature"));
+    }
+
+    @Test
+    void prometheusShowsEveryConfiguredSourceAndNoUnknownOne() {
+        // a delivery to an unknown source is counted nowhere: the source tag stays bounded
+        assertEquals(404, post("no-such-source", utf8("{}")).statusCode());
+        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(text.contains("exactly_webhook_deliveries_received_total{source=\"gh-off\"}"), "disabled sources too");
+        assertTrue(text.contains("exactly_webhook_deliveries_rejected_total{reason=\"key-missing\",source=\"paddle\"}"),
+                "every reason of every source from the start");
+        assertTrue(text.contains("exactly_webhook_deliveries_stored_total{source=\"metered\"}"));
+        assertTrue(text.contains("exactly_webhook_deliveries_duplicate_total{source=\"linear\"}"));
+        assertFalse(text.contains("no-such-source"));
+    }
+}
