@@ -1,5 +1,6 @@
 package dev.exactly.task;
 
+import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import dev.exactly.push.Names;
@@ -241,10 +242,7 @@ public class TaskResource {
     }
 
     private void checkSize(byte[] body) {
-        if (body.length > config.maxBodyBytes()) {
-            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + config.maxBodyBytes()
-                    + " bytes");
-        }
+        JsonRequest.checkSize(body, config.maxBodyBytes());
     }
 
     private static TaskView answer(String queue, String id, LeasedChange ch) {
