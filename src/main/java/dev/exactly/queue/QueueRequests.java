@@ -68,6 +68,33 @@ public final class QueueRequests {
         });
     }
 
+    /**
+     * Checks a listing's query parameters.
+     *
+     * @param limit   the page size asked for, or null for 100
+     * @param after   the previous page's cursor (a queue name), or null
+     * @param maxPage the largest page
+     * @return the page size
+     * @throws ApiProblem 400 for a limit outside 1 to maxPage or an after that is not a queue name
+     */
+    public static int pageSize(String limit, String after, int maxPage) {
+        int size = 100;
+        if (limit != null) {
+            try {
+                size = Integer.parseInt(limit);
+            } catch (NumberFormatException e) {
+                size = 0;
+            }
+            if (size < 1 || size > maxPage) {
+                throw ApiProblem.invalid(null, "limit", "must be a whole number from 1 to " + maxPage);
+            }
+        }
+        if (after != null && Names.checkName(after) != null) {
+            throw ApiProblem.invalid(null, "after", "must be the next cursor of an earlier page");
+        }
+        return size;
+    }
+
     private static Map<QueueOption, Integer> options(JsonNode node, List<FieldError> errors) {
         Map<QueueOption, Integer> out = new EnumMap<>(QueueOption.class);
         if (node == null || node.isNull()) {

@@ -51,21 +51,7 @@ public class QueueResource {
                     + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
                     + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
     public Uni<QueueListResponse> list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
-        int size = 100;
-        if (limit != null) {
-            try {
-                size = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                size = 0;
-            }
-            if (size < 1 || size > MAX_PAGE) {
-                throw ApiProblem.invalid(null, "limit", "must be a whole number from 1 to " + MAX_PAGE);
-            }
-        }
-        if (after != null && Names.checkName(after) != null) {
-            throw ApiProblem.invalid(null, "after", "must be the next cursor of an earlier page");
-        }
-        int pageSize = size;
+        int pageSize = QueueRequests.pageSize(limit, after, MAX_PAGE);
         return stats.page(after, pageSize + 1).map(rows -> {
             boolean more = rows.size() > pageSize;
             List<QueueStatsRepository.QueueSize> page = more ? rows.subList(0, pageSize) : rows;

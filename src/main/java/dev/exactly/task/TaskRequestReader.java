@@ -35,8 +35,90 @@ public final class TaskRequestReader {
     /** Defaults of omitted fields. */
     public static final int DEFAULT_MAX_RETRIES = 3;
 
+    /** The state labels a listing may filter on. */
+    public static final List<String> STATES =
+            List.of("queued", "scheduled", "running", "retrying", "completed", "dead");
+
     private static final OffsetDateTime EARLIEST = OffsetDateTime.parse("1970-01-01T00:00:00Z");
     private static final OffsetDateTime LATEST = OffsetDateTime.parse("9999-12-31T23:59:59Z");
+
+    /**
+     * A listing's query.
+     *
+     * @param queue the queue
+     * @param state one of {@link #STATES}, or null for all
+     * @param after the previous page's cursor (0 for the first page)
+     * @param limit most tasks on the page
+     */
+    public record Listing(String queue, String state, long after, int limit) {
+    }
+
+    /**
+     * Reads a listing's query parameters (the queue first, then every other one).
+     *
+     * @param maxPageSize the largest limit allowed
+     * @return the listing; limit 100 when absent
+     * @throws ApiProblem 400 naming the bad parameters
+     */
+    public static Listing listing(String queue, String state, String limit, String after, int maxPageSize) {
+        String q = queue(queue);
+        List<FieldError> errors = new ArrayList<>();
+        if (state != null && !STATES.contains(state)) {
+            errors.add(ErrorPath.ROOT.error("state", "must be one of " + String.join(", ", STATES)));
+        }
+        int size = limit == null ? 100
+                : (int) wholeNumber(limit, 1, maxPageSize, "limit", "must be a whole number from 1 to " + maxPageSize, errors);
+        long cursor = after == null ? 0
+                : wholeNumber(after, 1, Long.MAX_VALUE, "after", "must be the next cursor of an earlier page", errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return new Listing(q, state, cursor, size);
+    }
+
+    private static long wholeNumber(String text, long min, long max, String field, String message,
+                                    List<FieldError> errors) {
+        try {
+            long v = Long.parseLong(text);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        errors.add(ErrorPath.ROOT.error(field, message));
+        return min;
+    }
+
+    /**
+     * A queue named by a query parameter.
+     *
+     * @param queue the parameter, or null for {@link #DEFAULT_QUEUE}
+     * @return the queue
+     * @throws ApiProblem 400 for an invalid name
+     */
+    public static String queue(String queue) {
+        if (queue == null) {
+            return DEFAULT_QUEUE;
+        }
+        refuse("queue", Names.checkName(queue));
+        return queue;
+    }
+
+    /**
+     * Checks a task id named by the path.
+     *
+     * @throws ApiProblem 400 for an invalid id
+     */
+    public static void id(String id) {
+        refuse("id", Names.checkName(id));
+    }
+
+    private static void refuse(String field, String why) {
+        if (why != null) {
+            throw ApiProblem.invalid(null, field, why);
+        }
+    }
 
     /** One task body. */
     public NewTask one(byte[] body) {

@@ -199,6 +199,22 @@ public final class WorkerRequestReader {
         });
     }
 
+    /**
+     * A lease id given as a query parameter.
+     *
+     * @param text the parameter
+     * @return the lease id
+     * @throws ApiProblem 400 when it is not a UUID
+     */
+    public static UUID leaseParam(String text) {
+        List<FieldError> errors = new ArrayList<>();
+        UUID id = leaseId(text, errors);
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        return id;
+    }
+
     /** Parses a lease id; records an error when it is missing or not a UUID. */
     static UUID leaseId(String text, List<FieldError> errors) {
         if (text == null) {
