@@ -279,7 +279,8 @@ public final class JsonRequest {
     }
 
     /**
-     * A UUID in its canonical 8-4-4-4-12 hex form (RFC 9562, section 4).
+     * A UUID written out in full: 36 characters that {@link UUID#fromString} reads (RFC 9562,
+     * section 4), so not the short forms such as "1-1-1-1-1" that it also accepts.
      *
      * @param text the field's text
      * @return the UUID, or null when the text is not one
