@@ -113,7 +113,8 @@ public final class ConsumeRequests {
         boolean hasTxn = JsonTree.present(node, "transactionId");
         boolean hasId = JsonTree.present(node, "messageId");
         if (hasTxn == hasId) {
-            errors.add(at.error(hasTxn ? "messageId" : "transactionId", "give exactly one of transactionId and messageId"));
+            errors.add(at.error(hasTxn ? "messageId" : "transactionId",
+                    "give exactly one of transactionId and messageId"));
         }
         if (hasTxn && queue == null && !node.has("queue")) {
             errors.add(at.error("queue", "is required to ack by transactionId"));

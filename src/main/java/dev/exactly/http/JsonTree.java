@@ -101,7 +101,10 @@ public final class JsonTree {
         return text(node, field, at, errors);
     }
 
-    /** @return the member as a UUID ({@link JsonRequest#uuid}), null after recording "must be a UUID" for another string */
+    /**
+     * @return the member as a UUID ({@link JsonRequest#uuid}); null after recording
+     *         "must be a UUID" for another string
+     */
     public static UUID uuid(JsonNode node, String field, boolean required, ErrorPath at, List<FieldError> errors) {
         String s = text(node, field, required, at, errors);
         UUID id = s == null ? null : JsonRequest.uuid(s);

@@ -114,7 +114,8 @@ public final class QueueRequests {
             } else if (!v.isIntegralNumber()) {
                 errors.add(ErrorPath.ROOT.error(field, "must be an integer"));
             } else if (!v.canConvertToInt()) {
-                errors.add(ErrorPath.ROOT.error(field, "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
+                errors.add(ErrorPath.ROOT.error(field,
+                        "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
             } else if (v.intValue() < o.min()) {
                 errors.add(ErrorPath.ROOT.error(field, "must be at least " + o.min()));
             } else {

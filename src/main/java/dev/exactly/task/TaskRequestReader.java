@@ -66,8 +66,8 @@ public final class TaskRequestReader {
         if (state != null && !STATES.contains(state)) {
             errors.add(ErrorPath.ROOT.error("state", "must be one of " + String.join(", ", STATES)));
         }
-        int size = limit == null ? 100
-                : (int) wholeNumber(limit, 1, maxPageSize, "limit", "must be a whole number from 1 to " + maxPageSize, errors);
+        int size = limit == null ? 100 : (int) wholeNumber(limit, 1, maxPageSize, "limit",
+                "must be a whole number from 1 to " + maxPageSize, errors);
         long cursor = after == null ? 0
                 : wholeNumber(after, 1, Long.MAX_VALUE, "after", "must be the next cursor of an earlier page", errors);
         if (!errors.isEmpty()) {

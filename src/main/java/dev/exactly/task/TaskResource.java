@@ -146,7 +146,8 @@ public class TaskResource {
                     + "\"default\"). Only the current, unexpired lease completes the task: a stale worker "
                     + "(its lease expired, the task maybe claimed again) gets 409 and changes nothing.")
     public Uni<TaskView> complete(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        return leased(id, queue, body, workerReader::completion, (q, c) -> tasks.complete(q, id, c.leaseId(), c.result()));
+        return leased(id, queue, body, workerReader::completion,
+                (q, c) -> tasks.complete(q, id, c.leaseId(), c.result()));
     }
 
     /** Fails a task under its lease. */
@@ -169,7 +170,8 @@ public class TaskResource {
                     + "then ends leaseSeconds from now; the answer is the task with its new leaseExpiresAt. Only the "
                     + "current, unexpired lease can be extended: an expired or taken-over lease gets 409.")
     public Uni<TaskView> extend(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        return leased(id, queue, body, workerReader::extension, (q, e) -> tasks.extend(q, id, e.leaseId(), e.leaseSeconds()));
+        return leased(id, queue, body, workerReader::extension,
+                (q, e) -> tasks.extend(q, id, e.leaseId(), e.leaseSeconds()));
     }
 
     /** Deletes a task. */

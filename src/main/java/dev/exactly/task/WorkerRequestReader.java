@@ -124,13 +124,14 @@ public final class WorkerRequestReader {
 
     /** A complete body. */
     public Completion completion(byte[] body) {
-        return leased(body, "{\"leaseId\",\"result\"?}", "result", (p, errors) -> JsonRequest.checkedRaw(p, body).bytes(),
-                (result, errors) -> { }, Completion::new);
+        return leased(body, "{\"leaseId\",\"result\"?}", "result",
+                (p, errors) -> JsonRequest.checkedRaw(p, body).bytes(), (result, errors) -> { }, Completion::new);
     }
 
     /** A fail body. */
     public Failure failure(byte[] body) {
-        return leased(body, "{\"leaseId\",\"error\"}", "error", (p, errors) -> JsonRequest.string(p, ROOT, "error", errors),
+        return leased(body, "{\"leaseId\",\"error\"}", "error",
+                (p, errors) -> JsonRequest.string(p, ROOT, "error", errors),
                 (error, errors) -> {
                     if (error == null) {
                         JsonRequest.required(errors, 0, ROOT, "error", "is required");
@@ -142,7 +143,7 @@ public final class WorkerRequestReader {
 
     /** An extend body {@code {"leaseId","leaseSeconds"?}} (leaseSeconds defaults to the claim default). */
     public Extension extension(byte[] body) {
-        return leased(body, "{\"leaseId\",\"leaseSeconds\"?}", "leaseSeconds", (p, errors) -> leaseSeconds(p, errors),
+        return leased(body, "{\"leaseId\",\"leaseSeconds\"?}", "leaseSeconds", this::leaseSeconds,
                 (seconds, errors) -> { },
                 (lease, seconds) -> new Extension(lease, seconds == null ? config.defaultLeaseSeconds() : seconds));
     }
