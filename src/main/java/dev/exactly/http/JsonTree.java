@@ -13,9 +13,12 @@ import java.util.function.Function;
 /**
  * The tree half of the request-reading toolkit, for small bodies that keep no value byte for
  * byte (pop, ack, queue options): the body is parsed whole ({@link JsonBodies#object}), then its
- * fields are checked one after the other, so errors come in the order of the checks. Like
- * {@link JsonRequest}'s readers, these record a {@link FieldError} at an {@link ErrorPath} and
- * return null instead of throwing.
+ * fields are checked one after the other, so errors come in the order of the checks. The tree
+ * stays because these bodies have rules across fields (an ack names exactly one of transactionId
+ * and messageId; by transactionId it needs a queue) that are checked once every field is known,
+ * and reading them as trees keeps every answer as it was; the bodies are a few hundred bytes.
+ * Like {@link JsonRequest}'s readers, these record a {@link FieldError} at an {@link ErrorPath}
+ * and return null instead of throwing.
  */
 public final class JsonTree {
 
