@@ -55,6 +55,7 @@ class NativeReflectionTest {
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
             "dev.exactly.task.TaskStore$TaskPage",                // rows; written as TaskListResponse
             "dev.exactly.task.NewTask",                           // a parsed task
+            "dev.exactly.task.TaskRequestReader$Listing",         // a parsed listing query
             "dev.exactly.task.Enqueued",                          // a row; written as EnqueueResult
             "dev.exactly.task.LeasedChange",                      // a row and a refusal
             "dev.exactly.task.ClaimCommand",                      // a parsed claim
