@@ -1,45 +1,83 @@
 package dev.exactly.consume;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.http.ArrayEnvelope;
+import dev.exactly.http.ErrorPath;
+import dev.exactly.http.JsonRequest;
+import dev.exactly.http.JsonTree;
+import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import dev.exactly.push.Names;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
 /**
- * Validates pop and ack request bodies (JSON trees). Problems are collected as {@link FieldError}s
- * naming the field (and the item's index in a batch); nothing is written when there is any.
+ * Reads pop and ack request bodies with the request-reading toolkit: pop and ack bodies are small
+ * and keep no value byte for byte, so they are read as trees ({@link JsonTree}, errors in the
+ * order of the checks); an ack batch is an {@link ArrayEnvelope} of such acks. Problems are
+ * collected as {@link FieldError}s naming the field (and the item's index in a batch); nothing is
+ * written when there is any.
  */
 public final class ConsumeRequests {
 
     /** Longest error text an ack may carry, in UTF-8 bytes. */
     public static final int MAX_ERROR_BYTES = 4096;
+    /** Most acks in one batch. */
+    public static final int MAX_ACKS = 1000;
 
     private static final Set<String> POP_FIELDS =
             Set.of("queue", "partition", "consumerGroup", "batch", "leaseSeconds", "waitMillis");
     private static final Set<String> ACK_FIELDS =
             Set.of("queue", "partition", "consumerGroup", "leaseId", "transactionId", "messageId", "status", "error");
+    private static final ArrayEnvelope ACKS = ArrayEnvelope.of("items", MAX_ACKS, "acks per request");
 
     private ConsumeRequests() {
     }
 
     /**
-     * Reads {@code {"queue","partition"?,"consumerGroup"?,"batch"?,"leaseSeconds"?,"waitMillis"?}}.
+     * Reads a pop body, {@code {"queue","partition"?,"consumerGroup"?,"batch"?,"leaseSeconds"?,"waitMillis"?}}.
      *
-     * @return the pop, or null when errors were added
+     * @param body UTF-8 JSON
+     * @return the pop
+     * @throws ApiProblem 400 naming every bad field
      */
-    public static PopRequest pop(JsonNode root, List<FieldError> errors) {
-        int before = errors.size();
-        unknownFields(root, POP_FIELDS, null, "", errors);
-        String queue = name(root, "queue", true, null, "", errors);
-        String partition = name(root, "partition", false, null, "", errors);
-        String group = name(root, "consumerGroup", false, null, "", errors);
+    public static PopRequest pop(byte[] body) {
+        return JsonTree.read(body, ConsumeRequests::pop);
+    }
+
+    /**
+     * Reads an ack body ({@link #ack(JsonNode, ErrorPath, List)}).
+     *
+     * @param body UTF-8 JSON
+     * @return the ack
+     * @throws ApiProblem 400 naming every bad field
+     */
+    public static AckCommand ack(byte[] body) {
+        return JsonTree.read(body, (root, errors) -> ack(root, ErrorPath.ROOT, errors));
+    }
+
+    /**
+     * Reads an ack batch body, {@code {"items":[ack, …]}}, at most {@link #MAX_ACKS} acks.
+     *
+     * @param body UTF-8 JSON
+     * @return the acks, in request order (possibly empty)
+     * @throws ApiProblem 400 naming the item index and field
+     */
+    public static List<AckCommand> ackBatch(byte[] body) {
+        return ACKS.read(body, (p, at, errors) -> ack(p.readValueAsTree(), at, errors));
+    }
+
+    private static PopRequest pop(JsonNode root, List<FieldError> errors) {
+        ErrorPath at = ErrorPath.ROOT;
+        JsonTree.unknownFields(root, POP_FIELDS, at, errors);
+        String queue = JsonTree.name(root, "queue", true, Names::checkName, at, errors);
+        String partition = JsonTree.name(root, "partition", false, Names::checkName, at, errors);
+        String group = JsonTree.name(root, "consumerGroup", false, Names::checkName, at, errors);
         Integer batch = integer(root, "batch", 1, PopRequest.MAX_BATCH, errors);
         Integer lease = integer(root, "leaseSeconds", 1, PopRequest.MAX_LEASE_SECONDS, errors);
         Integer wait = integer(root, "waitMillis", 0, PopRequest.MAX_WAIT_MILLIS, errors);
-        if (errors.size() > before) {
+        if (!errors.isEmpty()) {
             return null;
         }
         return new PopRequest(queue, partition, group == null ? PopRequest.DEFAULT_GROUP : group,
@@ -51,52 +89,51 @@ public final class ConsumeRequests {
      * "status","error"?}}. With a transactionId the queue is required and the partition defaults to
      * "Default"; with a messageId both are optional and, when given, must match the message.
      *
-     * @param node   the ack object
-     * @param index  its index in a batch (reported in errors), or null
-     * @param prefix prepended to field names in errors (e.g. "" or "items[2].")
+     * @param node   the ack object (anything else is refused)
+     * @param at     where it is: the root, a batch item, or a transaction's operation
+     * @param errors where problems are added
      * @return the ack, or null when errors were added
      */
-    public static AckCommand ack(JsonNode node, Integer index, String prefix, List<FieldError> errors) {
+    public static AckCommand ack(JsonNode node, ErrorPath at, List<FieldError> errors) {
         if (node == null || !node.isObject()) {
-            errors.add(new FieldError(index, prefix.isEmpty() ? null : prefix.substring(0, prefix.length() - 1),
-                    "an ack must be a JSON object"));
+            errors.add(at.whole("an ack must be a JSON object"));
             return null;
         }
         int before = errors.size();
-        unknownFields(node, ACK_FIELDS, index, prefix, errors);
-        String queue = name(node, "queue", false, index, prefix, errors);
-        String partition = name(node, "partition", false, index, prefix, errors);
-        String group = name(node, "consumerGroup", false, index, prefix, errors);
-        UUID lease = uuid(node, "leaseId", true, index, prefix, errors);
-        UUID messageId = uuid(node, "messageId", false, index, prefix, errors);
-        String txn = text(node, "transactionId", index, prefix, errors);
+        JsonTree.unknownFields(node, ACK_FIELDS, at, errors);
+        String queue = JsonTree.name(node, "queue", false, Names::checkName, at, errors);
+        String partition = JsonTree.name(node, "partition", false, Names::checkName, at, errors);
+        String group = JsonTree.name(node, "consumerGroup", false, Names::checkName, at, errors);
+        UUID lease = JsonTree.uuid(node, "leaseId", true, at, errors);
+        UUID messageId = JsonTree.uuid(node, "messageId", false, at, errors);
+        String txn = JsonTree.text(node, "transactionId", at, errors);
         if (txn != null) {
-            check(errors, index, prefix + "transactionId", Names.checkKey(txn, Names.MAX_TRANSACTION_ID_BYTES));
+            JsonRequest.check(errors, at, "transactionId", Names.checkKey(txn, Names.MAX_TRANSACTION_ID_BYTES));
         }
-        boolean hasTxn = node.has("transactionId") && !node.get("transactionId").isNull();
-        boolean hasId = node.has("messageId") && !node.get("messageId").isNull();
+        boolean hasTxn = JsonTree.present(node, "transactionId");
+        boolean hasId = JsonTree.present(node, "messageId");
         if (hasTxn == hasId) {
-            errors.add(new FieldError(index, prefix + (hasTxn ? "messageId" : "transactionId"),
+            errors.add(at.error(hasTxn ? "messageId" : "transactionId",
                     "give exactly one of transactionId and messageId"));
         }
         if (hasTxn && queue == null && !node.has("queue")) {
-            errors.add(new FieldError(index, prefix + "queue", "is required to ack by transactionId"));
+            errors.add(at.error("queue", "is required to ack by transactionId"));
         }
         AckStatus status = null;
-        String statusText = text(node, "status", index, prefix, errors);
+        String statusText = JsonTree.text(node, "status", at, errors);
         if (statusText == null) {
-            if (!node.has("status") || node.get("status").isNull()) {
-                errors.add(new FieldError(index, prefix + "status", "is required: completed, failed, retry or dlq"));
+            if (!JsonTree.present(node, "status")) {
+                errors.add(at.error("status", "is required: completed, failed, retry or dlq"));
             }
         } else {
             status = AckStatus.byWire(statusText);
             if (status == null) {
-                errors.add(new FieldError(index, prefix + "status", "must be completed, failed, retry or dlq"));
+                errors.add(at.error("status", "must be completed, failed, retry or dlq"));
             }
         }
-        String error = text(node, "error", index, prefix, errors);
+        String error = JsonTree.text(node, "error", at, errors);
         if (error != null) {
-            check(errors, index, prefix + "error", Names.checkKey(error, MAX_ERROR_BYTES));
+            JsonRequest.check(errors, at, "error", Names.checkKey(error, MAX_ERROR_BYTES));
         }
         if (errors.size() > before) {
             return null;
@@ -106,72 +143,6 @@ public final class ConsumeRequests {
         }
         return new AckCommand(queue, partition, group == null ? PopRequest.DEFAULT_GROUP : group, lease, txn,
                 messageId, status, error);
-    }
-
-    private static void unknownFields(JsonNode node, Set<String> known, Integer index, String prefix,
-                                      List<FieldError> errors) {
-        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!known.contains(f)) {
-                errors.add(new FieldError(index, prefix + f, "unknown field"));
-            }
-        }
-    }
-
-    private static String text(JsonNode node, String field, Integer index, String prefix, List<FieldError> errors) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual()) {
-            errors.add(new FieldError(index, prefix + field, "must be a string"));
-            return null;
-        }
-        return v.textValue();
-    }
-
-    private static String name(JsonNode node, String field, boolean required, Integer index, String prefix,
-                               List<FieldError> errors) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            if (required) {
-                errors.add(new FieldError(index, prefix + field, "is required"));
-            }
-            return null;
-        }
-        String s = text(node, field, index, prefix, errors);
-        if (s != null) {
-            String why = Names.checkName(s);
-            if (why != null) {
-                errors.add(new FieldError(index, prefix + field, why));
-                return null;
-            }
-        }
-        return s;
-    }
-
-    private static UUID uuid(JsonNode node, String field, boolean required, Integer index, String prefix,
-                             List<FieldError> errors) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) {
-            if (required) {
-                errors.add(new FieldError(index, prefix + field, "is required"));
-            }
-            return null;
-        }
-        String s = text(node, field, index, prefix, errors);
-        if (s == null) {
-            return null;
-        }
-        try {
-            if (s.length() != 36) {
-                throw new IllegalArgumentException();
-            }
-            return UUID.fromString(s);
-        } catch (IllegalArgumentException e) {
-            errors.add(new FieldError(index, prefix + field, "must be a UUID"));
-            return null;
-        }
     }
 
     private static Integer integer(JsonNode node, String field, int min, int max, List<FieldError> errors) {
@@ -189,11 +160,5 @@ public final class ConsumeRequests {
             return null;
         }
         return i;
-    }
-
-    private static void check(List<FieldError> errors, Integer index, String field, String reason) {
-        if (reason != null) {
-            errors.add(new FieldError(index, field, reason));
-        }
     }
 }

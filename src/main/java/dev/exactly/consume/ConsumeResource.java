@@ -1,7 +1,5 @@
 package dev.exactly.consume;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import io.smallrye.mutiny.Uni;
@@ -10,8 +8,6 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
@@ -23,9 +19,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class ConsumeResource {
-
-    /** Most acks in one batch. */
-    public static final int MAX_ACKS = 1000;
 
     private final PopService pops;
     private final ConsumeRepository store;
@@ -51,12 +44,7 @@ public class ConsumeResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Lease a partition and receive its next messages in offset order (long-poll with waitMillis)")
     public Uni<PopResponse> pop(byte[] body) {
-        List<FieldError> errors = new ArrayList<>();
-        PopRequest request = ConsumeRequests.pop(JsonBodies.object(body), errors);
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
-        return pops.pop(request).map(PopResponse::new);
+        return pops.pop(ConsumeRequests.pop(body)).map(PopResponse::new);
     }
 
     /**
@@ -71,11 +59,7 @@ public class ConsumeResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Ack a delivered message: completed, failed, retry or dlq")
     public Uni<AckResult> ack(byte[] body) {
-        List<FieldError> errors = new ArrayList<>();
-        AckCommand ack = ConsumeRequests.ack(JsonBodies.object(body), null, "", errors);
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
+        AckCommand ack = ConsumeRequests.ack(body);
         return store.ack(List.of(ack)).map(results -> {
             AckResult r = results.get(0);
             if (!r.acked()) {
@@ -99,31 +83,7 @@ public class ConsumeResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Ack several delivered messages; per-item results")
     public Uni<AckBatchResponse> ackBatch(byte[] body) {
-        JsonNode root = JsonBodies.object(body);
-        List<FieldError> errors = new ArrayList<>();
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!f.equals("items")) {
-                errors.add(new FieldError(null, f, "unknown field"));
-            }
-        }
-        JsonNode items = root.get("items");
-        List<AckCommand> acks = new ArrayList<>();
-        if (items == null || !items.isArray()) {
-            errors.add(new FieldError(null, "items", "is required and must be an array"));
-        } else if (items.size() > MAX_ACKS) {
-            errors.add(new FieldError(null, "items", "at most " + MAX_ACKS + " acks per request"));
-        } else {
-            for (int i = 0; i < items.size(); i++) {
-                AckCommand a = ConsumeRequests.ack(items.get(i), i, "", errors);
-                if (a != null) {
-                    acks.add(a);
-                }
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
+        List<AckCommand> acks = ConsumeRequests.ackBatch(body);
         if (acks.isEmpty()) {
             return Uni.createFrom().item(new AckBatchResponse(List.of()));
         }

@@ -28,10 +28,21 @@ public class ApiProblem extends RuntimeException {
         this.errors = errors;
     }
 
-    /** 400 invalid-request naming the offending fields. */
+    /** 400 invalid-request naming the offending fields; an indexed error is an item of {@code items}. */
     public static ApiProblem invalid(List<FieldError> errors) {
-        String detail = errors.size() == 1 ? describe(errors.get(0))
-                : errors.size() + " fields are invalid; the first: " + describe(errors.get(0));
+        return invalid("items", errors);
+    }
+
+    /**
+     * 400 invalid-request naming the offending fields.
+     *
+     * @param envelope the body's array that {@link FieldError#index()} counts in, e.g. "tasks": the
+     *                 detail names the first error as {@code tasks[3].type}
+     * @param errors   at least one
+     */
+    public static ApiProblem invalid(String envelope, List<FieldError> errors) {
+        String detail = errors.size() == 1 ? describe(envelope, errors.get(0))
+                : errors.size() + " fields are invalid; the first: " + describe(envelope, errors.get(0));
         return new ApiProblem(400, "invalid-request", "Invalid request", detail, errors);
     }
 
@@ -55,10 +66,10 @@ public class ApiProblem extends RuntimeException {
         return new ApiProblem(415, "unsupported-media-type", "Unsupported media type", detail, List.of());
     }
 
-    private static String describe(FieldError e) {
+    private static String describe(String envelope, FieldError e) {
         StringBuilder b = new StringBuilder();
         if (e.index() != null) {
-            b.append("items[").append(e.index()).append(']');
+            b.append(envelope).append('[').append(e.index()).append(']');
         }
         if (e.field() != null) {
             b.append(b.length() > 0 ? "." : "").append(e.field());

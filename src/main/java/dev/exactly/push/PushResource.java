@@ -2,7 +2,7 @@ package dev.exactly.push;
 
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.PushEngine;
-import dev.exactly.problem.ApiProblem;
+import dev.exactly.http.JsonRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -40,10 +40,7 @@ public class PushResource {
             description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
                     + "transactionIds compare byte for byte (no Unicode normalisation).")
     public Uni<PushResponse> push(byte[] body) {
-        long max = config.push().maxBodyBytes();
-        if (body.length > max) {
-            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + max + " bytes");
-        }
+        JsonRequest.checkSize(body, config.push().maxBodyBytes());
         var commands = reader.read(body, config.push().maxItems());
         return engine.push(commands).map(verdicts -> new PushResponse(verdicts.stream().map(PushResult::of).toList()));
     }

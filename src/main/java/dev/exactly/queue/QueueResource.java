@@ -1,11 +1,8 @@
 package dev.exactly.queue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.exactly.consume.DeadLetters;
 import dev.exactly.engine.DedupCache;
-import dev.exactly.http.JsonBodies;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.problem.FieldError;
 import dev.exactly.push.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -18,8 +15,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -56,21 +51,7 @@ public class QueueResource {
                     + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
                     + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
     public Uni<QueueListResponse> list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
-        int size = 100;
-        if (limit != null) {
-            try {
-                size = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                size = 0;
-            }
-            if (size < 1 || size > MAX_PAGE) {
-                throw ApiProblem.invalid(null, "limit", "must be a whole number from 1 to " + MAX_PAGE);
-            }
-        }
-        if (after != null && Names.checkName(after) != null) {
-            throw ApiProblem.invalid(null, "after", "must be the next cursor of an earlier page");
-        }
-        int pageSize = size;
+        int pageSize = QueueRequests.pageSize(limit, after, MAX_PAGE);
         return stats.page(after, pageSize + 1).map(rows -> {
             boolean more = rows.size() > pageSize;
             List<QueueStatsRepository.QueueSize> page = more ? rows.subList(0, pageSize) : rows;
@@ -113,31 +94,10 @@ public class QueueResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Configure a queue (full replace: omitted options return to their defaults)")
     public Uni<QueueView> configure(byte[] body) {
-        JsonNode root = JsonBodies.object(body);
-        List<FieldError> errors = new ArrayList<>();
-        String name = null;
-        JsonNode q = root.get("queue");
-        if (q == null || !q.isTextual()) {
-            errors.add(new FieldError(null, "queue", "is required and must be a string"));
-        } else {
-            name = q.textValue();
-            String why = Names.checkName(name);
-            if (why != null) {
-                errors.add(new FieldError(null, "queue", why));
-            }
-        }
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!f.equals("queue") && !f.equals("options")) {
-                errors.add(new FieldError(null, f, "unknown field"));
-            }
-        }
-        Map<QueueOption, Integer> options = options(root.get("options"), errors);
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
-        String queue = name;
-        return queues.write(name, options, true).invoke(c -> cache.queueReconfigured(queue)).map(change -> {
+        QueueRequests.Configure request = QueueRequests.configure(body);
+        String queue = request.queue();
+        Map<QueueOption, Integer> options = request.options();
+        return queues.write(queue, options, true).invoke(c -> cache.queueReconfigured(queue)).map(change -> {
             List<QueueView.Reset> reset = new ArrayList<>();
             List<String> defaulted = new ArrayList<>();
             for (QueueOption o : QueueOption.values()) {
@@ -165,18 +125,7 @@ public class QueueResource {
     @Operation(summary = "Change some options of a queue (merge)")
     public Uni<QueueView> patch(@PathParam("queue") String queue, byte[] body) {
         checkQueueName(queue);
-        JsonNode root = JsonBodies.object(body);
-        List<FieldError> errors = new ArrayList<>();
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!f.equals("options")) {
-                errors.add(new FieldError(null, f, "unknown field"));
-            }
-        }
-        Map<QueueOption, Integer> options = options(root.get("options"), errors);
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
+        Map<QueueOption, Integer> options = QueueRequests.patch(body);
         return queues.write(queue, options, false).invoke(c -> cache.queueReconfigured(queue))
                 .map(c -> QueueView.of(c.after()));
     }
@@ -200,33 +149,5 @@ public class QueueResource {
         if (why != null) {
             throw ApiProblem.invalid(null, "queue", why);
         }
-    }
-
-    private static Map<QueueOption, Integer> options(JsonNode node, List<FieldError> errors) {
-        Map<QueueOption, Integer> out = new EnumMap<>(QueueOption.class);
-        if (node == null || node.isNull()) {
-            return out;
-        }
-        if (!node.isObject()) {
-            errors.add(new FieldError(null, "options", "must be an object"));
-            return out;
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            QueueOption o = QueueOption.byWire(e.getKey());
-            String field = "options." + e.getKey();
-            if (o == null) {
-                errors.add(new FieldError(null, field, "unknown option"));
-            } else if (!e.getValue().isIntegralNumber()) {
-                errors.add(new FieldError(null, field, "must be an integer"));
-            } else if (!e.getValue().canConvertToInt()) {
-                errors.add(new FieldError(null, field, "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
-            } else if (e.getValue().intValue() < o.min()) {
-                errors.add(new FieldError(null, field, "must be at least " + o.min()));
-            } else {
-                out.put(o, e.getValue().intValue());
-            }
-        }
-        return out;
     }
 }

@@ -1,8 +1,8 @@
 package dev.exactly.task;
 
+import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -16,6 +16,8 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -89,9 +91,6 @@ public class TaskResource {
         });
     }
 
-    /** The state labels a listing may filter on. */
-    private static final List<String> STATES = List.of("queued", "scheduled", "running", "retrying", "completed", "dead");
-
     /** Lists a queue's tasks, in enqueue order, a page at a time. */
     @GET
     @Operation(summary = "List a queue's tasks, optionally of one state, a page at a time",
@@ -102,40 +101,10 @@ public class TaskResource {
                     + "purges them (exactly.tasks.retention-seconds).")
     public Uni<TaskListResponse> list(@QueryParam("queue") String queue, @QueryParam("state") String state,
                                       @QueryParam("limit") String limit, @QueryParam("after") String after) {
-        String q = queue(queue);
-        List<FieldError> errors = new ArrayList<>();
-        if (state != null && !STATES.contains(state)) {
-            errors.add(new FieldError(null, "state", "must be one of " + String.join(", ", STATES)));
-        }
-        int size = 100;
-        if (limit != null) {
-            size = (int) wholeNumber(limit, 1, config.maxPageSize(), "limit", errors);
-        }
-        long cursor = 0;
-        if (after != null) {
-            cursor = wholeNumber(after, 1, Long.MAX_VALUE, "after", errors);
-        }
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
-        return tasks.list(q, state, cursor, size).map(page -> new TaskListResponse(
+        TaskRequestReader.Listing l = TaskRequestReader.listing(queue, state, limit, after, config.maxPageSize());
+        return tasks.list(l.queue(), l.state(), l.after(), l.limit()).map(page -> new TaskListResponse(
                 page.tasks().stream().map(t -> TaskView.of(t, false)).toList(),
                 page.next() == null ? null : Long.toString(page.next())));
-    }
-
-    private static long wholeNumber(String text, long min, long max, String field, List<FieldError> errors) {
-        try {
-            long v = Long.parseLong(text);
-            if (v >= min && v <= max) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        errors.add(new FieldError(null, field, "limit".equals(field)
-                ? "must be a whole number from " + min + " to " + max
-                : "must be the next cursor of an earlier page"));
-        return min;
     }
 
     /** Claims tasks for a worker. */
@@ -159,8 +128,8 @@ public class TaskResource {
     @Operation(summary = "Read a task (state, attempts, last error, result)",
             description = "The task is looked up in the queue named by ?queue= (default \"default\").")
     public Uni<TaskView> get(@PathParam("id") String id, @QueryParam("queue") String queue) {
-        String q = queue(queue);
-        checkId(id);
+        String q = TaskRequestReader.queue(queue);
+        TaskRequestReader.id(id);
         return tasks.find(q, id).map(t -> {
             if (t == null) {
                 throw notFound(q, id);
@@ -177,11 +146,8 @@ public class TaskResource {
                     + "\"default\"). Only the current, unexpired lease completes the task: a stale worker "
                     + "(its lease expired, the task maybe claimed again) gets 409 and changes nothing.")
     public Uni<TaskView> complete(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        checkSize(body);
-        String q = queue(queue);
-        checkId(id);
-        WorkerRequestReader.Completion c = workerReader.completion(body);
-        return tasks.complete(q, id, c.leaseId(), c.result()).map(ch -> answer(q, id, ch));
+        return leased(id, queue, body, workerReader::completion,
+                (q, c) -> tasks.complete(q, id, c.leaseId(), c.result()));
     }
 
     /** Fails a task under its lease. */
@@ -192,11 +158,7 @@ public class TaskResource {
                     + "is claimable again retryDelaySeconds later, or is dead when this was attempt maxRetries + 1. "
                     + "Only the current, unexpired lease may fail it (else 409).")
     public Uni<TaskView> fail(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        checkSize(body);
-        String q = queue(queue);
-        checkId(id);
-        WorkerRequestReader.Failure f = workerReader.failure(body);
-        return tasks.fail(q, id, f.leaseId(), f.error()).map(ch -> answer(q, id, ch));
+        return leased(id, queue, body, workerReader::failure, (q, f) -> tasks.fail(q, id, f.leaseId(), f.error()));
     }
 
     /** Extends a claimed task's lease (a heartbeat). */
@@ -208,11 +170,8 @@ public class TaskResource {
                     + "then ends leaseSeconds from now; the answer is the task with its new leaseExpiresAt. Only the "
                     + "current, unexpired lease can be extended: an expired or taken-over lease gets 409.")
     public Uni<TaskView> extend(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        checkSize(body);
-        String q = queue(queue);
-        checkId(id);
-        WorkerRequestReader.Extension e = workerReader.extension(body);
-        return tasks.extend(q, id, e.leaseId(), e.leaseSeconds()).map(ch -> answer(q, id, ch));
+        return leased(id, queue, body, workerReader::extension,
+                (q, e) -> tasks.extend(q, id, e.leaseId(), e.leaseSeconds()));
     }
 
     /** Deletes a task. */
@@ -224,27 +183,27 @@ public class TaskResource {
                     + "autoDedupe key are free again.")
     public Uni<Void> delete(@PathParam("id") String id, @QueryParam("queue") String queue,
                             @QueryParam("leaseId") String leaseId) {
-        String q = queue(queue);
-        checkId(id);
-        UUID lease = null;
-        if (leaseId != null) {
-            List<FieldError> errors = new ArrayList<>();
-            lease = WorkerRequestReader.leaseId(leaseId, errors);
-            if (!errors.isEmpty()) {
-                throw ApiProblem.invalid(errors);
-            }
-        }
+        String q = TaskRequestReader.queue(queue);
+        TaskRequestReader.id(id);
+        UUID lease = leaseId == null ? null : WorkerRequestReader.leaseParam(leaseId);
         return tasks.delete(q, id, lease).map(ch -> {
             answer(q, id, ch);
             return null;
         });
     }
 
+    /** A worker's change under its lease: size, queue, task id and body checked in that order. */
+    private <T> Uni<TaskView> leased(String id, String queue, byte[] body, Function<byte[], T> read,
+                                     BiFunction<String, T, Uni<LeasedChange>> change) {
+        checkSize(body);
+        String q = TaskRequestReader.queue(queue);
+        TaskRequestReader.id(id);
+        T request = read.apply(body);
+        return change.apply(q, request).map(ch -> answer(q, id, ch));
+    }
+
     private void checkSize(byte[] body) {
-        if (body.length > config.maxBodyBytes()) {
-            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + config.maxBodyBytes()
-                    + " bytes");
-        }
+        JsonRequest.checkSize(body, config.maxBodyBytes());
     }
 
     private static TaskView answer(String queue, String id, LeasedChange ch) {
@@ -260,23 +219,5 @@ public class TaskResource {
 
     private static ApiProblem notFound(String queue, String id) {
         return ApiProblem.notFound("no task '" + id + "' in queue '" + queue + "'");
-    }
-
-    private static String queue(String queue) {
-        if (queue == null) {
-            return TaskRequestReader.DEFAULT_QUEUE;
-        }
-        String why = Names.checkName(queue);
-        if (why != null) {
-            throw ApiProblem.invalid(null, "queue", why);
-        }
-        return queue;
-    }
-
-    private static void checkId(String id) {
-        String why = Names.checkName(id);
-        if (why != null) {
-            throw ApiProblem.invalid(null, "id", why);
-        }
     }
 }

@@ -1,7 +1,7 @@
 package dev.exactly.transaction;
 
 import dev.exactly.config.ExactlyConfig;
-import dev.exactly.problem.ApiProblem;
+import dev.exactly.http.JsonRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -38,10 +38,7 @@ public class TransactionResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push and ack all-or-nothing; a duplicate or an unresolved ack rolls everything back (409)")
     public Uni<TransactionResponse> transaction(byte[] body) {
-        long max = config.push().maxBodyBytes();
-        if (body.length > max) {
-            throw ApiProblem.tooLarge("the body is " + body.length + " bytes; the limit is " + max + " bytes");
-        }
+        JsonRequest.checkSize(body, config.push().maxBodyBytes());
         return service.run(reader.read(body, config.push().maxItems()));
     }
 }

@@ -42,20 +42,23 @@ class NativeReflectionTest {
     private static final Set<String> NOT_WIRE = Set.of(
             "dev.exactly.consume.AckCommand",                     // a parsed ack (read by hand)
             "dev.exactly.consume.PopRequest",                     // a parsed pop request
+            "dev.exactly.http.ErrorPath",                         // where a field error is, in a request
+            "dev.exactly.http.JsonRequest$Raw",                   // a parser's raw value
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
             "dev.exactly.message.PayloadWire",                    // a payload's two fields, inside MessageView / PoppedMessage
             "dev.exactly.queue.QueueRepository$StoredQueue",      // a row; written as QueueView
             "dev.exactly.queue.QueueRepository$Change",           // a pair of rows
+            "dev.exactly.queue.QueueRequests$Configure",          // a parsed configure body
             "dev.exactly.queue.QueueStatsRepository$QueueSize",   // a row; written as QueueListResponse.Entry
             "dev.exactly.queue.QueueStatsRepository$GroupLag",    // a row; written as QueueStats.Group
             "dev.exactly.retention.RetentionRepository$Step",     // one purge step's row
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
             "dev.exactly.task.TaskStore$TaskPage",                // rows; written as TaskListResponse
             "dev.exactly.task.NewTask",                           // a parsed task
+            "dev.exactly.task.TaskRequestReader$Listing",         // a parsed listing query
             "dev.exactly.task.Enqueued",                          // a row; written as EnqueueResult
             "dev.exactly.task.LeasedChange",                      // a row and a refusal
             "dev.exactly.task.ClaimCommand",                      // a parsed claim
-            "dev.exactly.task.TaskJson$Raw",                      // a parser's raw value
             "dev.exactly.task.WorkerRequestReader$Completion",    // a parsed completion
             "dev.exactly.task.WorkerRequestReader$Failure",       // a parsed failure
             "dev.exactly.task.WorkerRequestReader$Extension",     // a parsed lease extension
