@@ -1,9 +1,9 @@
-# The function: target/function.zip (JVM), Quarkus' stream handler, SnapStart on published
+# The function: target/function.zip (JVM), dev.exactly.lambda.FunctionHandler (Quarkus' stream handler), SnapStart on published
 # versions, invoked through the "live" alias. Configuration reaches it as environment variables
 # that map to the application's config keys (a test checks each one).
 
 locals {
-  handler = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest"
+  handler = "dev.exactly.lambda.FunctionHandler::handleRequest"
 
   db_credentials = jsondecode(aws_secretsmanager_secret_version.db.secret_string)
 

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 class TerraformConfigTest {
 
     static final Path DIR = Path.of("infra", "terraform");
-    static final String HANDLER = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest";
+    static final String HANDLER = "dev.exactly.lambda.FunctionHandler::handleRequest";
 
     private static final Map<String, Map<String, Object>> FILES = new HashMap<>();
     private static final Map<String, String> TEXT = new HashMap<>();
@@ -147,7 +147,7 @@ class TerraformConfigTest {
     @Test
     void functionMatchesTheBuild() {
         Map<String, Object> fn = onlyResource("aws_lambda_function");
-        assertEquals(HANDLER, fn.get("handler"), "the handler of quarkus-amazon-lambda-http (FunctionZipIT finds it in function.zip)");
+        assertEquals(HANDLER, fn.get("handler"), "the function's handler (FunctionZipIT finds it in function.zip; LambdaRuntimeIT runs it)");
         assertEquals(HANDLER, map(FILES.get("function.tf").get("locals")).get("handler"));
         assertEquals("var.function_zip", String.valueOf(fn.get("filename")));
         Path zip = DIR.resolve(String.valueOf(variableDefault("function_zip"))).normalize();
