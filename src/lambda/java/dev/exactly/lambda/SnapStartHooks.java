@@ -52,12 +52,12 @@ public class SnapStartHooks {
             org.crac.Core.getGlobalContext().register(new org.crac.Resource() {
                 @Override
                 public void beforeCheckpoint(org.crac.Context<? extends org.crac.Resource> context) {
-                    beforeCheckpoint();
+                    checkpoint();
                 }
 
                 @Override
                 public void afterRestore(org.crac.Context<? extends org.crac.Resource> context) {
-                    afterRestore();
+                    restored();
                 }
             });
             LOG.info("SnapStart: hooks registered with org.crac");
@@ -67,7 +67,7 @@ public class SnapStartHooks {
     }
 
     /** Before the snapshot: reports the pooled database connections (none expected). */
-    void beforeCheckpoint() {
+    void checkpoint() {
         int open = pool.getDelegate().size();
         if (open == 0) {
             LOG.info("SnapStart: before checkpoint, no database connection open");
@@ -77,7 +77,7 @@ public class SnapStartHooks {
     }
 
     /** After the restore: the pool connects on the first request. */
-    void afterRestore() {
+    void restored() {
         LOG.info("SnapStart: after restore, the database pool connects on the first request");
     }
 
@@ -86,8 +86,8 @@ public class SnapStartHooks {
         @Override
         public Object invoke(Object proxy, Method method, Object[] args) {
             switch (method.getName()) {
-                case "beforeCheckpoint" -> beforeCheckpoint();
-                case "afterRestore" -> afterRestore();
+                case "beforeCheckpoint" -> checkpoint();
+                case "afterRestore" -> restored();
                 case "hashCode" -> {
                     return System.identityHashCode(proxy);
                 }

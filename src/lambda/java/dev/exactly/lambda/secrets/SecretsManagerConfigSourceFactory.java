@@ -7,12 +7,16 @@ import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.ConfigValue;
 import io.smallrye.config.common.MapBackedConfigSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -33,7 +37,8 @@ import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueRespon
  * {@code <secret name or ARN>[#<json member>]}. {@value #ENDPOINT} overrides the service endpoint
  * (tests serve GetSecretValue on loopback); the region is {@value #REGION}, else the
  * {@code AWS_REGION} that Lambda sets. Values are fetched during initialisation, before a
- * SnapStart snapshot, and the client is closed afterwards; nothing is read per request. A secret
+ * SnapStart snapshot, and the client and its connections are closed afterwards (no socket in the
+ * snapshot); nothing is read per request. A secret
  * that cannot be read stops the start with an error naming the config key, the secret and the
  * service's answer.
  */
@@ -82,8 +87,19 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
         if (region == null || region.isBlank()) {
             throw new IllegalStateException(PROPERTIES + " is set but no region is known: set AWS_REGION or " + REGION);
         }
+        // every connection is disconnected afterwards: the JDK would keep it alive in its cache,
+        // and a SnapStart snapshot taken right after the start would hold its socket
+        List<HttpURLConnection> opened = new CopyOnWriteArrayList<>();
         SecretsManagerClientBuilder builder = SecretsManagerClient.builder()
-                .httpClient(UrlConnectionHttpClient.builder().build())
+                .httpClient(UrlConnectionHttpClient.create(uri -> {
+                    try {
+                        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+                        opened.add(c);
+                        return c;
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }))
                 .credentialsProvider(EnvironmentVariableCredentialsProvider.create())
                 .region(Region.of(region));
         String endpoint = value(context, ENDPOINT);
@@ -105,6 +121,8 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
                             + ": " + failure.getMessage(), failure);
                 }
             }
+        } finally {
+            opened.forEach(HttpURLConnection::disconnect);
         }
         Map<String, String> result = Map.copyOf(values);
         FETCHED.put(mapping, result);

@@ -31,6 +31,7 @@ public final class ApiGatewayEvents {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT);
     private static final AtomicLong SEQUENCE = new AtomicLong();
+    private static final Path SHARED = Path.of("..", "shared", "aws", "apigw-v2-request-no-authorizer.json");
     private static final ObjectNode SAMPLE = load();
 
     private final ObjectNode event = SAMPLE.deepCopy();
@@ -106,8 +107,6 @@ public final class ApiGatewayEvents {
     public static String sampleSource() {
         return Files.isRegularFile(SHARED) ? SHARED.toString() : "src/test/resources/aws (copy)";
     }
-
-    private static final Path SHARED = Path.of("..", "shared", "aws", "apigw-v2-request-no-authorizer.json");
 
     private static ObjectNode load() {
         try {
