@@ -30,6 +30,8 @@ public class SnapStartHooks {
     private static final String LAMBDA_RESOURCE = "com.amazonaws.services.lambda.crac.Resource";
 
     private final Pool pool;
+    /** The registered hook: the Lambda runtime's context holds its resources weakly (a WeakHashMap). */
+    private Object registered;
 
     /** Constructor injection. */
     public SnapStartHooks(Pool pool) {
@@ -47,9 +49,10 @@ public class SnapStartHooks {
             Object context = core.getMethod("getGlobalContext").invoke(null);
             Object hook = Proxy.newProxyInstance(system, new Class<?>[] {resource}, new Hook());
             context.getClass().getMethod("register", resource).invoke(context, hook);
+            registered = hook;
             LOG.info("SnapStart: hooks registered with the Lambda runtime");
         } catch (ClassNotFoundException e) {
-            org.crac.Core.getGlobalContext().register(new org.crac.Resource() {
+            org.crac.Resource hook = new org.crac.Resource() {
                 @Override
                 public void beforeCheckpoint(org.crac.Context<? extends org.crac.Resource> context) {
                     checkpoint();
@@ -59,7 +62,9 @@ public class SnapStartHooks {
                 public void afterRestore(org.crac.Context<? extends org.crac.Resource> context) {
                     restored();
                 }
-            });
+            };
+            org.crac.Core.getGlobalContext().register(hook);
+            registered = hook;
             LOG.info("SnapStart: hooks registered with org.crac");
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("SnapStart: cannot register the runtime hooks: " + e, e);
