@@ -33,7 +33,6 @@ locals {
         "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_PARTITION_POINTER" = s.partition_pointer
         "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_KEY_HEADER"        = s.key_header
         "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_KEY_POINTER"       = s.key_pointer
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_WINDOW_SECONDS"    = s.window_seconds == null ? null : tostring(s.window_seconds)
       } : k => v if v != null
     }
   ]...)

@@ -171,9 +171,9 @@ variable "webhook_sources" {
     Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
     preset: github, stripe, standard-webhooks or generic. Optional: queue (default webhooks.<name>),
     partition (a fixed partition name) or partition_header / partition_pointer, key_header or
-    key_pointer (replace the preset's deduplication key), window_seconds (the queue's deduplication
-    window), and secret_arn: an existing Secrets Manager secret holding the signing secret as its
-    whole string. Without secret_arn the module creates the secret from webhook_secrets[name].
+    key_pointer (replace the preset's deduplication key), and secret_arn: an existing Secrets
+    Manager secret holding the signing secret as its whole string. Without secret_arn the module
+    creates the secret from webhook_secrets[name].
   EOT
   type = map(object({
     preset            = string
@@ -183,7 +183,6 @@ variable "webhook_sources" {
     partition_pointer = optional(string)
     key_header        = optional(string)
     key_pointer       = optional(string)
-    window_seconds    = optional(number)
     secret_arn        = optional(string)
   }))
   default = {}

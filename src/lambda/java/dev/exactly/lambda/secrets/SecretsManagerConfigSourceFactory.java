@@ -37,8 +37,8 @@ import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueRespon
  * {@code <secret name or ARN>[#<json member>]}. {@value #ENDPOINT} overrides the service endpoint
  * (tests serve GetSecretValue on loopback); the region is {@value #REGION}, else the
  * {@code AWS_REGION} that Lambda sets. Values are fetched during initialisation, before a
- * SnapStart snapshot, and the client and its connections are closed afterwards (no socket in the
- * snapshot); nothing is read per request. A secret
+ * SnapStart snapshot, and the client is closed and its connections disconnected afterwards;
+ * nothing is read per request. A secret
  * that cannot be read stops the start with an error naming the config key, the secret and the
  * service's answer.
  */
@@ -87,8 +87,8 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
         if (region == null || region.isBlank()) {
             throw new IllegalStateException(PROPERTIES + " is set but no region is known: set AWS_REGION or " + REGION);
         }
-        // every connection is disconnected afterwards: the JDK would keep it alive in its cache,
-        // and a SnapStart snapshot taken right after the start would hold its socket
+        // every connection is disconnected afterwards, so that the JDK does not keep it alive for
+        // a SnapStart snapshot to hold
         List<HttpURLConnection> opened = new CopyOnWriteArrayList<>();
         SecretsManagerClientBuilder builder = SecretsManagerClient.builder()
                 .httpClient(UrlConnectionHttpClient.create(uri -> {
