@@ -31,7 +31,7 @@ output "db_secret_arn" {
 
 output "webhook_urls" {
   description = "The URL to give each webhook provider, by source name."
-  value       = { for name in keys(var.webhook_sources) : name => "${trimsuffix(aws_apigatewayv2_stage.default.invoke_url, "/")}/webhooks/${name}" }
+  value       = { for name in keys(var.webhook_sources) : name => join("", [trimsuffix(aws_apigatewayv2_stage.default.invoke_url, "/"), "/webhooks/", name]) }
 }
 
 output "webhook_secret_arns" {

@@ -17,23 +17,24 @@ locals {
       "quarkus.datasource.username" = "${aws_secretsmanager_secret.db.arn}#username"
       "quarkus.datasource.password" = "${aws_secretsmanager_secret.db.arn}#password"
     },
-    { for name, arn in local.webhook_secret_arns : "exactly.webhooks.sources.${name}.secret" => arn },
+    { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn },
   )
 
   function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))
 
-  # One environment variable per set option of each source (exactly.webhooks.sources.<name>.*).
+  # One environment variable per set option of each source: exactly.webhooks.sources.<name>.<option>
+  # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>.
   webhook_environment = merge([
     for name, s in var.webhook_sources : {
-      for k, v in {
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_PRESET"            = s.preset
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_QUEUE"             = s.queue
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_PARTITION_NAME"    = s.partition
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_PARTITION_HEADER"  = s.partition_header
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_PARTITION_POINTER" = s.partition_pointer
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_KEY_HEADER"        = s.key_header
-        "EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_KEY_POINTER"       = s.key_pointer
-      } : k => v if v != null
+      for option, value in {
+        PRESET            = s.preset
+        QUEUE             = s.queue
+        PARTITION_NAME    = s.partition
+        PARTITION_HEADER  = s.partition_header
+        PARTITION_POINTER = s.partition_pointer
+        KEY_HEADER        = s.key_header
+        KEY_POINTER       = s.key_pointer
+      } : format("EXACTLY_WEBHOOKS_SOURCES_%s_%s", upper(name), option) => value if value != null
     }
   ]...)
 }

@@ -229,9 +229,13 @@ class TerraformConfigTest {
         return vars;
     }
 
-    /** The option suffixes secrets.tf writes per webhook source: EXACTLY_WEBHOOKS_SOURCES_${upper(name)}_<SUFFIX>. */
+    /** The options secrets.tf writes per webhook source, as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>. */
     private static List<String> webhookSuffixes() {
-        Matcher m = Pattern.compile("\"EXACTLY_WEBHOOKS_SOURCES_\\$\\{upper\\(name\\)\\}_([A-Z0-9_]+)\"").matcher(TEXT.get("secrets.tf"));
+        String tf = stripComments(TEXT.get("secrets.tf"));
+        int start = tf.indexOf("for option, value in {");
+        int end = tf.indexOf("} : format(\"EXACTLY_WEBHOOKS_SOURCES_%s_%s\", upper(name), option) => value if value != null", start);
+        assertTrue(start >= 0 && end > start, "secrets.tf maps each source option to EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>");
+        Matcher m = Pattern.compile("(?m)^\\s*([A-Z][A-Z0-9_]*)\\s*=").matcher(tf.substring(start, end));
         List<String> out = new ArrayList<>();
         while (m.find()) {
             out.add(m.group(1));
@@ -264,7 +268,7 @@ class TerraformConfigTest {
         assertEquals("jsonencode(local.secret_properties)", env.get("EXACTLY_SECRETS_PROPERTIES"));
         assertTrue(TEXT.get("secrets.tf").contains("\"quarkus.datasource.password\" = \"${aws_secretsmanager_secret.db.arn}#password\""),
                 "the database password by reference");
-        assertTrue(TEXT.get("secrets.tf").contains("\"exactly.webhooks.sources.${name}.secret\" => arn }"),
+        assertTrue(TEXT.get("secrets.tf").contains("format(\"exactly.webhooks.sources.%s.secret\", name) => arn }"),
                 "each webhook secret by reference");
         String webhookEnv = TEXT.get("secrets.tf").substring(TEXT.get("secrets.tf").indexOf("webhook_environment = merge(["));
         webhookEnv = webhookEnv.substring(0, webhookEnv.indexOf("]...)"));
@@ -300,7 +304,7 @@ class TerraformConfigTest {
         while (arn.find()) {
             referenced.add(arn.group(1) != null ? arn.group(1) : arn.group(2));
         }
-        assertEquals(Set.of("aws_secretsmanager_secret.db.arn", "arn", "name"), referenced, props);
+        assertEquals(Set.of("aws_secretsmanager_secret.db.arn", "arn"), referenced, props);
         assertTrue(props.contains("for name, arn in local.webhook_secret_arns"), props);
     }
 
