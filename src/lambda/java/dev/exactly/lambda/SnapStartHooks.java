@@ -4,6 +4,8 @@ import io.quarkus.runtime.StartupEvent;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -29,13 +31,13 @@ public class SnapStartHooks {
     private static final String LAMBDA_CORE = "com.amazonaws.services.lambda.crac.Core";
     private static final String LAMBDA_RESOURCE = "com.amazonaws.services.lambda.crac.Resource";
 
-    private final Pool pool;
+    private final BeanManager beans;
     /** The registered hook: the Lambda runtime's context holds its resources weakly (a WeakHashMap). */
     private Object registered;
 
-    /** Constructor injection. */
-    public SnapStartHooks(Pool pool) {
-        this.pool = pool;
+    /** Constructor injection (the pool is looked up, never created, so starting connects nothing). */
+    public SnapStartHooks(BeanManager beans) {
+        this.beans = beans;
     }
 
     void register(@Observes StartupEvent event) {
@@ -73,12 +75,29 @@ public class SnapStartHooks {
 
     /** Before the snapshot: reports the pooled database connections (none expected). */
     void checkpoint() {
-        int open = pool.getDelegate().size();
+        int open;
+        try {
+            open = openConnections();
+        } catch (RuntimeException e) {
+            LOG.warnf("SnapStart: before checkpoint, cannot count the database connections: %s", e.toString());
+            return;
+        }
         if (open == 0) {
             LOG.info("SnapStart: before checkpoint, no database connection open");
         } else {
             LOG.warnf("SnapStart: before checkpoint, %d database connections open; they will be replaced after the restore", open);
         }
+    }
+
+    /** The connections of every database pool created so far (a pool not yet created has none; none is created here). */
+    private int openConnections() {
+        java.util.Set<io.vertx.sqlclient.Pool> pools = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Bean<?> bean : beans.getBeans(Pool.class, jakarta.enterprise.inject.Any.Literal.INSTANCE)) {
+            if (beans.getContext(bean.getScope()).get(bean) instanceof Pool p) {
+                pools.add(p.getDelegate());
+            }
+        }
+        return pools.stream().mapToInt(io.vertx.sqlclient.Pool::size).sum();
     }
 
     /** After the restore: the pool connects on the first request. */
