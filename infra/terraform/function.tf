@@ -1,11 +1,10 @@
-# The function: target/function.zip (JVM), Quarkus' stream handler, SnapStart on published
-# versions, invoked through the "live" alias. Configuration reaches it as environment variables
-# that map to the application's config keys (a test checks each one).
+# The function: target/function.zip (JVM), its handler dev.exactly.lambda.FunctionHandler (Quarkus'
+# stream handler), SnapStart on published versions, invoked through the "live" alias.
+# Configuration reaches it as environment variables that map to the application's config keys (a
+# test checks each one); secrets only as Secrets Manager references (secrets.tf), read at start-up.
 
 locals {
-  handler = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest"
-
-  db_credentials = jsondecode(aws_secretsmanager_secret_version.db.secret_string)
+  handler = "dev.exactly.lambda.FunctionHandler::handleRequest"
 
   api_key_sha256 = concat(
     [sha256(random_password.api_key.result), sha256(random_password.maintenance_key.result)],
@@ -55,13 +54,12 @@ resource "aws_lambda_function" "this" {
   }
 
   environment {
-    variables = {
+    variables = merge({
       QUARKUS_PROFILE                 = "lambda"
       QUARKUS_DATASOURCE_REACTIVE_URL = "postgresql://${aws_db_proxy.this.endpoint}:5432/${var.db_name}?sslmode=require"
-      QUARKUS_DATASOURCE_USERNAME     = local.db_credentials["username"]
-      QUARKUS_DATASOURCE_PASSWORD     = local.db_credentials["password"]
       EXACTLY_AUTH_API_KEY_SHA256     = join(",", local.api_key_sha256)
-    }
+      EXACTLY_SECRETS_PROPERTIES      = jsonencode(local.secret_properties)
+    }, local.webhook_environment)
   }
 
   logging_config {
@@ -72,6 +70,8 @@ resource "aws_lambda_function" "this" {
   depends_on = [
     aws_iam_role_policy.function,
     aws_db_proxy_target.this,
+    aws_secretsmanager_secret_version.db,
+    aws_secretsmanager_secret_version.webhook,
   ]
 }
 

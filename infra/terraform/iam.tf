@@ -1,6 +1,7 @@
-# Least privilege. The function may write its own log group and manage its VPC network
-# interfaces (EC2 offers no resource-level scoping for those, hence "*"); it reads no secret at
-# run time (its credentials arrive as environment variables). The proxy may read the one secret.
+# Least privilege. The function may write its own log group, manage its VPC network interfaces
+# (EC2 offers no resource-level scoping for those, hence "*") and read exactly its secrets: the
+# database credentials and the webhook signing secrets (secrets.tf), at start-up. The proxy may
+# read the database secret.
 
 data "aws_iam_policy_document" "function_assume" {
   statement {
@@ -22,6 +23,12 @@ data "aws_iam_policy_document" "function" {
     sid       = "Logs"
     actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
     resources = ["${aws_cloudwatch_log_group.function.arn}:*"]
+  }
+
+  statement {
+    sid       = "ReadOwnSecrets"
+    actions   = ["secretsmanager:GetSecretValue"]
+    resources = local.function_secret_arns
   }
 
   statement {

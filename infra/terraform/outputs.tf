@@ -28,3 +28,13 @@ output "db_secret_arn" {
   description = "ARN of the Secrets Manager secret with the database credentials."
   value       = aws_secretsmanager_secret.db.arn
 }
+
+output "webhook_urls" {
+  description = "The URL to give each webhook provider, by source name."
+  value       = { for name in keys(var.webhook_sources) : name => join("", [trimsuffix(aws_apigatewayv2_stage.default.invoke_url, "/"), "/webhooks/", name]) }
+}
+
+output "webhook_secret_arns" {
+  description = "The Secrets Manager secret each webhook source's signing secret is read from, by source name."
+  value       = local.webhook_secret_arns
+}

@@ -163,3 +163,44 @@ variable "maintenance_schedule" {
   type        = string
   default     = "rate(5 minutes)"
 }
+
+# --- webhooks ----------------------------------------------------------------------------------
+
+variable "webhook_sources" {
+  description = <<-EOT
+    Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
+    preset: github, stripe, standard-webhooks or generic. Optional: queue (default webhooks.<name>),
+    partition (a fixed partition name) or partition_header / partition_pointer, key_header or
+    key_pointer (replace the preset's deduplication key), and secret_arn: an existing Secrets
+    Manager secret holding the signing secret as its whole string. Without secret_arn the module
+    creates the secret from webhook_secrets[name].
+  EOT
+  type = map(object({
+    preset            = string
+    queue             = optional(string)
+    partition         = optional(string)
+    partition_header  = optional(string)
+    partition_pointer = optional(string)
+    key_header        = optional(string)
+    key_pointer       = optional(string)
+    secret_arn        = optional(string)
+  }))
+  default = {}
+
+  validation {
+    condition     = alltrue([for name, s in var.webhook_sources : can(regex("^[a-z][a-z0-9]{0,62}$", name))])
+    error_message = "webhook_sources: each name is lowercase letters and digits, starting with a letter (it becomes part of environment variable names)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : contains(["github", "stripe", "standard-webhooks", "generic"], s.preset)])
+    error_message = "webhook_sources: preset is github, stripe, standard-webhooks or generic."
+  }
+}
+
+variable "webhook_secrets" {
+  description = "Signing secrets of the webhook sources without secret_arn, by source name. Terraform stores each in a Secrets Manager secret it creates; the function reads it there at start-up. Set it with TF_VAR_webhook_secrets rather than in a file."
+  type        = map(string)
+  default     = {}
+  sensitive   = true
+}

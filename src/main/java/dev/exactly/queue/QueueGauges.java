@@ -19,7 +19,8 @@ import org.jboss.logging.Logger;
  * gauges, refreshed from the database every {@code exactly.metrics.every}: exactly_queue_partitions,
  * exactly_queue_messages, exactly_queue_dead_letters (tag queue) and exactly_queue_lag_messages,
  * exactly_queue_oldest_undelivered_seconds (tags queue, group; at most exactly.metrics.max-groups
- * groups per queue). A gauge reads NaN until its first refresh, and after its queue or group is gone.
+ * groups per queue). The first refresh comes one interval after start-up (nothing connects at
+ * start, so a SnapStart snapshot holds no socket). A gauge reads NaN until its first refresh.
  */
 @ApplicationScoped
 public class QueueGauges {
@@ -42,7 +43,7 @@ public class QueueGauges {
 
     /** One scheduled refresh (skipped when no queue is named). */
     @Scheduled(identity = "exactly-queue-gauges", every = "${exactly.metrics.every:30s}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = NoQueues.class)
+            delayed = "${exactly.metrics.every:30s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = NoQueues.class)
     Uni<Void> scheduled() {
         return refresh().onFailure().invoke(e -> LOG.warnf("queue gauges: refresh failed: %s", e.toString()))
                 .onFailure().recoverWithNull();

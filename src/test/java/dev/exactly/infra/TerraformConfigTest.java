@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 class TerraformConfigTest {
 
     static final Path DIR = Path.of("infra", "terraform");
-    static final String HANDLER = "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler::handleRequest";
+    static final String HANDLER = "dev.exactly.lambda.FunctionHandler::handleRequest";
 
     private static final Map<String, Map<String, Object>> FILES = new HashMap<>();
     private static final Map<String, String> TEXT = new HashMap<>();
@@ -147,7 +147,7 @@ class TerraformConfigTest {
     @Test
     void functionMatchesTheBuild() {
         Map<String, Object> fn = onlyResource("aws_lambda_function");
-        assertEquals(HANDLER, fn.get("handler"), "the handler of quarkus-amazon-lambda-http (FunctionZipIT finds it in function.zip)");
+        assertEquals(HANDLER, fn.get("handler"), "the function's handler (FunctionZipIT finds it in function.zip; LambdaRuntimeIT runs it)");
         assertEquals(HANDLER, map(FILES.get("function.tf").get("locals")).get("handler"));
         assertEquals("var.function_zip", String.valueOf(fn.get("filename")));
         Path zip = DIR.resolve(String.valueOf(variableDefault("function_zip"))).normalize();
@@ -202,10 +202,110 @@ class TerraformConfigTest {
 
     @Test
     void theDatabaseUrlRequiresTls() {
-        String url = String.valueOf(map(map(onlyResource("aws_lambda_function").get("environment")).get("variables"))
-                .get("QUARKUS_DATASOURCE_REACTIVE_URL"));
-        assertTrue(url.startsWith("postgresql://aws_db_proxy.this.endpoint:5432/"), url);
-        assertTrue(url.endsWith("?sslmode=require"), url);
+        String url = environment().get("QUARKUS_DATASOURCE_REACTIVE_URL");
+        assertTrue(url.startsWith("\"postgresql://${aws_db_proxy.this.endpoint}:5432/"), url);
+        assertTrue(url.endsWith("?sslmode=require\""), url);
+    }
+
+    // --- the function's environment -----------------------------------------------------------
+
+    /**
+     * The function's environment as written in function.tf: the literal variables of its
+     * environment block (name -> expression text). hcl4j gives no value for the merge() around
+     * them, so they are read from the text.
+     */
+    private static Map<String, String> environment() {
+        String fn = stripComments(TEXT.get("function.tf"));
+        int start = fn.indexOf("environment {");
+        assertTrue(start >= 0, "function.tf has an environment block");
+        String block = fn.substring(start, fn.indexOf("\n  }\n", start));
+        Map<String, String> vars = new java.util.LinkedHashMap<>();
+        Matcher m = Pattern.compile("(?m)^\\s*([A-Z][A-Z0-9_]*)\\s*=\\s*(.+)$").matcher(block);
+        while (m.find()) {
+            vars.put(m.group(1), m.group(2).trim());
+        }
+        assertTrue(vars.containsKey("QUARKUS_PROFILE"), block);
+        assertTrue(block.contains("}, local.webhook_environment)"), "the webhook sources' variables are merged in: " + block);
+        return vars;
+    }
+
+    /** The options secrets.tf writes per webhook source, as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>. */
+    private static List<String> webhookSuffixes() {
+        String tf = stripComments(TEXT.get("secrets.tf"));
+        int start = tf.indexOf("for option, value in {");
+        int end = tf.indexOf("} : format(\"EXACTLY_WEBHOOKS_SOURCES_%s_%s\", upper(name), option) => value if value != null", start);
+        assertTrue(start >= 0 && end > start, "secrets.tf maps each source option to EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>");
+        Matcher m = Pattern.compile("(?m)^\\s*([A-Z][A-Z0-9_]*)\\s*=").matcher(tf.substring(start, end));
+        List<String> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        assertTrue(out.contains("PRESET"), "secrets.tf writes each source's preset: " + out);
+        return out;
+    }
+
+    /**
+     * No environment variable carries a secret: the database credentials and webhook secrets are
+     * named by ARN in EXACTLY_SECRETS_PROPERTIES (the function reads them from Secrets Manager),
+     * and nothing in the environment block reads a secret's value, a generated password or the
+     * webhook_secrets variable.
+     */
+    @Test
+    void noEnvironmentVariableCarriesASecretValue() {
+        Map<String, String> env = environment();
+        List<String> found = new ArrayList<>();
+        Pattern secretValue = Pattern.compile("secret_string|random_password\\.(?!api_key|maintenance_key)|var\\.webhook_secrets|jsondecode|db_credentials|password");
+        env.forEach((k, v) -> {
+            if (secretValue.matcher(v).find()) {
+                found.add(k + " = " + v);
+            }
+        });
+        assertEquals(List.of(), found, "environment variables reading a secret's value");
+        assertEquals(Set.of("QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256", "EXACTLY_SECRETS_PROPERTIES"),
+                env.keySet(), "the function's literal environment");
+        assertEquals("join(\",\", local.api_key_sha256)", env.get("EXACTLY_AUTH_API_KEY_SHA256"), "API keys only as digests");
+        assertTrue(stripComments(TEXT.get("function.tf")).contains("sha256(random_password.api_key.result)"));
+        assertEquals("jsonencode(local.secret_properties)", env.get("EXACTLY_SECRETS_PROPERTIES"));
+        assertTrue(TEXT.get("secrets.tf").contains("\"quarkus.datasource.password\" = \"${aws_secretsmanager_secret.db.arn}#password\""),
+                "the database password by reference");
+        assertTrue(TEXT.get("secrets.tf").contains("format(\"exactly.webhooks.sources.%s.secret\", name) => arn }"),
+                "each webhook secret by reference");
+        String webhookEnv = TEXT.get("secrets.tf").substring(TEXT.get("secrets.tf").indexOf("webhook_environment = merge(["));
+        webhookEnv = webhookEnv.substring(0, webhookEnv.indexOf("]...)"));
+        assertFalse(webhookEnv.contains("secret"), "a source's variables carry no secret: " + webhookEnv);
+        assertFalse(TEXT.get("variables.tf").isEmpty());
+        assertEquals(Boolean.TRUE, map(blocks("variable").get("webhook_secrets")).get("sensitive"), "webhook_secrets is sensitive");
+    }
+
+    /**
+     * The function may read exactly its secrets: the ones its environment names (the database
+     * secret and each webhook source's), with GetSecretValue only, and no statement grants
+     * Secrets Manager on anything else.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theFunctionReadsExactlyItsSecrets() {
+        Map<String, Object> policy = map(map(blocks("data").get("aws_iam_policy_document")).get("function"));
+        Object statements = policy.get("statement");
+        List<Map<String, Object>> list = statements instanceof List<?> l ? (List<Map<String, Object>>) l : List.of(map(statements));
+        List<Map<String, Object>> secretStatements = list.stream()
+                .filter(st -> String.valueOf(st.get("actions")).contains("secretsmanager")).toList();
+        assertEquals(1, secretStatements.size(), "one statement grants Secrets Manager: " + list);
+        Map<String, Object> st = secretStatements.get(0);
+        assertEquals(List.of("secretsmanager:GetSecretValue"), st.get("actions"));
+        assertEquals("local.function_secret_arns", String.valueOf(st.get("resources")), "exactly the function's secrets");
+        String secrets = stripComments(TEXT.get("secrets.tf"));
+        assertTrue(secrets.contains("function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))"),
+                "the policy's secrets are the database secret and the webhook secrets");
+        // every secret the environment names is one of them: secret_properties references only these two
+        String props = secrets.substring(secrets.indexOf("secret_properties = merge("), secrets.indexOf("function_secret_arns ="));
+        Matcher arn = Pattern.compile("\\$\\{([a-z_.]+)\\}|=> ([a-z_.]+) \\}").matcher(props);
+        Set<String> referenced = new TreeSet<>();
+        while (arn.find()) {
+            referenced.add(arn.group(1) != null ? arn.group(1) : arn.group(2));
+        }
+        assertEquals(Set.of("aws_secretsmanager_secret.db.arn", "arn"), referenced, props);
+        assertTrue(props.contains("for name, arn in local.webhook_secret_arns"), props);
     }
 
     @Test
@@ -222,19 +322,29 @@ class TerraformConfigTest {
 
     @Test
     void everyEnvironmentVariableIsARealConfigKey() throws Exception {
-        Map<String, Object> vars = map(map(onlyResource("aws_lambda_function").get("environment")).get("variables"));
-        assertFalse(vars.isEmpty());
+        Map<String, String> vars = environment();
         Map<String, String> known = new HashMap<>(); // environment form -> where it comes from
         quarkusRuntimeKeys(known);
         applicationKeys(known);
+        // read by the Lambda shape's Secrets Manager config source (src/lambda/java, not compiled here)
+        known.put(env("exactly.secrets.properties"), "exactly.secrets.properties");
         List<String> unknown = new ArrayList<>();
         for (String env : vars.keySet()) {
             if (!known.containsKey(env)) {
                 unknown.add(env);
             }
         }
+        // each webhook source's options: exactly.webhooks.sources.<name>.* (a source named "x")
+        Map<String, String> sourceKeys = new HashMap<>();
+        mappingKeys(dev.exactly.webhook.WebhooksConfig.Source.class, "exactly.webhooks.sources.x", sourceKeys);
+        for (String suffix : webhookSuffixes()) {
+            if (!sourceKeys.containsKey("EXACTLY_WEBHOOKS_SOURCES_X_" + suffix)) {
+                unknown.add("EXACTLY_WEBHOOKS_SOURCES_<name>_" + suffix);
+            }
+        }
         assertEquals(List.of(), unknown, "environment variables that no config key of the app reads");
-        assertTrue(applicationProperties().stringPropertyNames().stream().anyMatch(k -> k.startsWith("%" + vars.get("QUARKUS_PROFILE") + ".")),
+        assertTrue(applicationProperties().stringPropertyNames().stream()
+                        .anyMatch(k -> k.startsWith("%" + vars.get("QUARKUS_PROFILE").replace("\"", "") + ".")),
                 "QUARKUS_PROFILE names a profile application.properties configures");
     }
 

@@ -52,8 +52,11 @@ class FunctionZipIT {
 
     @Test
     void containsTheHandlerTerraformNames() {
+        assertTrue(entries.stream().anyMatch(n -> n.equals("dev/exactly/lambda/FunctionHandler.class")
+                        || n.endsWith("!/dev/exactly/lambda/FunctionHandler.class")),
+                "dev.exactly.lambda.FunctionHandler (infra/terraform's handler) must be in function.zip");
         assertTrue(entries.stream().anyMatch(n -> n.endsWith("!/io/quarkus/amazon/lambda/runtime/QuarkusStreamHandler.class")),
-                "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler must be in function.zip");
+                "io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler, which it wraps, must be in function.zip");
         assertTrue(entries.stream().anyMatch(n -> n.endsWith("!/dev/exactly/push/PushResource.class")
                         || n.endsWith("dev/exactly/push/PushResource.class")), "the application must be in function.zip");
     }

@@ -200,6 +200,44 @@ class LambdaApiTest {
         assertEquals(401, invoke(String.format(minimal, "wrong-key")).getInt("statusCode"));
     }
 
+    /**
+     * Header values with commas reach the verifiers whole (the Lambda HTTP adapter splits them on
+     * commas; dev.exactly.lambda.ApiGatewayHeaders puts them back): a Stripe and a Standard
+     * Webhooks delivery signed as documented are accepted, and the stored message keeps each kept
+     * header as the event carried it.
+     */
+    @Test
+    void commaBearingHeadersReachTheVerifiersWhole() {
+        long t = System.currentTimeMillis() / 1000;
+        String stripeBody = "{\"id\":\"evt_lambda_" + System.nanoTime() + "\",\"type\":\"invoice.paid\"}";
+        String stripeSignature = dev.exactly.webhook.Signing.stripe("whsec_stripe-test-secret", t, stripeBody.getBytes(StandardCharsets.UTF_8));
+        JsonPath stripe = invoke(webhookEvent("/webhooks/stripe", stripeBody,
+                "\"stripe-signature\":\"" + stripeSignature + "\",\"accept\":\"*/*; q=0.5, application/json\""));
+        assertEquals(200, stripe.getInt("statusCode"), body(stripe));
+        assertEquals("queued", JsonPath.from(body(stripe)).getString("verdict"));
+        String id = JsonPath.from(body(stripe)).getString("messageId");
+        JsonPath stored = JsonPath.from(body(invoke(event("GET", "/api/v1/messages/" + id, Api.TEST_API_KEY, null, false))));
+        assertEquals(stripeSignature, stored.getString("headers.'stripe-signature'"));
+
+        String msgId = "msg_lambda_" + System.nanoTime();
+        String swBody = "{\"type\":\"user.created\"}";
+        String swSignature = dev.exactly.webhook.Signing.standardWebhooks("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", msgId, t,
+                swBody.getBytes(StandardCharsets.UTF_8));
+        JsonPath sw = invoke(webhookEvent("/webhooks/standard-webhooks", swBody, "\"webhook-id\":\"" + msgId
+                + "\",\"webhook-timestamp\":\"" + t + "\",\"webhook-signature\":\"" + swSignature + "\""));
+        assertEquals(200, sw.getInt("statusCode"), body(sw));
+        assertEquals("queued", JsonPath.from(body(sw)).getString("verdict"));
+    }
+
+    /** A payload 2.0 event for a webhook delivery: POST path, a JSON body, and the given header members. */
+    private static String webhookEvent(String path, String body, String headerMembers) {
+        return "{\"version\":\"2.0\",\"routeKey\":\"$default\",\"rawPath\":\"" + path + "\",\"rawQueryString\":\"\","
+                + "\"headers\":{" + headerMembers + ",\"content-type\":\"application/json\"},"
+                + "\"requestContext\":{\"http\":{\"method\":\"POST\",\"path\":\"" + path + "\",\"protocol\":\"HTTP/1.1\","
+                + "\"sourceIp\":\"203.0.113.7\"},\"requestId\":\"req-" + System.nanoTime() + "\",\"routeKey\":\"$default\",\"stage\":\"$default\"},"
+                + "\"body\":" + json(body) + ",\"isBase64Encoded\":false}";
+    }
+
     /** Posts an event to the mock event server's /_lambda_ endpoint; returns the function's APIGatewayV2HTTPResponse. */
     private JsonPath invoke(String event) {
         return JsonPath.from(invokeRaw(event));

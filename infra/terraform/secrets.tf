@@ -1,0 +1,55 @@
+# What the function reads from Secrets Manager at start-up: the database credentials (database.tf)
+# and each webhook source's signing secret, referenced (secret_arn) or created here from
+# var.webhook_secrets. The function's environment names these secrets, never their values
+# (EXACTLY_SECRETS_PROPERTIES: config key -> "<secret ARN>[#<JSON member>]"), and its role may read
+# exactly these secrets (iam.tf).
+
+locals {
+  created_webhook_secrets = { for name, s in var.webhook_sources : name => s if s.secret_arn == null }
+
+  webhook_secret_arns = {
+    for name, s in var.webhook_sources :
+    name => s.secret_arn != null ? s.secret_arn : aws_secretsmanager_secret.webhook[name].arn
+  }
+
+  secret_properties = merge(
+    {
+      "quarkus.datasource.username" = "${aws_secretsmanager_secret.db.arn}#username"
+      "quarkus.datasource.password" = "${aws_secretsmanager_secret.db.arn}#password"
+    },
+    { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn },
+  )
+
+  function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))
+
+  # One environment variable per set option of each source: exactly.webhooks.sources.<name>.<option>
+  # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>.
+  webhook_environment = merge([
+    for name, s in var.webhook_sources : {
+      for option, value in {
+        PRESET            = s.preset
+        QUEUE             = s.queue
+        PARTITION_NAME    = s.partition
+        PARTITION_HEADER  = s.partition_header
+        PARTITION_POINTER = s.partition_pointer
+        KEY_HEADER        = s.key_header
+        KEY_POINTER       = s.key_pointer
+      } : format("EXACTLY_WEBHOOKS_SOURCES_%s_%s", upper(name), option) => value if value != null
+    }
+  ]...)
+}
+
+resource "aws_secretsmanager_secret" "webhook" {
+  for_each = local.created_webhook_secrets
+
+  name_prefix             = "${var.name}-webhook-${each.key}-"
+  description             = "Signing secret of the Exactly webhook source '${each.key}' (read by the function at start-up)."
+  recovery_window_in_days = 7
+}
+
+resource "aws_secretsmanager_secret_version" "webhook" {
+  for_each = local.created_webhook_secrets
+
+  secret_id     = aws_secretsmanager_secret.webhook[each.key].id
+  secret_string = var.webhook_secrets[each.key]
+}

@@ -1,0 +1,122 @@
+package dev.exactly.lambda.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The GetSecretValue operation of AWS Secrets Manager on 127.0.0.1, over the AWS JSON 1.1
+ * protocol as the service documents it: {@code POST /} with {@code X-Amz-Target:
+ * secretsmanager.GetSecretValue}, {@code Content-Type: application/x-amz-json-1.1} and
+ * {@code {"SecretId": …}}; the answer carries ARN, Name, SecretString, VersionId and
+ * VersionStages, an unknown secret answers 400 {@code ResourceNotFoundException}. Each request
+ * must be SigV4-signed (an {@code AWS4-HMAC-SHA256} Authorization header); the test reads
+ * {@link #requests()} to see which secrets were asked for.
+ */
+public final class FakeSecretsManager implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final Map<String, String> secrets = new ConcurrentHashMap<>();
+    private final List<String> requests = new CopyOnWriteArrayList<>();
+
+    /** Starts on a free loopback port. */
+    public FakeSecretsManager() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** The endpoint URL to configure (exactly.secrets.endpoint). */
+    public String endpoint() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** The port. */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /**
+     * Stores a secret.
+     *
+     * @param arn   its ARN (also found by its name, the ARN's last part)
+     * @param value its SecretString
+     */
+    public void put(String arn, String value) {
+        secrets.put(arn, value);
+    }
+
+    /** The SecretIds asked for, in order. */
+    public List<String> requests() {
+        return requests;
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            byte[] body = ex.getRequestBody().readAllBytes();
+            String target = ex.getRequestHeaders().getFirst("X-Amz-Target");
+            String auth = ex.getRequestHeaders().getFirst("Authorization");
+            if (!"POST".equals(ex.getRequestMethod()) || !"secretsmanager.GetSecretValue".equals(target)) {
+                error(ex, 400, "UnknownOperationException", "only secretsmanager.GetSecretValue is served here");
+                return;
+            }
+            if (auth == null || !auth.startsWith("AWS4-HMAC-SHA256 ")) {
+                error(ex, 400, "IncompleteSignatureException", "the request is not signed with Signature Version 4");
+                return;
+            }
+            JsonNode request = JSON.readTree(body);
+            String id = request.path("SecretId").asText();
+            requests.add(id);
+            String arn = secrets.containsKey(id) ? id : secrets.keySet().stream()
+                    .filter(a -> a.endsWith(":secret:" + id)).findFirst().orElse(null);
+            if (arn == null) {
+                error(ex, 400, "ResourceNotFoundException", "Secrets Manager can't find the specified secret.");
+                return;
+            }
+            ObjectNode answer = JSON.createObjectNode()
+                    .put("ARN", arn)
+                    .put("Name", arn.substring(arn.lastIndexOf(':') + 1))
+                    .put("SecretString", secrets.get(arn))
+                    .put("VersionId", "00000000-0000-4000-8000-000000000001")
+                    .put("CreatedDate", 1.7672256E9);
+            answer.putArray("VersionStages").add("AWSCURRENT");
+            send(ex, 200, JSON.writeValueAsBytes(answer));
+        }
+    }
+
+    private static void error(HttpExchange ex, int status, String type, String message) throws IOException {
+        ObjectNode e = JSON.createObjectNode().put("__type", type).put("message", message);
+        send(ex, status, JSON.writeValueAsBytes(e));
+    }
+
+    private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
+        ex.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
+        ex.getResponseHeaders().add("x-amzn-RequestId", java.util.UUID.randomUUID().toString());
+        ex.sendResponseHeaders(status, body.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+
+    static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
