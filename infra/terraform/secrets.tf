@@ -34,6 +34,7 @@ locals {
         PARTITION_POINTER = s.partition_pointer
         KEY_HEADER        = s.key_header
         KEY_POINTER       = s.key_pointer
+        WINDOW_SECONDS    = s.window_seconds == null ? null : tostring(s.window_seconds)
       } : format("EXACTLY_WEBHOOKS_SOURCES_%s_%s", upper(name), option) => value if value != null
     }
   ]...)

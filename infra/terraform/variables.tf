@@ -169,9 +169,11 @@ variable "maintenance_schedule" {
 variable "webhook_sources" {
   description = <<-EOT
     Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
-    preset: github, stripe, standard-webhooks or generic. Optional: queue (default webhooks.<name>),
-    partition (a fixed partition name) or partition_header / partition_pointer, key_header or
-    key_pointer (replace the preset's deduplication key), and secret_arn: an existing Secrets
+    preset: github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear,
+    paddle or generic. Optional: queue (default webhooks.<name>), partition (a fixed partition
+    name) or partition_header / partition_pointer, key_header or key_pointer (replace the preset's
+    deduplication key), window_seconds (the queue's deduplication window; default: the preset's,
+    which covers the provider's documented retry horizon, see README), and secret_arn: an existing Secrets
     Manager secret holding the signing secret as its whole string. Without secret_arn the module
     creates the secret from webhook_secrets[name].
   EOT
@@ -183,6 +185,7 @@ variable "webhook_sources" {
     partition_pointer = optional(string)
     key_header        = optional(string)
     key_pointer       = optional(string)
+    window_seconds    = optional(number)
     secret_arn        = optional(string)
   }))
   default = {}
@@ -193,8 +196,8 @@ variable "webhook_sources" {
   }
 
   validation {
-    condition     = alltrue([for s in values(var.webhook_sources) : contains(["github", "stripe", "standard-webhooks", "generic"], s.preset)])
-    error_message = "webhook_sources: preset is github, stripe, standard-webhooks or generic."
+    condition     = alltrue([for s in values(var.webhook_sources) : contains(["github", "stripe", "standard-webhooks", "shopify", "slack", "gitlab", "twitch", "square", "linear", "paddle", "generic"], s.preset)])
+    error_message = "webhook_sources: preset is github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear, paddle or generic."
   }
 }
 
