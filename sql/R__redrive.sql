@@ -8,7 +8,7 @@
 
 -- The dead-letter copies to redrive from dead-letter queue p_dlq: those named in p_ids (any order;
 -- an id not stored in p_dlq is left out), or when p_ids is NULL the first p_limit copies not yet
--- redriven, by partition id and offset. Per copy: where it is, its origin (NULL when it carries no
+-- redriven that carry a dead-letter header, by partition id and offset. Per copy: where it is, its origin (NULL when it carries no
 -- dead-letter header, or one without queue and partition), the message id it was already redriven
 -- to (NULL if never), and what the redriven message is pushed with: the copy's payload, content
 -- type, trace id and its headers plus "x-exactly-redrive" (deadLetterId, deadLetterQueue,
@@ -33,7 +33,7 @@ AS $$
         UNION ALL
         (SELECT m.*, p.name
          FROM p JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
-         WHERE p_ids IS NULL
+         WHERE p_ids IS NULL AND m.headers ? 'x-exactly-dead-letter'
            AND NOT EXISTS (SELECT 1 FROM exactly.redrives r
                            WHERE r.dlq_partition_id = m.partition_id AND r.dlq_offset = m."offset")
          ORDER BY m.partition_id, m."offset"
@@ -44,7 +44,7 @@ AS $$
            m.headers -> 'x-exactly-dead-letter' ->> 'partition',
            r.message_id,
            m.payload, m.content_type,
-           (m.headers || jsonb_build_object('x-exactly-redrive', jsonb_build_object(
+           (COALESCE(m.headers, '{}'::jsonb) || jsonb_build_object('x-exactly-redrive', jsonb_build_object(
                'deadLetterId', m.message_id, 'deadLetterQueue', p_dlq, 'deadLetterPartition', m.pname,
                'deadLetterOffset', m."offset",
                'messageId', m.headers -> 'x-exactly-dead-letter' -> 'messageId',

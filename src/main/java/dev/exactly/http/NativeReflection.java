@@ -18,6 +18,8 @@ import dev.exactly.task.BatchResponse;
 import dev.exactly.task.ClaimResponse;
 import dev.exactly.task.EnqueueResult;
 import dev.exactly.task.TaskListResponse;
+import dev.exactly.redrive.RedriveResponse;
+import dev.exactly.redrive.RedriveResult;
 import dev.exactly.task.TaskView;
 import dev.exactly.transaction.TransactionProblem;
 import dev.exactly.transaction.TransactionResponse;
@@ -46,6 +48,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         TransactionResponse.class, TransactionResponse.OperationResult.class, TransactionProblem.class,
         WebhookReceipt.class,
         MaintenanceReport.class,
+        RedriveResponse.class, RedriveResult.class,
 })
 public final class NativeReflection {
 
