@@ -8,13 +8,14 @@
 
 -- The dead-letter copies to redrive from dead-letter queue p_dlq: those named in p_ids (any order;
 -- an id not stored in p_dlq is left out), or when p_ids is NULL the first p_limit copies not yet
--- redriven that carry a dead-letter header, by partition id and offset. Per copy: where it is, its origin (NULL when it carries no
+-- redriven that carry a dead-letter header, by partition id and offset, no more payload bytes
+-- than p_max_bytes (the first one always). Per copy: where it is, its origin (NULL when it carries no
 -- dead-letter header, or one without queue and partition), the message id it was already redriven
 -- to (NULL if never), and what the redriven message is pushed with: the copy's payload, content
 -- type, trace id and its headers plus "x-exactly-redrive" (deadLetterId, deadLetterQueue,
 -- deadLetterPartition, deadLetterOffset, messageId and transactionId of the original, redrivenAt,
 -- count = the original's own redrive count + 1).
-CREATE OR REPLACE FUNCTION exactly.redrive_candidates(p_dlq text, p_ids uuid[], p_limit integer)
+CREATE OR REPLACE FUNCTION exactly.redrive_candidates(p_dlq text, p_ids uuid[], p_limit integer, p_max_bytes bigint)
 RETURNS TABLE (r_dead_letter_id uuid, r_dlq_partition_id bigint, r_dlq_partition text, r_dlq_offset bigint,
                r_origin_queue text, r_origin_partition text, r_redriven_to uuid,
                r_payload bytea, r_content_type text, r_headers text, r_trace_id text)
@@ -27,17 +28,24 @@ AS $$
         FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
         WHERE q.name = p_dlq
     ), m AS (
-        SELECT m.*, p.name AS pname
+        SELECT m.partition_id, m."offset", m.message_id, m.payload, m.content_type, m.headers, m.trace_id,
+               p.name AS pname
         FROM exactly.messages m JOIN p ON p.id = m.partition_id
         WHERE p_ids IS NOT NULL AND m.message_id = ANY (p_ids)
         UNION ALL
-        (SELECT m.*, p.name
-         FROM p JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
-         WHERE p_ids IS NULL AND m.headers ? 'x-exactly-dead-letter'
-           AND NOT EXISTS (SELECT 1 FROM exactly.redrives r
-                           WHERE r.dlq_partition_id = m.partition_id AND r.dlq_offset = m."offset")
-         ORDER BY m.partition_id, m."offset"
-         LIMIT p_limit)
+        SELECT a.partition_id, a."offset", a.message_id, a.payload, a.content_type, a.headers, a.trace_id, a.pname
+        FROM (SELECT m.partition_id, m."offset", m.message_id, m.payload, m.content_type, m.headers, m.trace_id,
+                     p.name AS pname,
+                     row_number() OVER w AS n, sum(octet_length(m.payload)) OVER w AS bytes
+              FROM p JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
+              WHERE p_ids IS NULL AND m.headers ? 'x-exactly-dead-letter'
+                AND NOT EXISTS (SELECT 1 FROM exactly.redrives r
+                                WHERE r.dlq_partition_id = m.partition_id AND r.dlq_offset = m."offset")
+              WINDOW w AS (ORDER BY m.partition_id, m."offset")
+              ORDER BY m.partition_id, m."offset"
+              LIMIT p_limit) a
+        -- within the byte budget of one push; the first copy always
+        WHERE a.n = 1 OR a.bytes <= p_max_bytes
     )
     SELECT m.message_id, m.partition_id, m.pname, m."offset",
            m.headers -> 'x-exactly-dead-letter' ->> 'queue',

@@ -1,5 +1,6 @@
 package dev.exactly.redrive;
 
+import dev.exactly.config.ExactlyConfig;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -19,26 +20,29 @@ public class RedriveRepository {
 
     private static final String CANDIDATES = "SELECT r_dead_letter_id, r_dlq_partition_id, r_dlq_partition, "
             + "r_dlq_offset, r_origin_queue, r_origin_partition, r_redriven_to, r_payload, r_content_type, "
-            + "r_headers, r_trace_id FROM exactly.redrive_candidates($1, $2, $3)";
+            + "r_headers, r_trace_id FROM exactly.redrive_candidates($1, $2, $3, $4)";
 
     private static final String RECORD = "SELECT exactly.record_redrives($1, $2, $3, $4, $5, $6, $7)";
 
     private final Pool pool;
+    private final long maxBytes;
 
-    /** Constructor injection. */
-    public RedriveRepository(Pool pool) {
+    /** Constructor injection; a "redrive all" call reads no more payload bytes than one push may carry. */
+    public RedriveRepository(Pool pool, ExactlyConfig config) {
         this.pool = pool;
+        this.maxBytes = config.push().maxBodyBytes();
     }
 
     /**
      * @param dlq   a dead-letter queue's name
      * @param ids   the copies wanted, or null for the next {@code limit} not redriven yet
-     * @param limit most copies when {@code ids} is null
+     * @param limit most copies when {@code ids} is null; then also no more payload bytes in all than
+     *              {@code exactly.push.max-body-bytes} (the first copy always)
      * @return the copies found, by partition id and offset (an id not stored in {@code dlq} is absent)
      */
     public Uni<List<DeadLetterCopy>> candidates(String dlq, List<UUID> ids, int limit) {
         Tuple args = Tuple.tuple().addString(dlq)
-                .addArrayOfUUID(ids == null ? null : ids.toArray(new UUID[0])).addInteger(limit);
+                .addArrayOfUUID(ids == null ? null : ids.toArray(new UUID[0])).addInteger(limit).addLong(maxBytes);
         return pool.preparedQuery(CANDIDATES).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {

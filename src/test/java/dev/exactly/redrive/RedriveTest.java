@@ -159,6 +159,23 @@ class RedriveTest {
     }
 
     @Test
+    void allStopsAtTheByteBudgetOfOnePush() {
+        String big = "{\"s\":\"" + "x".repeat(3_500_000) + "\"}";
+        push("rd-bytes", "p", "big-1", big);
+        push("rd-bytes", "p", "big-2", big);
+        deadLetterAll("rd-bytes", "p", 1);
+        deadLetterAll("rd-bytes", "p", 1);
+        // 2 x 3.5 MB exceed exactly.push.max-body-bytes (6 MiB): one copy per call
+        Map<String, Object> a = redrive("rd-bytes", "{\"limit\":10}");
+        assertEquals(1, results(a).size());
+        assertEquals(1L, remaining(a));
+        Map<String, Object> b = redrive("rd-bytes", "{\"limit\":10}");
+        assertEquals(1, results(b).size());
+        assertEquals("redriven", results(b).get(0).get("status"));
+        assertEquals(0L, remaining(b));
+    }
+
+    @Test
     void aRetriedRedriveWhoseRecordWasLostIsNotDoubled() {
         push("rd-retry", "p", "x", "{}");
         String copy = deadLetterAll("rd-retry", "p", 1).get(0);
