@@ -1,8 +1,7 @@
 package dev.exactly.redrive;
 
-import dev.exactly.http.JsonBodies;
+import dev.exactly.http.JsonTree;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.problem.FieldError;
 import dev.exactly.push.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -11,8 +10,6 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.util.ArrayList;
-import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** POST /api/v1/queues/{queue}/redrive: moves dead letters back to the queue they came from. */
@@ -45,11 +42,6 @@ public class RedriveResource {
         if (why != null) {
             throw ApiProblem.invalid(null, "queue", why);
         }
-        List<FieldError> errors = new ArrayList<>();
-        RedriveRequest request = RedriveRequest.read(JsonBodies.object(body), errors);
-        if (!errors.isEmpty()) {
-            throw ApiProblem.invalid(errors);
-        }
-        return redrives.redrive(queue, request);
+        return redrives.redrive(queue, JsonTree.read(body, RedriveRequest::read));
     }
 }
