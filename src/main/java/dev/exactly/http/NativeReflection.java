@@ -12,6 +12,8 @@ import dev.exactly.push.PushResult;
 import dev.exactly.queue.QueueListResponse;
 import dev.exactly.queue.QueueStats;
 import dev.exactly.queue.QueueView;
+import dev.exactly.redrive.RedriveResponse;
+import dev.exactly.redrive.RedriveResult;
 import dev.exactly.retention.MaintenanceReport;
 import dev.exactly.schema.SchemaMigrator;
 import dev.exactly.task.BatchResponse;
@@ -46,6 +48,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         TransactionResponse.class, TransactionResponse.OperationResult.class, TransactionProblem.class,
         WebhookReceipt.class,
         MaintenanceReport.class,
+        RedriveResponse.class, RedriveResult.class,
 })
 public final class NativeReflection {
 

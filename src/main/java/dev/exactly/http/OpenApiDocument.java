@@ -33,6 +33,7 @@ public class OpenApiDocument implements OASFilter {
             Map.entry("POST /api/v1/transaction", "TransactionRequest"),
             Map.entry("POST /api/v1/configure", "ConfigureRequest"),
             Map.entry("PATCH /api/v1/queues/{queue}", "PatchQueueRequest"),
+            Map.entry("POST /api/v1/queues/{queue}/redrive", "RedriveRequest"),
             Map.entry("POST /api/v1/tasks", "TaskRequest"),
             Map.entry("POST /api/v1/tasks/batch", "TaskBatchRequest"),
             Map.entry("POST /api/v1/tasks/claim", "ClaimRequest"),

@@ -51,6 +51,8 @@ class NativeReflectionTest {
             "dev.exactly.queue.QueueRequests$Configure",          // a parsed configure body
             "dev.exactly.queue.QueueStatsRepository$QueueSize",   // a row; written as QueueListResponse.Entry
             "dev.exactly.queue.QueueStatsRepository$GroupLag",    // a row; written as QueueStats.Group
+            "dev.exactly.redrive.DeadLetterCopy",                 // a row; written as RedriveResult
+            "dev.exactly.redrive.RedriveRequest",                 // a parsed redrive request
             "dev.exactly.retention.RetentionRepository$Step",     // one purge step's row
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
             "dev.exactly.task.TaskStore$TaskPage",                // rows; written as TaskListResponse

@@ -1,0 +1,13 @@
+package dev.exactly.redrive;
+
+import java.util.List;
+
+/**
+ * The answer to a redrive.
+ *
+ * @param results   one per requested messageId in request order, or per copy redriven by a
+ *                  "redrive all" call in dead-letter partition and offset order
+ * @param remaining copies in the dead-letter queue not redriven yet, after this call
+ */
+public record RedriveResponse(List<RedriveResult> results, long remaining) {
+}
