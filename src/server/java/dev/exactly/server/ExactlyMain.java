@@ -55,7 +55,8 @@ public final class ExactlyMain {
         try {
             db = EmbeddedDatabase.start(dir, port);
         } catch (DataDirectoryOwner.DataDirectoryInUseException inUse) {
-            LOG.error(inUse.getMessage());
+            // logging is not set up before Quarkus starts: say it on the console directly
+            System.err.println("ERROR: " + inUse.getMessage());
             System.exit(1);
             return;
         }

@@ -69,7 +69,9 @@ class NativeReflectionTest {
             "dev.exactly.webhook.WebhookSource",                  // configuration
             "dev.exactly.webhook.DedupWindow",                    // configuration
             "dev.exactly.webhook.WebhookMetrics$Meters",          // a source's counters
-            "dev.exactly.webhook.replay.RecordedDelivery");       // a delivery file's line (read as a tree)
+            "dev.exactly.webhook.replay.RecordedDelivery",        // a delivery file's line (read as a tree)
+            "dev.exactly.http.AllowedMethods$Route",              // a route template, for Allow
+            "dev.exactly.server.PostmasterWatch$Status");         // the watch's state, read by its health check
 
     private static final List<Class<? extends Annotation>> ENDPOINT =
             List.of(GET.class, POST.class, PUT.class, PATCH.class, DELETE.class, Path.class);
