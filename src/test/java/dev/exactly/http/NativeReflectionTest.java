@@ -71,6 +71,7 @@ class NativeReflectionTest {
             "dev.exactly.webhook.WebhookMetrics$Meters",          // a source's counters
             "dev.exactly.webhook.replay.RecordedDelivery",        // a delivery file's line (read as a tree)
             "dev.exactly.http.AllowedMethods$Route",              // a route template, for Allow
+            "dev.exactly.webhook.signature.TimestampedHmacList$Format", // a signature scheme's spelling
             "dev.exactly.server.PostmasterWatch$Status");         // the watch's state, read by its health check
 
     private static final List<Class<? extends Annotation>> ENDPOINT =
