@@ -7,7 +7,7 @@ import dev.exactly.http.JsonRequest;
 import dev.exactly.http.JsonTree;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;

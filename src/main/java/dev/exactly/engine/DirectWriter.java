@@ -13,14 +13,14 @@ public final class DirectWriter implements SegmentWriter {
 
     private static final Logger LOG = Logger.getLogger(DirectWriter.class);
 
-    private final PushStore store;
+    private final PushRepository store;
     private final DedupCache cache;
 
     /**
      * @param store the probe client
      * @param cache the warm cache, or {@link DedupCache#DISABLED}
      */
-    public DirectWriter(PushStore store, DedupCache cache) {
+    public DirectWriter(PushRepository store, DedupCache cache) {
         this.store = store;
         this.cache = cache;
     }
@@ -51,7 +51,7 @@ public final class DirectWriter implements SegmentWriter {
     }
 
     /** @return the store this writer sends to */
-    public PushStore store() {
+    public PushRepository store() {
         return store;
     }
 

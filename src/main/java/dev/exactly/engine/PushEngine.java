@@ -19,7 +19,7 @@ import java.util.List;
 public final class PushEngine {
 
     private final SegmentWriter writer;
-    private final PushStore store;
+    private final PushRepository store;
 
     /**
      * An unfused engine.
@@ -27,7 +27,7 @@ public final class PushEngine {
      * @param store the probe client of this instance
      * @param cache the warm cache, or {@link DedupCache#DISABLED} for a stateless instance
      */
-    public PushEngine(PushStore store, DedupCache cache) {
+    public PushEngine(PushRepository store, DedupCache cache) {
         this(new DirectWriter(store, cache), store);
     }
 
@@ -35,7 +35,7 @@ public final class PushEngine {
      * @param writer where leader segments go: {@link DirectWriter} or a fusing writer over one
      * @param store  the store under {@code writer}, used directly by pushes inside a caller's transaction
      */
-    public PushEngine(SegmentWriter writer, PushStore store) {
+    public PushEngine(SegmentWriter writer, PushRepository store) {
         this.writer = writer;
         this.store = store;
     }

@@ -17,7 +17,7 @@ public class PushResource {
 
     private final PushEngine engine;
     private final ExactlyConfig config;
-    private final PushRequestReader reader = new PushRequestReader();
+    private final PushRequests reader = new PushRequests();
 
     /** Constructor injection. */
     public PushResource(PushEngine engine, ExactlyConfig config) {

@@ -6,7 +6,7 @@ import dev.exactly.http.JsonRequest;
 import dev.exactly.http.JsonTree;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.List;

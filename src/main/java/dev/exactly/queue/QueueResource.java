@@ -3,7 +3,7 @@ package dev.exactly.queue;
 import dev.exactly.consume.DeadLetters;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;

@@ -2,7 +2,7 @@ package dev.exactly.redrive;
 
 import dev.exactly.http.JsonTree;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;

@@ -14,12 +14,12 @@ import java.util.Map;
 @ApplicationScoped
 public class FinishedTaskPurge {
 
-    private final TaskStore store;
+    private final TaskRepository store;
     private final int defaultSeconds;
     private final Map<String, Integer> overrides = new LinkedHashMap<>();
 
     /** Constructor injection; reads the retention settings once. */
-    public FinishedTaskPurge(TaskStore store, TaskConfig config) {
+    public FinishedTaskPurge(TaskRepository store, TaskConfig config) {
         this.store = store;
         this.defaultSeconds = config.retentionSeconds();
         config.queues().forEach((queue, settings) ->

@@ -51,14 +51,14 @@ public class TaskResource {
 
     private final TaskService tasks;
     private final TaskConfig config;
-    private final TaskRequestReader reader = new TaskRequestReader();
-    private final WorkerRequestReader workerReader;
+    private final TaskRequests reader = new TaskRequests();
+    private final WorkerRequests workerReader;
 
     /** Constructor injection. */
     public TaskResource(TaskService tasks, TaskConfig config) {
         this.tasks = tasks;
         this.config = config;
-        this.workerReader = new WorkerRequestReader(config);
+        this.workerReader = new WorkerRequests(config);
     }
 
     /** Enqueues one task: {@code {status, queue, taskId, duplicateOf?, matchedOn?}}. */
@@ -101,7 +101,7 @@ public class TaskResource {
                     + "purges them (exactly.tasks.retention-seconds).")
     public Uni<TaskListResponse> list(@QueryParam("queue") String queue, @QueryParam("state") String state,
                                       @QueryParam("limit") String limit, @QueryParam("after") String after) {
-        TaskRequestReader.Listing l = TaskRequestReader.listing(queue, state, limit, after, config.maxPageSize());
+        TaskRequests.Listing l = TaskRequests.listing(queue, state, limit, after, config.maxPageSize());
         return tasks.list(l.queue(), l.state(), l.after(), l.limit()).map(page -> new TaskListResponse(
                 page.tasks().stream().map(t -> TaskView.of(t, false)).toList(),
                 page.next() == null ? null : Long.toString(page.next())));
@@ -128,8 +128,8 @@ public class TaskResource {
     @Operation(summary = "Read a task (state, attempts, last error, result)",
             description = "The task is looked up in the queue named by ?queue= (default \"default\").")
     public Uni<TaskView> get(@PathParam("id") String id, @QueryParam("queue") String queue) {
-        String q = TaskRequestReader.queue(queue);
-        TaskRequestReader.id(id);
+        String q = TaskRequests.queue(queue);
+        TaskRequests.id(id);
         return tasks.find(q, id).map(t -> {
             if (t == null) {
                 throw notFound(q, id);
@@ -183,9 +183,9 @@ public class TaskResource {
                     + "autoDedupe key are free again.")
     public Uni<Void> delete(@PathParam("id") String id, @QueryParam("queue") String queue,
                             @QueryParam("leaseId") String leaseId) {
-        String q = TaskRequestReader.queue(queue);
-        TaskRequestReader.id(id);
-        UUID lease = leaseId == null ? null : WorkerRequestReader.leaseParam(leaseId);
+        String q = TaskRequests.queue(queue);
+        TaskRequests.id(id);
+        UUID lease = leaseId == null ? null : WorkerRequests.leaseParam(leaseId);
         return tasks.delete(q, id, lease).map(ch -> {
             answer(q, id, ch);
             return null;
@@ -196,8 +196,8 @@ public class TaskResource {
     private <T> Uni<TaskView> leased(String id, String queue, byte[] body, Function<byte[], T> read,
                                      BiFunction<String, T, Uni<LeasedChange>> change) {
         checkSize(body);
-        String q = TaskRequestReader.queue(queue);
-        TaskRequestReader.id(id);
+        String q = TaskRequests.queue(queue);
+        TaskRequests.id(id);
         T request = read.apply(body);
         return change.apply(q, request).map(ch -> answer(q, id, ch));
     }

@@ -10,15 +10,15 @@ import java.util.UUID;
 /**
  * The task queue: enqueue with exact deduplication (client id per queue; autoDedupe key among
  * pending tasks), claims under leases, and the lease-guarded completion, failure and deletion.
- * PostgreSQL decides every race ({@link TaskStore}); this class mints ids and explains refusals.
+ * PostgreSQL decides every race ({@link TaskRepository}); this class mints ids and explains refusals.
  */
 @ApplicationScoped
 public class TaskService {
 
-    private final TaskStore store;
+    private final TaskRepository store;
 
     /** Constructor injection. */
-    public TaskService(TaskStore store) {
+    public TaskService(TaskRepository store) {
         this.store = store;
     }
 
@@ -47,7 +47,7 @@ public class TaskService {
      * @param label the state a client sees, or null for all
      * @param after the previous page's cursor, 0 for the first page
      */
-    public Uni<TaskStore.TaskPage> list(String queue, String label, long after, int limit) {
+    public Uni<TaskRepository.TaskPage> list(String queue, String label, long after, int limit) {
         return store.list(queue, label, after, limit);
     }
 

@@ -16,7 +16,7 @@ public class TransactionResource {
 
     private final TransactionService service;
     private final ExactlyConfig config;
-    private final TransactionRequestReader reader = new TransactionRequestReader();
+    private final TransactionRequests reader = new TransactionRequests();
 
     /** Constructor injection. */
     public TransactionResource(TransactionService service, ExactlyConfig config) {

@@ -1,6 +1,6 @@
 package dev.exactly.webhook;
 
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import dev.exactly.webhook.key.ContentHashKey;
 import dev.exactly.webhook.key.DeliveryField;
 import dev.exactly.webhook.key.FieldKey;

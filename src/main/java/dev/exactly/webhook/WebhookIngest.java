@@ -6,7 +6,7 @@ import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;

@@ -8,7 +8,7 @@ import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.PushVerdict;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -115,7 +115,7 @@ class PostmasterWatchTest {
         PgConnectOptions connect = PgConnectOptions.fromUri(db.url()).setUser("postgres");
         pool = Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(2))
                 .connectingTo(connect).using(vertx.getDelegate()).build());
-        return new PushEngine(new PushStore(pool), DedupCache.DISABLED);
+        return new PushEngine(new PushRepository(pool), DedupCache.DISABLED);
     }
 
     private static PushVerdict pushOnce(PushEngine engine, String transactionId) {

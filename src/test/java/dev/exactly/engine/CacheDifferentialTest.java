@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.engine.cache.CacheStats;
 import dev.exactly.engine.cache.Ticker;
-import dev.exactly.engine.cache.TxnHashReader;
+import dev.exactly.engine.cache.TxnHashRepository;
 import dev.exactly.engine.cache.WarmDedupCache;
 import dev.exactly.engine.fusion.FusingWriter;
 import dev.exactly.engine.fusion.FusionSettings;
@@ -160,14 +160,14 @@ class CacheDifferentialTest {
             this.totals = totals;
             this.tag = "s" + Long.toUnsignedString(seed, 36);
             Ticker ticker = () -> System.nanoTime() / 1_000_000L + jump.get();
-            big = new WarmDedupCache(new TxnHashReader(poolBig), CacheSettings.defaults(512), ticker);
-            tiny = new WarmDedupCache(new TxnHashReader(poolTiny), CacheSettings.defaults(512).withMaxBytes(TINY_CAP), ticker);
-            PushStore bigStore = new PushStore(poolBig);
+            big = new WarmDedupCache(new TxnHashRepository(poolBig), CacheSettings.defaults(512), ticker);
+            tiny = new WarmDedupCache(new TxnHashRepository(poolTiny), CacheSettings.defaults(512).withMaxBytes(TINY_CAP), ticker);
+            PushRepository bigStore = new PushRepository(poolBig);
             fusing = new FusingWriter(new DirectWriter(bigStore, big),
                     FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), timer);
-            engines = new PushEngine[] {new PushEngine(fusing, bigStore), new PushEngine(new PushStore(poolTiny), tiny),
-                    new PushEngine(new PushStore(poolOff), DedupCache.DISABLED)};
-            ref = new PushEngine(new PushStore(poolRef), DedupCache.DISABLED);
+            engines = new PushEngine[] {new PushEngine(fusing, bigStore), new PushEngine(new PushRepository(poolTiny), tiny),
+                    new PushEngine(new PushRepository(poolOff), DedupCache.DISABLED)};
+            ref = new PushEngine(new PushRepository(poolRef), DedupCache.DISABLED);
             int nq = 1 + rnd.nextInt(2);
             for (int q = 0; q < nq; q++) {
                 queues.add(tag + "-q" + q);

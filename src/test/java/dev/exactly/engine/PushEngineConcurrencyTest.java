@@ -71,8 +71,8 @@ class PushEngineConcurrencyTest {
     @Test
     void twoInstancesSixteenClientsStoreEachIdExactlyOnce() throws Exception {
         PushEngine[] engines = {
-            new PushEngine(new PushStore(poolA), DedupCache.DISABLED),
-            new PushEngine(new PushStore(poolB), DedupCache.DISABLED)
+            new PushEngine(new PushRepository(poolA), DedupCache.DISABLED),
+            new PushEngine(new PushRepository(poolB), DedupCache.DISABLED)
         };
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -125,8 +125,8 @@ class PushEngineConcurrencyTest {
     void racingFirstPushesAndRetriesOfTheSameKeysStoreEachKeyOnce() throws Exception {
         int rounds = 40;
         PushEngine[] engines = {
-            new PushEngine(new PushStore(poolA), DedupCache.DISABLED),
-            new PushEngine(new PushStore(poolB), DedupCache.DISABLED)
+            new PushEngine(new PushRepository(poolA), DedupCache.DISABLED),
+            new PushEngine(new PushRepository(poolB), DedupCache.DISABLED)
         };
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();

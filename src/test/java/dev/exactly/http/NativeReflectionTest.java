@@ -55,15 +55,15 @@ class NativeReflectionTest {
             "dev.exactly.redrive.RedriveRequest",                 // a parsed redrive request
             "dev.exactly.retention.RetentionRepository$Step",     // one purge step's row
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
-            "dev.exactly.task.TaskStore$TaskPage",                // rows; written as TaskListResponse
+            "dev.exactly.task.TaskRepository$TaskPage",                // rows; written as TaskListResponse
             "dev.exactly.task.NewTask",                           // a parsed task
-            "dev.exactly.task.TaskRequestReader$Listing",         // a parsed listing query
+            "dev.exactly.task.TaskRequests$Listing",         // a parsed listing query
             "dev.exactly.task.Enqueued",                          // a row; written as EnqueueResult
             "dev.exactly.task.LeasedChange",                      // a row and a refusal
             "dev.exactly.task.ClaimCommand",                      // a parsed claim
-            "dev.exactly.task.WorkerRequestReader$Completion",    // a parsed completion
-            "dev.exactly.task.WorkerRequestReader$Failure",       // a parsed failure
-            "dev.exactly.task.WorkerRequestReader$Extension",     // a parsed lease extension
+            "dev.exactly.task.WorkerRequests$Completion",    // a parsed completion
+            "dev.exactly.task.WorkerRequests$Failure",       // a parsed failure
+            "dev.exactly.task.WorkerRequests$Extension",     // a parsed lease extension
             "dev.exactly.transaction.TransactionOperation$Push",  // a parsed operation
             "dev.exactly.transaction.TransactionOperation$Ack",   // a parsed operation
             "dev.exactly.webhook.WebhookSource",                  // configuration

@@ -2,7 +2,7 @@ package dev.exactly.reliability;
 
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushEngine;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgBuilder;
@@ -41,7 +41,7 @@ final class EngineInstance implements AutoCloseable {
         io.vertx.sqlclient.Pool core = PgBuilder.pool().with(new PoolOptions().setMaxSize(maxSize))
                 .connectingTo(connect).using(vertx.getDelegate()).build();
         this.pool = Pool.newInstance(core);
-        this.engine = new PushEngine(new PushStore(pool), DedupCache.DISABLED);
+        this.engine = new PushEngine(new PushRepository(pool), DedupCache.DISABLED);
     }
 
     /** The push engine of this instance. */

@@ -12,7 +12,7 @@ import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushEngine;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.ProblemMappers;
 import dev.exactly.push.PushResource;
@@ -71,7 +71,7 @@ class HostileInputPropertyTest {
         db = TestDatabase.createMigratedDatabase();
         pool = TestDatabase.pool(vertx, db, 4);
         pool.query("SELECT 1").executeAndAwait();
-        push = new PushResource(new PushEngine(new PushStore(pool), DedupCache.DISABLED), config());
+        push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config());
         configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool), DedupCache.DISABLED);
     }
 

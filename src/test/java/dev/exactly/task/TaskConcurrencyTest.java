@@ -69,7 +69,7 @@ class TaskConcurrencyTest {
 
     @Test
     void thirtyTwoConcurrentIdenticalEnqueuesFromTwoInstancesMakeOneTask() throws Exception {
-        TaskRequestReader reader = new TaskRequestReader();
+        TaskRequests reader = new TaskRequests();
         for (int round = 0; round < 5; round++) {
             String q = freshQueue("race");
             List<Callable<String[]>> calls = new ArrayList<>();
@@ -116,7 +116,7 @@ class TaskConcurrencyTest {
                     .append(k).append("},\"autoDedupe\":true}");
         }
         String body = "{\"tasks\":[" + tasks + "]}";
-        TaskRequestReader reader = new TaskRequestReader();
+        TaskRequests reader = new TaskRequests();
         List<Callable<List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             if (i % 2 == 0) {

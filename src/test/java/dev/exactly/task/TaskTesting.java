@@ -58,7 +58,7 @@ final class TaskTesting {
 
     /**
      * A second application instance's task stack: its own Vert.x, its own connection pool to the
-     * same database, its own {@link TaskStore} and {@link TaskService} (as a second function
+     * same database, its own {@link TaskRepository} and {@link TaskService} (as a second function
      * instance or server would have).
      */
     static final class SecondInstance implements AutoCloseable {
@@ -68,7 +68,7 @@ final class TaskTesting {
 
         SecondInstance() {
             pool = TestDatabase.pool(vertx, PostgresResource.database, 8);
-            service = new TaskService(new TaskStore(pool));
+            service = new TaskService(new TaskRepository(pool));
         }
 
         @Override

@@ -13,7 +13,7 @@ import java.util.List;
  * A migrated database on the shared embedded PostgreSQL ({@link TestDatabase#createMigratedDatabase()})
  * and independent connection pools on it ({@link TestDatabase#pool}), as separate engine instances
  * would have; closing this closes the pools. For engine-level tests that build PushEngine,
- * PushStore, the cache and fusion directly, without a Quarkus application.
+ * PushRepository, the cache and fusion directly, without a Quarkus application.
  */
 public final class EnginePools implements AutoCloseable {
 

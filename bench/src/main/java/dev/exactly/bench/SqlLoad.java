@@ -16,7 +16,7 @@ import java.util.List;
  * The in-process SQL-level driver: the same request shape as the HTTP driver, grouped by the
  * engine's own layer 1 ({@link RequestGrouping}, which also hashes), sent as one call of a
  * bundle function with exactly.push_bundle's twelve arrays (the argument building mirrors
- * dev.exactly.engine.PushStore). Used for Exactly's push_bundle and for the baselines in
+ * dev.exactly.engine.PushRepository). Used for Exactly's push_bundle and for the baselines in
  * bench/sql/baselines.sql alike, so their figures compare like with like.
  */
 public final class SqlLoad {
@@ -82,7 +82,7 @@ public final class SqlLoad {
     static Tuple arguments(List<Segment> segments) {
         long[] all = new long[segments.size()];
         java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        Tuple thirteen = dev.exactly.engine.PushStore.bundleArguments(segments, all, null, false).getDelegate();
+        Tuple thirteen = dev.exactly.engine.PushRepository.bundleArguments(segments, all, null, false).getDelegate();
         Tuple twelve = Tuple.tuple();
         for (int i = 0; i < 12; i++) {
             twelve.addValue(thirteen.getValue(i));

@@ -5,7 +5,7 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * Where {@link WarmDedupCache} reads a partition's hashes from: the database
- * ({@link TxnHashReader}). Both reads first resolve the partition and its allocator watermark
+ * ({@link TxnHashRepository}). Both reads first resolve the partition and its allocator watermark
  * {@code L} in one statement, then stream rows at or below {@code L} in offset order, so the
  * content is complete for every offset up to {@code L}.
  */

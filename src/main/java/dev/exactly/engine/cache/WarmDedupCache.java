@@ -89,7 +89,7 @@ public final class WarmDedupCache implements DedupCache {
     /**
      * A cache storing each partition's hashes in {@link SortedRuns}.
      *
-     * @param source   where hydrations read from ({@link TxnHashReader} over this instance's pool)
+     * @param source   where hydrations read from ({@link TxnHashRepository} over this instance's pool)
      * @param settings cap and rule constants
      * @param ticker   the clock ({@link Ticker#SYSTEM} in production)
      */
@@ -98,7 +98,7 @@ public final class WarmDedupCache implements DedupCache {
     }
 
     /**
-     * @param source   where hydrations read from ({@link TxnHashReader} over this instance's pool)
+     * @param source   where hydrations read from ({@link TxnHashRepository} over this instance's pool)
      * @param settings cap and rule constants
      * @param ticker   the clock ({@link Ticker#SYSTEM} in production)
      * @param storage  makes an empty {@link ResidentHashes} for a partition (one per entry and load)

@@ -1,7 +1,7 @@
 package dev.exactly.webhook.key;
 
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import dev.exactly.webhook.Delivery;
 
 /**

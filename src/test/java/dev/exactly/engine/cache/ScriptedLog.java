@@ -20,7 +20,7 @@ import java.util.function.Supplier;
 /**
  * A scripted partition log for the cache's rule tests: the cache's hydration input, driven by the
  * test's clock, so every rule is exercised without sleeping. (The real reader, {@link
- * TxnHashReader}, is tested against PostgreSQL in TxnHashReaderTest and in the differential test.)
+ * TxnHashRepository}, is tested against PostgreSQL in TxnHashRepositoryTest and in the differential test.)
  * Loads complete at once, or, in held mode, when the test calls {@link #releaseAll()}.
  */
 final class ScriptedLog implements HydrationSource {

@@ -12,14 +12,14 @@ import dev.exactly.engine.DirectWriter;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.PushVerdict;
 import dev.exactly.engine.Segment;
 import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.engine.SegmentWriter;
 import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.engine.cache.Ticker;
-import dev.exactly.engine.cache.TxnHashReader;
+import dev.exactly.engine.cache.TxnHashRepository;
 import dev.exactly.engine.cache.WarmDedupCache;
 import dev.exactly.queue.QueueOption;
 import dev.exactly.queue.QueueRepository;
@@ -60,7 +60,7 @@ class FusingWriterTest {
     private EnginePools db;
     private EnginePools refDb;
     private Pool pool;
-    private PushStore store;
+    private PushRepository store;
     private Gate gate;
     private ManualTimer timer;
 
@@ -68,7 +68,7 @@ class FusingWriterTest {
     void setUp() {
         db = EnginePools.migrated();
         pool = db.pool(8);
-        store = new PushStore(pool);
+        store = new PushRepository(pool);
         gate = new Gate(new DirectWriter(store, DedupCache.DISABLED));
         timer = new ManualTimer();
     }
@@ -211,7 +211,7 @@ class FusingWriterTest {
         Pool refPool = refDb.pool(2);
         windows.forEach((q, w) -> new QueueRepository(refPool).write(q, Map.of(QueueOption.DEDUP_WINDOW_SECONDS, w), false)
                 .await().atMost(WAIT));
-        PushEngine ref = new PushEngine(new PushStore(refPool), DedupCache.DISABLED);
+        PushEngine ref = new PushEngine(new PushRepository(refPool), DedupCache.DISABLED);
         List<List<PushVerdict>> out = new ArrayList<>();
         for (List<PushCommand> r : requests) {
             out.add(ref.push(r).await().atMost(WAIT));
@@ -551,10 +551,10 @@ class FusingWriterTest {
         ScheduledLingerTimer real = new ScheduledLingerTimer();
         try {
             Pool other = db.pool(8);
-            WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
+            WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
             PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
                     FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real), store);
-            PushEngine lambda = new PushEngine(new PushStore(other), DedupCache.DISABLED);
+            PushEngine lambda = new PushEngine(new PushRepository(other), DedupCache.DISABLED);
             int clients = 16;
             int perClient = 40;
             ConcurrentHashMap<String, UUID> idByKey = new ConcurrentHashMap<>();

@@ -20,7 +20,7 @@ import java.util.UUID;
  * WHERE clause, so a change and its check are one atomic step.
  */
 @ApplicationScoped
-public class TaskStore {
+public class TaskRepository {
 
     /** The columns every read returns, for {@link #toTask(Row)}; t is the tasks row. */
     private static final String COLUMNS = "t.queue, t.task_id, t.type, t.data, t.dedupe_key, t.state, "
@@ -73,7 +73,7 @@ public class TaskStore {
     private final Pool pool;
 
     /** @param pool the connection pool of this instance */
-    public TaskStore(Pool pool) {
+    public TaskRepository(Pool pool) {
         this.pool = pool;
     }
 
@@ -120,14 +120,14 @@ public class TaskStore {
                 .addInteger(c.limit()).addInteger(c.leaseSeconds());
         return pool.preparedQuery(CLAIM).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::toTasks);
+                .map(TaskRepository::toTasks);
     }
 
     /** @return the task, or null when none has that id in that queue */
     public Uni<StoredTask> find(String queue, String taskId) {
         return pool.preparedQuery(FIND).execute(Tuple.of(queue, taskId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::first);
+                .map(TaskRepository::first);
     }
 
     /**
@@ -140,7 +140,7 @@ public class TaskStore {
         Tuple args = Tuple.of(queue, taskId, leaseId).addValue(result == null ? null : Buffer.buffer(result));
         return pool.preparedQuery(COMPLETE).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::first);
+                .map(TaskRepository::first);
     }
 
     /**
@@ -152,7 +152,7 @@ public class TaskStore {
     public Uni<StoredTask> fail(String queue, String taskId, UUID leaseId, String error) {
         return pool.preparedQuery(FAIL).execute(Tuple.of(queue, taskId, leaseId, error))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::first);
+                .map(TaskRepository::first);
     }
 
     /**
@@ -164,7 +164,7 @@ public class TaskStore {
     public Uni<StoredTask> extend(String queue, String taskId, UUID leaseId, int seconds) {
         return pool.preparedQuery(EXTEND).execute(Tuple.of(queue, taskId, leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::first);
+                .map(TaskRepository::first);
     }
 
     /**
@@ -176,7 +176,7 @@ public class TaskStore {
     public Uni<StoredTask> delete(String queue, String taskId, UUID leaseId) {
         return pool.preparedQuery(DELETE).execute(Tuple.of(queue, taskId, leaseId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(TaskStore::first);
+                .map(TaskRepository::first);
     }
 
     /**

@@ -1,15 +1,15 @@
-package dev.exactly.push;
+package dev.exactly.wiring;
 
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.config.FusionConfig;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.DirectWriter;
 import dev.exactly.engine.PushEngine;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.SegmentWriter;
 import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.engine.cache.Ticker;
-import dev.exactly.engine.cache.TxnHashReader;
+import dev.exactly.engine.cache.TxnHashRepository;
 import dev.exactly.engine.cache.WarmDedupCache;
 import dev.exactly.engine.fusion.FusingWriter;
 import dev.exactly.engine.fusion.FusionSettings;
@@ -41,7 +41,7 @@ public class EngineBeans {
         if (!config.dedupCache().enabled()) {
             return DedupCache.DISABLED;
         }
-        WarmDedupCache cache = new WarmDedupCache(new TxnHashReader(pool),
+        WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool),
                 CacheSettings.defaults(config.dedupCache().maxMb()), Ticker.SYSTEM);
         if (registry.isResolvable()) {
             EngineMetrics.bindCache(registry.get(), cache);
@@ -54,7 +54,7 @@ public class EngineBeans {
     @Produces
     @ApplicationScoped
     public PushEngine pushEngine(Pool pool, DedupCache cache, FusionConfig fusion, Instance<MeterRegistry> registry) {
-        PushStore store = new PushStore(pool);
+        PushRepository store = new PushRepository(pool);
         SegmentWriter writer = new DirectWriter(store, cache);
         FusingWriter fusing = null;
         if (fusion.enabled()) {

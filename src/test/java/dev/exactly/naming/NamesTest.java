@@ -1,4 +1,4 @@
-package dev.exactly.push;
+package dev.exactly.naming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -12,7 +12,7 @@ import dev.exactly.http.ErrorPath;
 import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.PushRequestReader;
+import dev.exactly.push.PushRequests;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,14 +20,14 @@ import java.util.List;
 /**
  * Reads a transaction body, {@code {"operations":[{"type":"push","items":[…]}, {"type":"ack", …ack fields}]}},
  * with the streaming toolkit, validating everything before anything is written. Push items
- * follow the push API's rules ({@link PushRequestReader#readItem}, their payloads kept as the
+ * follow the push API's rules ({@link PushRequests#readItem}, their payloads kept as the
  * exact bytes of the body); an ack's fields are gathered into a tree and follow the ack API's
  * ({@link ConsumeRequests#ack}). Errors name the field as {@code operations[i].items[j].field}
  * or {@code operations[i].field}.
  *
  * @throws ApiProblem (400) for malformed JSON or invalid operations
  */
-public final class TransactionRequestReader {
+public final class TransactionRequests {
 
     /** Most operations in one transaction. */
     public static final int MAX_OPERATIONS = 1000;
@@ -99,7 +99,7 @@ public final class TransactionRequestReader {
             if (++itemCount[0] > maxItems) {
                 throw ApiProblem.invalid(null, "operations", "at most " + maxItems + " push items per transaction");
             }
-            PushCommand c = PushRequestReader.readItem(p, body, at.element("items", j), errors);
+            PushCommand c = PushRequests.readItem(p, body, at.element("items", j), errors);
             if (c != null) {
                 items.add(c);
             }

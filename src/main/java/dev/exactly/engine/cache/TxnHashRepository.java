@@ -28,7 +28,7 @@ import java.util.function.Predicate;
  * recomputes each hash from the stored transaction_id (the same XXH3-128 the push path stored);
  * it reports itself incomplete unless every offset of the gap was found.
  */
-public final class TxnHashReader implements HydrationSource {
+public final class TxnHashRepository implements HydrationSource {
 
     /** Rows per cursor round trip. */
     static final int FETCH = 4096;
@@ -48,7 +48,7 @@ public final class TxnHashReader implements HydrationSource {
     private final Pool pool;
 
     /** @param pool the connection pool of this engine instance */
-    public TxnHashReader(Pool pool) {
+    public TxnHashRepository(Pool pool) {
         this.pool = pool;
     }
 

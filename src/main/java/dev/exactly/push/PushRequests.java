@@ -1,5 +1,6 @@
 package dev.exactly.push;
 
+import dev.exactly.naming.Names;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.exactly.engine.PushCommand;
@@ -23,7 +24,7 @@ import java.util.List;
  * @throws ApiProblem (400) for a body that is not UTF-8, malformed JSON or invalid items, naming the
  *         item index and field
  */
-public final class PushRequestReader {
+public final class PushRequests {
 
     /**
      * @param body     the request body (UTF-8 JSON)

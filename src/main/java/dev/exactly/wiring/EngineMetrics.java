@@ -1,6 +1,6 @@
-package dev.exactly.push;
+package dev.exactly.wiring;
 
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.cache.CacheStats;
 import dev.exactly.engine.cache.WarmDedupCache;
 import dev.exactly.engine.fusion.FusingWriter;
@@ -43,8 +43,8 @@ public final class EngineMetrics {
     }
 
     /** Registers the store's SQL call counter and, when fusion is on, the fusion counters. */
-    public static void bindEngine(MeterRegistry r, PushStore store, FusingWriter fusing) {
-        FunctionCounter.builder("exactly.push.sql.calls", store, PushStore::calls)
+    public static void bindEngine(MeterRegistry r, PushRepository store, FusingWriter fusing) {
+        FunctionCounter.builder("exactly.push.sql.calls", store, PushRepository::calls)
                 .description("push_bundle and push_segment calls (SQL round trips)").register(r);
         if (fusing != null) {
             FunctionCounter.builder("exactly.fusion.flushes", fusing, FusingWriter::flushes)

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Either is one round trip and one transaction. Partitions are never renamed or deleted, so an id
  * once learnt stays valid; should it vanish anyway, the push goes by name again.
  */
-public final class PushStore {
+public final class PushRepository {
 
     private static final String PUSH_BUNDLE =
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
@@ -43,7 +43,7 @@ public final class PushStore {
     private final ConcurrentHashMap<PartitionKey, Long> partitionIds = new ConcurrentHashMap<>();
 
     /** @param pool the connection pool of this engine instance */
-    public PushStore(Pool pool) {
+    public PushRepository(Pool pool) {
         this.pool = pool;
     }
 

@@ -6,7 +6,7 @@ import dev.exactly.http.ErrorPath;
 import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
@@ -22,7 +22,7 @@ import java.util.List;
  *
  * @throws ApiProblem (400) naming the task's index (batch) and the field
  */
-public final class TaskRequestReader {
+public final class TaskRequests {
 
     /** The queue a task goes to when it names none. */
     public static final String DEFAULT_QUEUE = "default";

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
-import dev.exactly.push.Names;
+import dev.exactly.naming.Names;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +23,7 @@ import java.util.function.BiFunction;
  *
  * @throws dev.exactly.problem.ApiProblem (400) naming the field
  */
-public final class WorkerRequestReader {
+public final class WorkerRequests {
 
     /** Longest failure error, in UTF-8 bytes. */
     public static final int MAX_ERROR_BYTES = 65_536;
@@ -60,14 +60,14 @@ public final class WorkerRequestReader {
     private final TaskConfig config;
 
     /** @param config claim limits */
-    public WorkerRequestReader(TaskConfig config) {
+    public WorkerRequests(TaskConfig config) {
         this.config = config;
     }
 
     /** A claim body; an empty body claims one task of the default queue. */
     public ClaimCommand claim(byte[] body) {
         if (body.length == 0) {
-            return new ClaimCommand(TaskRequestReader.DEFAULT_QUEUE, null, 1, config.defaultLeaseSeconds());
+            return new ClaimCommand(TaskRequests.DEFAULT_QUEUE, null, 1, config.defaultLeaseSeconds());
         }
         return read(body, "{\"queue\",\"types\"?,\"limit\",\"leaseSeconds\"}", (p, errors) -> {
             String queue = null;
@@ -84,7 +84,7 @@ public final class WorkerRequestReader {
                 }
             }
             if (queue == null) {
-                queue = TaskRequestReader.DEFAULT_QUEUE;
+                queue = TaskRequests.DEFAULT_QUEUE;
             } else {
                 JsonRequest.check(errors, ROOT, "queue", Names.checkName(queue));
             }
@@ -112,7 +112,7 @@ public final class WorkerRequestReader {
                 errors.add(ROOT.error(field, "must be a string"));
                 p.skipChildren();
             } else {
-                JsonRequest.check(errors, ROOT, field, Names.checkKey(type, TaskRequestReader.MAX_TYPE_BYTES));
+                JsonRequest.check(errors, ROOT, field, Names.checkKey(type, TaskRequests.MAX_TYPE_BYTES));
             }
             types.add(type);
         }

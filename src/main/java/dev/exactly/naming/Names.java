@@ -1,4 +1,4 @@
-package dev.exactly.push;
+package dev.exactly.naming;
 
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.PushCommand;
-import dev.exactly.engine.PushStore;
+import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.RequestGrouping;
 import dev.exactly.engine.TransactionHash;
 import dev.exactly.testing.EnginePools;
@@ -20,19 +20,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The hydration reads against a real PostgreSQL (the embedded one). */
-class TxnHashReaderTest {
+class TxnHashRepositoryTest {
 
     private static EnginePools db;
     private static Pool pool;
-    private static PushStore store;
-    private static TxnHashReader reader;
+    private static PushRepository store;
+    private static TxnHashRepository reader;
 
     @BeforeAll
     static void setUp() {
         db = EnginePools.migrated();
         pool = db.pool(4);
-        store = new PushStore(pool);
-        reader = new TxnHashReader(pool);
+        store = new PushRepository(pool);
+        reader = new TxnHashRepository(pool);
     }
 
     @AfterAll
@@ -127,7 +127,7 @@ class TxnHashReaderTest {
     @Test
     void manyRowsStreamThroughTheCursorAndTheSinkCanStopIt() {
         PartitionKey k = new PartitionKey("many", "p");
-        int n = 3 * TxnHashReader.FETCH + 17;
+        int n = 3 * TxnHashRepository.FETCH + 17;
         String[] ids = new String[n];
         for (int i = 0; i < n; i++) {
             ids[i] = "m" + i;
