@@ -362,7 +362,10 @@ BEGIN
                                       'messageId', v_msg.message_id, 'transactionId', v_msg.transaction_id,
                                       'consumerGroup', p_group, 'attempts', p_attempts, 'status', p_status,
                                       'error', p_error, 'deadLetteredAt', clock_timestamp())))::text],
-                              ARRAY[v_msg.trace_id]) r;
+                              ARRAY[v_msg.trace_id],
+                              -- a copy is keyed by its own new id and kept in its origin's partition
+                              -- name, whatever the dead-letter queue's spreadPartitions says
+                              p_spread => NULL) r;
     RETURN v_id;
 END
 $$;

@@ -45,6 +45,14 @@ $$;
 --   p_probe:           false for items whose transactionId is their own fresh message id.
 --   p_locked:          true when the caller already holds the partition's row lock (a bundle):
 --                      the lock-free first look would then save nothing, and is skipped.
+--   p_spread:          the queue's spreadPartitions the caller routed the items with (0: the
+--                      queue does not spread, items went to the partition they named). When it
+--                      is not the queue's own value, nothing is written and SQLSTATE EXS01 is
+--                      raised: the caller learns the value and routes again. NULL: no check (a
+--                      dead-letter copy, keyed by its own new id, keeps its origin's partition).
+--                      The value is read in the statement's snapshot; when it changes, the
+--                      queue API updates every partition row of the queue (V14), so a push that
+--                      waited for one of those row locks runs again with a snapshot that sees it.
 -- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
 -- or the zero UUID when the original's data was purged), duplicate, the allocator watermark the
 -- answer was settled against (prev_last_offset: new offsets start above it; a warm cache needs
@@ -67,6 +75,19 @@ DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], b
                                              text[], text[], text[]);
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
                                              text[], text[], text[], boolean);
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[], boolean, integer);
+
+-- Raises EXS01 for a push routed with a spreadPartitions that is not its queue's (see push_segment).
+CREATE OR REPLACE FUNCTION exactly.spread_changed(p_pid bigint, p_spread integer, p_assumed integer)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'exactly: the queue of partition % has spreadPartitions %, the push was routed with %',
+        p_pid, p_spread, p_assumed USING ERRCODE = 'EXS01';
+END
+$$;
+
 CREATE FUNCTION exactly.push_segment(
     p_pid               bigint,
     p_verified          bigint,
@@ -79,7 +100,8 @@ CREATE FUNCTION exactly.push_segment(
     p_content_types     text[],
     p_headers           text[],
     p_trace_ids         text[],
-    p_locked            boolean DEFAULT false)
+    p_locked            boolean DEFAULT false,
+    p_spread            integer DEFAULT 0)
 RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint,
                dedup_window_seconds integer)
 LANGUAGE plpgsql
@@ -100,7 +122,9 @@ BEGIN
     FOR attempt IN 1..3 LOOP
         RETURN QUERY
         WITH snap AS MATERIALIZED (
-            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start, q.dedup_window_seconds AS win
+            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start,
+                   CASE WHEN p_spread IS NULL OR q.spread_partitions = p_spread THEN q.dedup_window_seconds
+                        ELSE exactly.spread_changed(p_pid, q.spread_partitions, p_spread) END AS win
             FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
             WHERE p.id = p_pid
         ), lk AS MATERIALIZED (
@@ -229,13 +253,16 @@ $$;
 
 -- Pushes a bundle: several segments, each (queue, partition), in one transaction.
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
--- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window.
+-- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window,
+-- and p_spreads (NULL: 0 for every segment), as push_segment's p_spread.
 -- Per item, grouped by segment in segment order: the arrays of push_segment.
 -- Returns push_segment's rows tagged with the segment (1-based) and its partition id, ordered by
 -- segment, then item. A multi-partition bundle takes all its partition locks first, in ascending
 -- id order (lock_partitions); a single segment's lock is taken by push_segment.
 DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
                                             text[], bytea[], text[], text[], text[]);
+DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
+                                            text[], bytea[], text[], text[], text[], integer[]);
 CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_queues        text[],
     p_partitions    text[],
@@ -249,7 +276,8 @@ CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_content_types text[],
     p_headers       text[],
     p_trace_ids     text[],
-    p_verified_windows integer[] DEFAULT NULL)
+    p_verified_windows integer[] DEFAULT NULL,
+    p_spreads       integer[] DEFAULT NULL)
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
                duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer)
 LANGUAGE plpgsql
@@ -283,7 +311,8 @@ BEGIN
         RETURN QUERY
         SELECT 1, x.item, v_pids[1], x."offset", x.message_id, x.duplicate, x.prev_last_offset, x.dedup_window_seconds
         FROM exactly.push_segment(v_pids[1], p_verified[1], p_verified_windows[1], p_hashes, p_probe, p_message_ids,
-                                  p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids) AS x;
+                                  p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, false,
+                                  COALESCE(p_spreads[1], 0)) AS x;
         RETURN;
     END IF;
 
@@ -309,7 +338,7 @@ BEGIN
         SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
                x.dedup_window_seconds
         FROM exactly.push_segment(v_pids[r.seg], p_verified[r.seg], p_verified_windows[r.seg], r.h, r.probe, r.mid,
-                                  r.tx, r.pl, r.ct, r.hd, r.tr, true) AS x;
+                                  r.tx, r.pl, r.ct, r.hd, r.tr, true, COALESCE(p_spreads[r.seg], 0)) AS x;
     END LOOP;
 END
 $$;

@@ -2,7 +2,9 @@ package dev.exactly.engine;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Gives every pushed item an exact deduplication verdict: the one path of every push, whether it
@@ -18,8 +20,12 @@ import java.util.List;
  */
 public final class PushEngine {
 
+    /** Times a request is routed again after the store refused its spreadPartitions, at most. */
+    static final int MAX_REROUTES = 3;
+
     private final SegmentWriter writer;
     private final PushRepository store;
+    private final QueueSpreads spreads = new QueueSpreads();
 
     /**
      * An unfused engine.
@@ -41,17 +47,58 @@ public final class PushEngine {
     }
 
     /**
-     * Pushes a request's items.
+     * Pushes a request's items. Items of a queue that spreads by key go to their key's partition
+     * ({@link KeySpread}); should the store find that a queue's spreadPartitions is not what this
+     * instance believed (nothing is then written), the instance learns the stored values and
+     * routes the request again, up to {@link #MAX_REROUTES} times.
      *
      * @param commands validated items, in request order (may be empty)
      * @return one verdict per item, in request order
+     * @throws PartitionNamedException (as the Uni's failure, nothing written) when an item names a
+     *         partition on a queue that spreads by key
+     * @throws SpreadChangedException (as the Uni's failure, nothing written) when the option kept
+     *         changing while the request was routed again
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<List<PushVerdict>> push(List<PushCommand> commands) {
         if (commands.isEmpty()) {
             return Uni.createFrom().item(List.of());
         }
-        RequestGrouping grouping = RequestGrouping.of(commands);
-        return writer.write(grouping.segments()).map(outcomes -> verdicts(grouping, outcomes));
+        return push(commands, 0);
+    }
+
+    private Uni<List<PushVerdict>> push(List<PushCommand> commands, int reroutes) {
+        return Uni.createFrom().deferred(() -> {
+            RequestGrouping grouping = group(commands);
+            return writer.write(grouping.segments()).map(outcomes -> verdicts(grouping, outcomes));
+        }).onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
+                .recoverWithUni(() -> relearn(commands).chain(() -> push(commands, reroutes + 1)));
+    }
+
+    /**
+     * Layer 1 of a request with this instance's belief of each queue's spreadPartitions: what
+     * {@link #pushWithin} takes.
+     *
+     * @param commands validated items, in request order
+     * @return the grouping
+     * @throws PartitionNamedException when an item names a partition on a queue that spreads by key
+     */
+    public RequestGrouping group(List<PushCommand> commands) {
+        return RequestGrouping.of(commands, spreads::of);
+    }
+
+    /**
+     * Learns the stored spreadPartitions of the commands' queues (after a {@link SpreadChangedException}).
+     *
+     * @param commands the items whose queues to read
+     * @return completes once learnt
+     */
+    public Uni<Void> relearn(List<PushCommand> commands) {
+        Set<String> queues = new HashSet<>();
+        for (PushCommand c : commands) {
+            queues.add(c.queue());
+        }
+        return store.spreads(queues).invoke(spreads::learnt).replaceWithVoid();
     }
 
     /**
@@ -61,9 +108,12 @@ public final class PushEngine {
      * transaction may still roll back. The partitions' row locks are held until the caller's
      * transaction ends; nothing is committed or retried here.
      *
-     * @param grouping   the request's items after layer 1 ({@link RequestGrouping#of})
+     * @param grouping   the request's items after layer 1 ({@link #group})
      * @param connection a connection inside the caller's transaction
      * @return one verdict per item, in request order (followers of layer 1 as duplicates)
+     * @throws SpreadChangedException (as the Uni's failure) when a queue's spreadPartitions is not
+     *         what the grouping was routed with: the caller's transaction is lost; learn
+     *         ({@link #relearn}), group and run it again
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<List<PushVerdict>> pushWithin(RequestGrouping grouping, SqlClient connection) {

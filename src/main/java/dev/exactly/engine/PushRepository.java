@@ -10,7 +10,10 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -29,11 +32,17 @@ public final class PushRepository {
 
     private static final String PUSH_BUNDLE =
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
-                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
 
     private static final String PUSH_SEGMENT =
             "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds "
-                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12)";
+
+    private static final String SPREADS =
+            "SELECT name, spread_partitions FROM exactly.queues WHERE name = ANY ($1)";
+
+    /** SQLSTATE push_segment raises for a segment routed with another spreadPartitions than its queue's. */
+    static final String SPREAD_CHANGED = "EXS01";
 
     /** Partition ids kept at most; past it the map starts over (ids are re-learnt by name). */
     static final int MAX_KNOWN_PARTITIONS = 100_000;
@@ -91,7 +100,36 @@ public final class PushRepository {
                             .onFailure(DatabaseErrors::isConnectionLost).retry()
                             .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
                 })
-                .onFailure().transform(DatabaseErrors.CLASSIFY);
+                .onFailure().transform(PushRepository::classify);
+    }
+
+    /** A spreadPartitions mismatch as {@link SpreadChangedException}, anything else as {@link DatabaseErrors#classify}. */
+    private static Throwable classify(Throwable e) {
+        return SPREAD_CHANGED.equals(DatabaseErrors.sqlState(e)) ? new SpreadChangedException(e) : DatabaseErrors.classify(e);
+    }
+
+    /**
+     * Reads queues' spreadPartitions (retried once on a closed connection).
+     *
+     * @param queues queue names
+     * @return name to spreadPartitions, every name present (0 for a queue that does not exist)
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<Map<String, Integer>> spreads(Collection<String> queues) {
+        String[] names = queues.toArray(new String[0]);
+        return dev.exactly.db.ConnectionRetry.onceOnClosedConnection(
+                        () -> pool.preparedQuery(SPREADS).execute(Tuple.of(names)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Map<String, Integer> out = new HashMap<>();
+                    for (String q : names) {
+                        out.put(q, 0);
+                    }
+                    for (Row r : rows) {
+                        out.put(r.getString(0), r.getInteger(1));
+                    }
+                    return out;
+                });
     }
 
     /**
@@ -109,7 +147,7 @@ public final class PushRepository {
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, SqlClient client) {
         long[] all = new long[segments.size()];
         java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        return execute(segments, all, null, false, client).onFailure().transform(DatabaseErrors.CLASSIFY);
+        return execute(segments, all, null, false, client).onFailure().transform(PushRepository::classify);
     }
 
     /**
@@ -160,9 +198,9 @@ public final class PushRepository {
     }
 
     /**
-     * The eleven arguments of {@code exactly.push_segment} for one leader segment (see
-     * sql/R__push.sql): partition id, p_verified, p_verified_window (null: none vouched), and per
-     * item hash, probe flag, message id, transactionId, payload, content type, headers, trace id.
+     * The arguments of {@code exactly.push_segment} for one leader segment (see sql/R__push.sql):
+     * partition id, p_verified, p_verified_window (null: none vouched), per item hash, probe flag,
+     * message id, transactionId, payload, content type, headers, trace id, and p_spread.
      */
     private static Tuple segmentArguments(long pid, Segment seg, long verified, Integer window, boolean probeAll) {
         int n = seg.items().size();
@@ -189,7 +227,7 @@ public final class PushRepository {
         return Tuple.tuple().addLong(pid).addLong(verified).addInteger(window)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces);
+                .addArrayOfString(traces).addInteger(seg.spread());
     }
 
     private static SegmentOutcome segmentOutcome(long pid, Segment seg, RowSet<Row> rows, boolean retry) {
@@ -216,10 +254,11 @@ public final class PushRepository {
     }
 
     /**
-     * The thirteen arguments of {@code exactly.push_bundle} for leader segments (see
+     * The fourteen arguments of {@code exactly.push_bundle} for leader segments (see
      * sql/R__push.sql): per segment queue, partition, p_verified, item count; per item hash
      * (16 bytes), probe flag, message id, transactionId, payload, content type, headers, trace id;
-     * and per segment the window each watermark was vouched under (null: none).
+     * and per segment the window each watermark was vouched under (null: none) and the
+     * spreadPartitions its items were routed with.
      *
      * @param segments leader segments
      * @param verified per segment: the vouched offset, or {@link DedupCache#PROBE_ALL}
@@ -238,6 +277,7 @@ public final class PushRepository {
         Long[] watermarks = new Long[s];
         Integer[] vouchedWindows = windows == null ? null : new Integer[s];
         Integer[] counts = new Integer[s];
+        Integer[] spreads = new Integer[s];
         Buffer[] hashes = new Buffer[n];
         Boolean[] probe = new Boolean[n];
         UUID[] ids = new UUID[n];
@@ -256,6 +296,7 @@ public final class PushRepository {
                 vouchedWindows[i] = windows[i];
             }
             counts[i] = seg.items().size();
+            spreads[i] = seg.spread();
             for (PushItem it : seg.items()) {
                 hashes[k] = Buffer.buffer(it.hash());
                 probe[k] = probeAll || it.probe();
@@ -273,7 +314,7 @@ public final class PushRepository {
                 .addArrayOfLong(watermarks).addArrayOfInteger(counts)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows);
+                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows).addArrayOfInteger(spreads);
     }
 
     /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */

@@ -6,11 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.ToIntFunction;
 
 /**
  * Layer 1 of deduplication: settles duplicates inside one request, first-wins, in memory.
  *
- * <p>Items are keyed by {@code queue \u001f partition \u001f transactionId}. The first occurrence
+ * <p>Items are keyed by {@code queue \u001f partition \u001f transactionId} (on a queue that
+ * spreads by key, whose partition follows from the key, by queue and transactionId). The first occurrence
  * of a key leads and goes to the store; later ones are followers that inherit the leader's final
  * verdict as duplicates, also when the leader itself turns out to duplicate a stored message.
  * Leaders are grouped into one {@link Segment} per partition, keeping arrival order.
@@ -29,23 +31,50 @@ public final class RequestGrouping {
     }
 
     /**
-     * Groups a request's items.
+     * Groups a request's items, every queue taken as not spreading by key (each item goes to the
+     * partition it names).
      *
      * @param commands the items, in request order
      * @return the leaders by partition, and for every item the index of its leader (itself for a leader)
      */
     public static RequestGrouping of(List<PushCommand> commands) {
+        return of(commands, q -> 0);
+    }
+
+    /**
+     * Groups a request's items, routing those of a queue that spreads by key to the key's
+     * partition ({@link KeySpread}). The route is a function of the key, so layer 1 keys such an
+     * item by queue and transactionId, and a follower is never hashed.
+     *
+     * @param commands the items, in request order
+     * @param spreadOf each queue's spreadPartitions as the caller believes it (0: not spread); every
+     *                 segment carries the value it was routed with
+     * @return the leaders by partition, and for every item the index of its leader (itself for a leader)
+     * @throws PartitionNamedException for the first item that names a partition on a spreading queue
+     */
+    public static RequestGrouping of(List<PushCommand> commands, ToIntFunction<String> spreadOf) {
         int n = commands.size();
         int[] leaderOf = new int[n];
         Map<String, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
         Map<PartitionKey, List<PushItem>> byPartition = new LinkedHashMap<>();
+        Map<PartitionKey, Integer> spreadByPartition = null;
+        String lastQueue = null;
+        int spread = 0;
         for (int i = 0; i < n; i++) {
             PushCommand c = commands.get(i);
+            if (!c.queue().equals(lastQueue)) {
+                lastQueue = c.queue();
+                spread = spreadOf.applyAsInt(lastQueue);
+            }
+            if (spread > 0 && c.partitionNamed()) {
+                throw new PartitionNamedException(i, c.queue(), c.partition(), spread);
+            }
             UUID messageId = MessageIds.next();
             String txn = c.transactionId();
             boolean explicit = txn != null;
             if (explicit) {
-                Integer first = firstByKey.putIfAbsent(c.queue() + SEP + c.partition() + SEP + txn, i);
+                String key = spread > 0 ? c.queue() + SEP + SEP + txn : c.queue() + SEP + c.partition() + SEP + txn;
+                Integer first = firstByKey.putIfAbsent(key, i);
                 if (first != null) {
                     leaderOf[i] = first;
                     continue;
@@ -54,11 +83,21 @@ public final class RequestGrouping {
                 txn = messageId.toString();
             }
             leaderOf[i] = i;
-            PushItem item = new PushItem(i, c, messageId, txn, TransactionHash.of(txn), explicit);
-            byPartition.computeIfAbsent(new PartitionKey(c.queue(), c.partition()), k -> new ArrayList<>()).add(item);
+            byte[] hash = TransactionHash.of(txn);
+            PushItem item = new PushItem(i, c, messageId, txn, hash, explicit);
+            PartitionKey key = new PartitionKey(c.queue(), spread > 0 ? KeySpread.partitionOf(hash, spread) : c.partition());
+            byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(item);
+            if (spread > 0) {
+                if (spreadByPartition == null) {
+                    spreadByPartition = new HashMap<>();
+                }
+                spreadByPartition.put(key, spread);
+            }
         }
         List<Segment> segments = new ArrayList<>(byPartition.size());
-        byPartition.forEach((k, items) -> segments.add(new Segment(k, items)));
+        Map<PartitionKey, Integer> spreads = spreadByPartition;
+        byPartition.forEach((k, items) -> segments.add(
+                new Segment(k, items, spreads == null ? 0 : spreads.getOrDefault(k, 0))));
         return new RequestGrouping(segments, leaderOf);
     }
 

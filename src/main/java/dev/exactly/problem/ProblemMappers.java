@@ -3,6 +3,8 @@ package dev.exactly.problem;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
+import dev.exactly.engine.PartitionNamedException;
+import dev.exactly.engine.SpreadChangedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
@@ -44,6 +46,24 @@ public class ProblemMappers {
                 .entity(new Problem("/problems/database-timeout", "Database timeout", 503,
                         "The database did not finish in time (statement or lock timeout, e.g. a partition held "
                                 + "busy); nothing of this request was written. Retrying the same request is safe.", null))
+                .build();
+    }
+
+    /** An item names a partition on a queue that spreads by key: 400 naming the item's partition; nothing written. */
+    @ServerExceptionMapper
+    public Response partitionNamed(PartitionNamedException e) {
+        return apiProblem(ApiProblem.invalid(e.index(), "partition", e.getMessage()));
+    }
+
+    /**
+     * A queue's spreadPartitions kept changing while the push was routed again: 503 with
+     * Retry-After; nothing was written, retrying the same request is safe.
+     */
+    @ServerExceptionMapper
+    public Response spreadChanged(SpreadChangedException e) {
+        return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
+                .entity(new Problem("/problems/spread-changed", "Spread changed", 503,
+                        e.getMessage() + ". Retrying the same request is safe.", null))
                 .build();
     }
 

@@ -73,9 +73,7 @@ public final class PushRequests {
         } else {
             JsonRequest.check(errors, at, "queue", Names.checkName(queue));
         }
-        if (partition == null) {
-            partition = Names.DEFAULT_PARTITION;
-        } else {
+        if (partition != null) {
             JsonRequest.check(errors, at, "partition", Names.checkName(partition));
         }
         if (txn != null) {

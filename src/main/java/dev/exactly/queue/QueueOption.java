@@ -20,18 +20,50 @@ public enum QueueOption {
      */
     RETRY_LIMIT("retryLimit", "retry_limit", 3, 0),
     /** Delay before a failed message is redelivered, in milliseconds. */
-    RETRY_DELAY("retryDelay", "retry_delay", 0, 0);
+    RETRY_DELAY("retryDelay", "retry_delay", 0, 0),
+    /**
+     * Spread the queue's messages over this many partitions by a hash of the transactionId
+     * ({@link dev.exactly.engine.KeySpread}); 0 = off (an item goes to the partition it names).
+     * 0 or 2 to {@link dev.exactly.engine.KeySpread#MAX_PARTITIONS}. Changed only while no
+     * partition of the queue holds a transaction hash ({@link QueueRepository#write}).
+     */
+    SPREAD_PARTITIONS("spreadPartitions", "spread_partitions", 0, 0, dev.exactly.engine.KeySpread.MAX_PARTITIONS);
 
     private final String wire;
     private final String column;
     private final int defaultValue;
     private final int min;
+    private final int max;
 
     QueueOption(String wire, String column, int defaultValue, int min) {
+        this(wire, column, defaultValue, min, Integer.MAX_VALUE);
+    }
+
+    QueueOption(String wire, String column, int defaultValue, int min, int max) {
         this.wire = wire;
         this.column = column;
         this.defaultValue = defaultValue;
         this.min = min;
+        this.max = max;
+    }
+
+    /**
+     * Checks a value.
+     *
+     * @param value the value asked for
+     * @return why it is refused, or null when it is valid
+     */
+    public String check(int value) {
+        if (this == SPREAD_PARTITIONS && (value == 1 || value < 0 || value > max)) {
+            return "must be 0 (off) or from 2 to " + max;
+        }
+        if (value < min) {
+            return "must be at least " + min;
+        }
+        if (value > max) {
+            return "must be at most " + max;
+        }
+        return null;
     }
 
     /** The JSON name. */

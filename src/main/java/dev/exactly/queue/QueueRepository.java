@@ -27,6 +27,19 @@ public class QueueRepository {
                     .collect(Collectors.joining(", "))
             + ", updated_at = now() RETURNING name, " + COLUMNS + ", created_at, updated_at";
 
+    /**
+     * Before a change of spreadPartitions: locks the queue's partition rows in ascending id order
+     * (the global lock order), writes a new version of each (so a push that waited for one of
+     * these locks runs again with a snapshot that sees the new value: sql/R__push.sql) and counts
+     * those still holding a transaction hash (txns_start, the purge watermark, at or below the
+     * last offset). A new partition cannot appear meanwhile: creating one takes a key-share lock
+     * on the queue row, which this transaction holds FOR UPDATE.
+     */
+    private static final String LOCK_PARTITIONS = "WITH l AS (SELECT p.id FROM exactly.partitions p "
+            + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.id FOR UPDATE OF p) "
+            + "UPDATE exactly.partitions p SET last_offset = p.last_offset FROM l WHERE p.id = l.id "
+            + "RETURNING p.txns_start <= p.last_offset AS holds";
+
     private final Pool pool;
 
     /** Constructor injection. */
@@ -54,6 +67,18 @@ public class QueueRepository {
     public record Change(StoredQueue before, StoredQueue after) {
     }
 
+    /**
+     * Refuses a change of spreadPartitions: some partition of the queue still holds transaction
+     * hashes, and moving keys to other partitions would let a probe miss them.
+     */
+    public static final class SpreadChangeRefused extends RuntimeException {
+
+        /** @param detail what was refused and why */
+        SpreadChangeRefused(String detail) {
+            super(detail);
+        }
+    }
+
     /** @return the queue, or null when it does not exist (retried once on a closed connection) */
     public Uni<StoredQueue> find(String name) {
         return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(SELECT).execute(Tuple.of(name)))
@@ -72,6 +97,9 @@ public class QueueRepository {
      * @return the options before and after. Retried once on a closed connection: setting the same
      *         options again is idempotent (should the first attempt have committed unseen, the
      *         second reports it as "before", so its reset list may come back empty)
+     * @throws SpreadChangeRefused (as the Uni's failure, nothing written) when the change moves
+     *         spreadPartitions while a partition of the queue holds a transaction hash: a key
+     *         would land in another partition than the one its earlier message is probed in
      */
     public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
         return ConnectionRetry.onceOnClosedConnection(() -> pool.withTransaction(conn -> conn
@@ -80,9 +108,32 @@ public class QueueRepository {
                     StoredQueue before = rows.size() == 0 ? null : toQueue(rows.iterator().next());
                     QueueOptions base = replace || before == null ? QueueOptions.defaults() : before.options();
                     QueueOptions after = base.with(options);
-                    return upsert(conn, name, after).map(q -> new Change(before, q));
+                    int from = before == null ? QueueOption.SPREAD_PARTITIONS.defaultValue()
+                            : before.options().get(QueueOption.SPREAD_PARTITIONS);
+                    int to = after.get(QueueOption.SPREAD_PARTITIONS);
+                    Uni<Void> checked = before == null || from == to ? Uni.createFrom().voidItem()
+                            : spreadChangeAllowed(conn, name, from, to);
+                    return checked.chain(() -> upsert(conn, name, after)).map(q -> new Change(before, q));
                 })))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    private static Uni<Void> spreadChangeAllowed(SqlClient conn, String name, int from, int to) {
+        return conn.preparedQuery(LOCK_PARTITIONS).execute(Tuple.of(name)).map(rows -> {
+            int holding = 0;
+            for (Row r : rows) {
+                if (r.getBoolean("holds")) {
+                    holding++;
+                }
+            }
+            if (holding > 0) {
+                throw new SpreadChangeRefused("queue '" + name + "' cannot change spreadPartitions from " + from
+                        + " to " + to + ": " + holding + " of its " + rows.size() + " partitions still hold "
+                        + "transaction hashes, and a key spread differently would no longer be found as a duplicate. "
+                        + "Change it before the first push, or once retention has purged every hash (or use a new queue)");
+            }
+            return null;
+        });
     }
 
     private static Uni<StoredQueue> upsert(SqlClient conn, String name, QueueOptions o) {

@@ -116,8 +116,8 @@ public final class QueueRequests {
             } else if (!v.canConvertToInt()) {
                 errors.add(ErrorPath.ROOT.error(field,
                         "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
-            } else if (v.intValue() < o.min()) {
-                errors.add(ErrorPath.ROOT.error(field, "must be at least " + o.min()));
+            } else if (o.check(v.intValue()) != null) {
+                errors.add(ErrorPath.ROOT.error(field, o.check(v.intValue())));
             } else {
                 out.put(o, v.intValue());
             }

@@ -97,7 +97,7 @@ public class QueueResource {
         QueueRequests.Configure request = QueueRequests.configure(body);
         String queue = request.queue();
         Map<QueueOption, Integer> options = request.options();
-        return queues.write(queue, options, true).invoke(c -> cache.queueReconfigured(queue)).map(change -> {
+        return write(queue, options, true).map(change -> {
             List<QueueView.Reset> reset = new ArrayList<>();
             List<String> defaulted = new ArrayList<>();
             for (QueueOption o : QueueOption.values()) {
@@ -126,8 +126,16 @@ public class QueueResource {
     public Uni<QueueView> patch(@PathParam("queue") String queue, byte[] body) {
         checkQueueName(queue);
         Map<QueueOption, Integer> options = QueueRequests.patch(body);
-        return queues.write(queue, options, false).invoke(c -> cache.queueReconfigured(queue))
-                .map(c -> QueueView.of(c.after()));
+        return write(queue, options, false).map(c -> QueueView.of(c.after()));
+    }
+
+    /** Writes the options, tells the cache, and answers a refused spreadPartitions change with 409. */
+    private Uni<QueueRepository.Change> write(String queue, Map<QueueOption, Integer> options, boolean replace) {
+        return queues.write(queue, options, replace).invoke(c -> cache.queueReconfigured(queue))
+                .onFailure(QueueRepository.SpreadChangeRefused.class).transform(e -> new ApiProblem(409,
+                        "spread-change-refused", "Spread change refused", e.getMessage(),
+                        List.of(new dev.exactly.problem.FieldError(null, "options."
+                                + QueueOption.SPREAD_PARTITIONS.wire(), e.getMessage()))));
     }
 
     /** A queue and its options; 404 when it does not exist. */

@@ -71,8 +71,9 @@ public class RedriveService {
         List<DeadLetterCopy> pushed = new ArrayList<>();
         for (DeadLetterCopy c : order) {
             if (c != null && c.redrivenTo() == null) {
+                // the origin partition, unless the queue spreads by key: then the redrive key decides
                 commands.add(new PushCommand(c.originQueue(), c.originPartition(), KEY_PREFIX + c.deadLetterId(),
-                        c.payload(), c.contentType(), c.headersJson(), c.traceId()));
+                        c.payload(), c.contentType(), c.headersJson(), c.traceId(), false));
                 pushed.add(c);
             }
         }

@@ -6,6 +6,9 @@ import dev.exactly.consume.ConsumeRepository;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PartitionKey;
+import dev.exactly.engine.PartitionNamedException;
+import dev.exactly.engine.SpreadChangedException;
+import dev.exactly.problem.ApiProblem;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
@@ -37,6 +40,9 @@ import java.util.List;
 @ApplicationScoped
 public class TransactionService {
 
+    /** Times a transaction runs again after a queue's spreadPartitions changed under it, at most. */
+    static final int MAX_REROUTES = 3;
+
     private final Pool pool;
     private final PushEngine engine;
     private final ConsumeRepository consume;
@@ -54,8 +60,19 @@ public class TransactionService {
      * @throws TransactionConflict (as the Uni's failure) when a push item is a duplicate or an
      *                             ack is unresolved or mismatches its lease; nothing is written
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     * @throws ApiProblem (as the Uni's failure, 400) when a push item names a partition on a queue
+     *         that spreads by key
      */
     public Uni<TransactionResponse> run(List<TransactionOperation> ops) {
+        return run(ops, 0);
+    }
+
+    /**
+     * One attempt. A queue's spreadPartitions that changed since this instance learnt it rolls the
+     * transaction back (nothing written, SpreadChangedException): the instance learns the stored
+     * values and runs it again, up to three times.
+     */
+    private Uni<TransactionResponse> run(List<TransactionOperation> ops, int reroutes) {
         List<PushCommand> pushes = new ArrayList<>();
         List<int[]> pushAt = new ArrayList<>();
         List<AckCommand> acks = new ArrayList<>();
@@ -72,7 +89,14 @@ public class TransactionService {
                 ackAt.add(i);
             }
         }
-        RequestGrouping grouping = RequestGrouping.of(pushes);
+        RequestGrouping grouping;
+        try {
+            grouping = engine.group(pushes);
+        } catch (PartitionNamedException e) {
+            int[] at = pushAt.get(e.index());
+            return Uni.createFrom().failure(ApiProblem.invalid(null,
+                    "operations[" + at[0] + "].items[" + at[1] + "].partition", e.getMessage()));
+        }
         for (int k = 0; k < grouping.size(); k++) {
             int leader = grouping.leaderOf(k);
             if (leader != k) {
@@ -86,7 +110,9 @@ public class TransactionService {
         return pool.withTransaction(conn -> ackAll(conn, acks, ackAt, pushPartitions)
                         .flatMap(ackResults -> pushAll(conn, grouping, pushAt)
                                 .map(verdicts -> respond(ops, verdicts, pushAt, ackResults, ackAt))))
-                .onFailure().transform(DatabaseErrors.CLASSIFY);
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
+                .recoverWithUni(() -> engine.relearn(pushes).chain(() -> run(ops, reroutes + 1)));
     }
 
     private Uni<List<AckResult>> ackAll(SqlConnection conn, List<AckCommand> acks, List<Integer> ackAt,

@@ -2,6 +2,7 @@ package dev.exactly.webhook;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.exactly.engine.PartitionNamedException;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
@@ -45,7 +46,8 @@ public class WebhookIngest {
      * @return the verdict: queued, or duplicate with the original message's id
      * @throws ApiProblem 404 for an unknown or disabled source, 413 over the source's body limit,
      *                    401 for a missing or wrong signature, 400 when the key or partition is missing
-     *                    or invalid; nothing is written in any of these cases
+     *                    or invalid, or when the source chooses a partition and its queue spreads by
+     *                    key (spreadPartitions); nothing is written in any of these cases
      */
     public Uni<WebhookReceipt> ingest(String sourceName, Delivery delivery) {
         WebhookSource s = sources.find(sourceName);
@@ -60,7 +62,14 @@ public class WebhookIngest {
             metrics.rejected(s.name(), p);
             throw p;
         }
-        return windows.ensure(s).chain(() -> engine.push(List.of(command))).map(v -> {
+        return windows.ensure(s).chain(() -> engine.push(List.of(command)))
+                .onFailure(PartitionNamedException.class).transform(e -> {
+                    ApiProblem p = ApiProblem.invalid(null, "partition", "source " + s.name() + " chooses the partition ("
+                            + s.partition().describe() + "), but " + e.getMessage()
+                            + ": remove the source's partition setting");
+                    metrics.rejected(s.name(), p);
+                    return p;
+                }).map(v -> {
             WebhookReceipt r = WebhookReceipt.of(s.name(), v.get(0));
             if (v.get(0).status() == PushStatus.DUPLICATE) {
                 metrics.duplicate(s.name());
@@ -112,7 +121,7 @@ public class WebhookIngest {
         String contentType = d.header("Content-Type");
         return new PushCommand(s.queue(), partition, key, d.body(),
                 contentType == null || contentType.isBlank() ? UNKNOWN_MEDIA_TYPE : contentType.trim(),
-                keptHeaders(s, d), null);
+                keptHeaders(s, d), null, s.partition().named());
     }
 
     /** The kept headers as a JSON object, lower-case names, repeated values joined by ", " (RFC 9110 section 5.3). */

@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -30,15 +29,19 @@ import org.jboss.logging.Logger;
  * queue's documentation, "Deduplication", section "Three layers, one authority".)
  *
  * <h2>Lanes</h2>
- * Each partition has a lane: at most one write to the partition is in flight from this instance
- * (which also keeps the dedup cache's commit notices in order). A request whose leaders all go to
- * one partition joins the lane's pending list. An idle lane flushes after the linger, or at once
- * when the pending items or bytes reach the flush size; arrivals while a flush is in flight are
- * flushed together, without linger, the moment it completes. The linger is adaptive: a lane whose
- * last flush carried a single request flushes the next arrival at once (a lone client pays no
- * linger); once a flush fused two or more requests, the lane lingers for its next idle arrival. An
- * idle lane is removed from the map (so lanes do not accumulate over partition names), a lingering
- * one only after it stayed idle for a second.
+ * Each partition has a lane: at most one fused write to the partition is in flight from this
+ * instance (which also keeps the dedup cache's commit notices in order). A request whose leaders
+ * all go to one partition joins the lane's pending list. Arrivals while a flush is in flight are
+ * flushed together, without linger, the moment it completes. An idle lane flushes at once when
+ * it holds as many pending requests as its last flush carried, or when the pending items or
+ * bytes reach the flush size; otherwise it lingers for the rest, at most the linger. So a lane
+ * whose last flush carried a single request (pushes arriving one at a time) flushes every arrival
+ * at once and never lingers: nothing is waiting behind it. Only a lane that just fused k ≥ 2
+ * requests waits, and only until k have arrived again (the clients it answered sending their
+ * next pushes) or the linger ends; a flush that carried fewer lowers the next wait's target. An
+ * idle lane is removed from the map (so lanes do not accumulate over partition names), a
+ * lingering one only after it stayed idle for a second. Lanes are keyed by partition and by the
+ * spreadPartitions the segments were routed with, so a flush never mixes two routings.
  *
  * <h2>Inside a flush</h2>
  * Duplicates are settled first-wins by the 16-byte transaction hash, the same identity the store
@@ -50,10 +53,13 @@ import org.jboss.logging.Logger;
  * the store's own verdicts. Each request gets back an outcome for exactly its items.
  *
  * <h2>Requests spanning several partitions</h2>
- * They are not fused: they keep the one-bundle round trip and its single transaction (all their
- * partitions commit together), and they take each of their partitions' lanes, in ascending
- * partition-key order (so two such requests never wait on each other in a cycle), for the
- * duration of the bundle. A lane alternates between waiting bundles and pending fused requests.
+ * They are not fused and take no lane: they go straight to the unfused writer, one bundle, one
+ * round trip and one transaction (all their partitions commit together), exactly as in the
+ * stateless shape. The store's row locks order them against everything else (ascending partition
+ * id); a fused flush of one of their partitions may be in flight at the same time, which only
+ * means the cache may see those two commits out of order (it then re-reads the gap: it can cost
+ * a narrowed probe, never a verdict). A request spread over many partitions of a hot queue thus
+ * never waits behind lanes it does not need.
  *
  * <p>Cancellation of a caller's Uni never strands a lane: lane work runs to completion and a
  * cancelled caller's result is dropped. Thread-safe; each lane has its own monitor.
@@ -68,7 +74,7 @@ public final class FusingWriter implements SegmentWriter {
     private final SegmentWriter direct;
     private final FusionSettings settings;
     private final LingerTimer timer;
-    private final ConcurrentHashMap<PartitionKey, Lane> lanes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
 
     private final LongAdder flushes = new LongAdder();
     private final LongAdder submissions = new LongAdder();
@@ -103,22 +109,30 @@ public final class FusingWriter implements SegmentWriter {
         }
     }
 
+    /** A lane's identity: the partition, and the spreadPartitions its segments were routed with. */
+    private record LaneKey(PartitionKey partition, int spread) {
+    }
+
     /** A partition's single-flight lane. Guarded by its own monitor. */
     private static final class Lane {
-        final PartitionKey key;
+        final LaneKey key;
         final ArrayDeque<Submission> pending = new ArrayDeque<>();
-        final ArrayDeque<Consumer<Lane>> waiters = new ArrayDeque<>();
         int pendingItems;
         long pendingBytes;
         boolean busy;
         boolean timerArmed;
-        boolean lingering;
-        boolean preferWaiter;
+        /** Requests the last flush carried (0 before the first): an idle lane waits for as many. */
+        int lastFused;
         boolean retired;
         boolean idleCheckArmed;
 
-        Lane(PartitionKey key) {
+        Lane(LaneKey key) {
             this.key = key;
+        }
+
+        /** True when the last flush fused several requests: an idle arrival may wait for the others. */
+        boolean lingering() {
+            return lastFused >= 2;
         }
     }
 
@@ -128,7 +142,8 @@ public final class FusingWriter implements SegmentWriter {
             Segment s = segments.get(0);
             return Uni.createFrom().<SegmentOutcome>emitter(em -> submit(s, complete(em))).map(List::of);
         }
-        return Uni.createFrom().<List<SegmentOutcome>>emitter(em -> bundle(segments, complete(em)));
+        bundles.increment();
+        return direct.write(segments);
     }
 
     private static <T> BiConsumer<T, Throwable> complete(UniEmitter<? super T> em) {
@@ -148,7 +163,7 @@ public final class FusingWriter implements SegmentWriter {
         submissions.increment();
         Runnable action;
         while (true) {
-            Lane lane = lanes.computeIfAbsent(s.partition(), Lane::new);
+            Lane lane = lanes.computeIfAbsent(new LaneKey(s.partition(), s.spread()), Lane::new);
             synchronized (lane) {
                 if (lane.retired) {
                     continue;
@@ -171,9 +186,11 @@ public final class FusingWriter implements SegmentWriter {
             return null; // flushed when the write in flight completes
         }
         boolean full = lane.pendingItems >= settings.maxItems() || lane.pendingBytes >= settings.maxBytes();
-        if (full || !lane.lingering || settings.lingerNanos() == 0) {
+        // nothing more is expected once as many requests wait as the last flush carried (one, for
+        // a lane whose pushes arrive one at a time): flush at once rather than linger for nobody
+        boolean allBack = lane.pending.size() >= lane.lastFused;
+        if (full || allBack || settings.lingerNanos() == 0) {
             lane.busy = true;
-            lane.preferWaiter = true;
             List<Submission> batch = take(lane);
             return () -> flush(lane, batch);
         }
@@ -197,7 +214,6 @@ public final class FusingWriter implements SegmentWriter {
             lane.timerArmed = false;
             if (!lane.busy && !lane.pending.isEmpty()) {
                 lane.busy = true;
-                lane.preferWaiter = true;
                 batch = take(lane);
             } else {
                 then = retireIfIdle(lane);
@@ -214,8 +230,8 @@ public final class FusingWriter implements SegmentWriter {
     private void idleCheck(Lane lane) {
         synchronized (lane) {
             lane.idleCheckArmed = false;
-            if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty() && lane.waiters.isEmpty()) {
-                lane.lingering = false;
+            if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty()) {
+                lane.lastFused = 0;
                 retireIfIdle(lane);
             }
         }
@@ -252,7 +268,7 @@ public final class FusingWriter implements SegmentWriter {
             return;
         }
         followers.add(fused.followerCount);
-        send(List.of(new Segment(lane.key, fused.leaders)), (outcomes, err) -> {
+        send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), (outcomes, err) -> {
             if (err != null) {
                 finish(lane, batch.size(), () -> failAll(batch, err));
                 return;
@@ -261,7 +277,8 @@ public final class FusingWriter implements SegmentWriter {
             if (o.windowSeconds() == 0 && fused.followerCount > 0) {
                 // no deduplication on this queue: followers are items of their own, not duplicates
                 flushes.increment();
-                send(List.of(new Segment(lane.key, fused.followerItems())), (again, err2) -> finish(lane, batch.size(),
+                send(List.of(new Segment(lane.key.partition(), fused.followerItems(), lane.key.spread())),
+                        (again, err2) -> finish(lane, batch.size(),
                         () -> {
                             if (err2 != null) {
                                 failAll(batch, err2);
@@ -289,7 +306,7 @@ public final class FusingWriter implements SegmentWriter {
     private void finish(Lane lane, int fusedRequests, Runnable deliver) {
         Runnable next;
         synchronized (lane) {
-            lane.lingering = fusedRequests >= 2;
+            lane.lastFused = fusedRequests;
             next = release(lane);
         }
         if (next != null) {
@@ -302,113 +319,9 @@ public final class FusingWriter implements SegmentWriter {
         }
     }
 
-    // ------------------------------------------------------------------------------ several partitions
-
-    private void bundle(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> done) {
-        bundles.increment();
-        List<PartitionKey> keys = new ArrayList<>(segments.size());
-        for (Segment s : segments) {
-            keys.add(s.partition());
-        }
-        keys.sort(null);
-        new BundleRun(segments, keys, done).advance();
-    }
-
     /**
-     * One multi-partition request: takes its lanes one after another in ascending key order, in
-     * a loop (never a call per lane, so the stack depth does not grow with the partitions of the
-     * request), sends the bundle once it holds them all, and releases every lane it took exactly
-     * once, whatever failed: the write, the send, or the acquisition itself.
-     */
-    private final class BundleRun {
-        final List<Segment> segments;
-        final List<PartitionKey> keys;
-        final BiConsumer<List<SegmentOutcome>, Throwable> done;
-        /** Lanes taken so far; only the thread that holds the run's turn adds to it. */
-        final List<Lane> held;
-        final AtomicBoolean ended = new AtomicBoolean();
-        int next;
-
-        BundleRun(List<Segment> segments, List<PartitionKey> keys, BiConsumer<List<SegmentOutcome>, Throwable> done) {
-            this.segments = segments;
-            this.keys = keys;
-            this.done = done;
-            this.held = new ArrayList<>(keys.size());
-        }
-
-        /** Takes free lanes in order; on a busy one, waits (holding what it has) and returns. */
-        void advance() {
-            try {
-                while (next < keys.size()) {
-                    Lane lane = tryAcquire(keys.get(next), this::granted);
-                    if (lane == null) {
-                        return; // granted() resumes the loop when the lane is handed over
-                    }
-                    held.add(lane);
-                    next++;
-                }
-            } catch (Throwable t) {
-                end(null, t);
-                return;
-            }
-            send(segments, this::end);
-        }
-
-        /** A lane this run waited for was handed over (by the thread that released it). */
-        void granted(Lane lane) {
-            held.add(lane);
-            next++;
-            advance();
-        }
-
-        /** Releases every lane taken, once, hands them on, then answers the caller. */
-        void end(List<SegmentOutcome> outcomes, Throwable err) {
-            if (!ended.compareAndSet(false, true)) {
-                return;
-            }
-            List<Runnable> then = new ArrayList<>(held.size());
-            for (Lane lane : held) {
-                synchronized (lane) {
-                    Runnable r = release(lane);
-                    if (r != null) {
-                        then.add(r);
-                    }
-                }
-            }
-            for (Runnable r : then) {
-                runGuarded(r);
-            }
-            done.accept(outcomes, err);
-        }
-    }
-
-    /**
-     * Takes a lane at once if it is free; otherwise queues {@code granted}, which the releasing
-     * thread runs when it hands the lane over.
-     *
-     * @return the lane when taken now, or null when {@code granted} will be called later
-     */
-    private Lane tryAcquire(PartitionKey key, Consumer<Lane> granted) {
-        while (true) {
-            Lane lane = lanes.computeIfAbsent(key, Lane::new);
-            synchronized (lane) {
-                if (lane.retired) {
-                    continue;
-                }
-                if (!lane.busy) {
-                    lane.busy = true;
-                    lane.preferWaiter = false;
-                    return lane;
-                }
-                lane.waiters.add(granted);
-                return null;
-            }
-        }
-    }
-
-    /**
-     * Runs a lane hand-over (a flush or a waiting bundle's next step). Each of them answers its
-     * own callers on failure; a throwable escaping one must not stop the hand-overs after it.
+     * Runs a lane hand-over (the next flush). A flush answers its own callers on failure; a
+     * throwable escaping it must not stop the caller.
      */
     private static void runGuarded(Runnable r) {
         try {
@@ -419,20 +332,13 @@ public final class FusingWriter implements SegmentWriter {
     }
 
     /**
-     * Frees a lane and hands it on: alternately to a waiting bundle and to the pending requests
-     * (flushed at once: they already waited). Caller holds the lane's lock; runs the result after.
+     * Frees a lane and hands it to the pending requests (flushed at once: they already waited).
+     * Caller holds the lane's lock; runs the result after.
      */
     private Runnable release(Lane lane) {
         lane.busy = false;
-        if (!lane.waiters.isEmpty() && (lane.preferWaiter || lane.pending.isEmpty())) {
-            Consumer<Lane> w = lane.waiters.poll();
-            lane.busy = true;
-            lane.preferWaiter = false;
-            return () -> w.accept(lane);
-        }
         if (!lane.pending.isEmpty()) {
             lane.busy = true;
-            lane.preferWaiter = true;
             List<Submission> batch = take(lane);
             return () -> flush(lane, batch);
         }
@@ -445,10 +351,10 @@ public final class FusingWriter implements SegmentWriter {
      * later finds it still idle. Caller holds the lane's lock; runs the result after.
      */
     private Runnable retireIfIdle(Lane lane) {
-        if (lane.busy || lane.timerArmed || !lane.pending.isEmpty() || !lane.waiters.isEmpty()) {
+        if (lane.busy || lane.timerArmed || !lane.pending.isEmpty()) {
             return null;
         }
-        if (!lane.lingering) {
+        if (!lane.lingering()) {
             lane.retired = true;
             lanes.remove(lane.key, lane);
             return null;
@@ -609,7 +515,7 @@ public final class FusingWriter implements SegmentWriter {
         return followers.sum();
     }
 
-    /** @return multi-partition requests sent as unfused bundles */
+    /** @return multi-partition requests sent straight to the unfused writer (one bundle each, no lane) */
     public long bundles() {
         return bundles.sum();
     }

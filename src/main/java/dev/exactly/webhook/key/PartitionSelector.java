@@ -1,5 +1,6 @@
 package dev.exactly.webhook.key;
 
+import dev.exactly.engine.PushCommand;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
 import dev.exactly.webhook.Delivery;
@@ -45,6 +46,15 @@ public final class PartitionSelector {
             throw ApiProblem.invalid(null, field.name(), "names the partition, so it " + reason);
         }
         return v;
+    }
+
+    /**
+     * @return true when the source chooses the partition (a header, a pointer, or a fixed name
+     *         other than Default): a queue that spreads by key then refuses its deliveries; false
+     *         for the default, which such a queue replaces with the key's partition
+     */
+    public boolean named() {
+        return field != null || !PushCommand.DEFAULT_PARTITION.equals(fixed);
     }
 
     /** For logs: the fixed name, or the field it reads. */
