@@ -49,7 +49,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Layer 2 against a real PostgreSQL: fused flushes, single flight, flush on size, the adaptive
- * linger, window 0, multi-partition requests, failures, and exactness under concurrency. SQL
+ * linger (an idle lane waits only for as many requests as its last flush carried, so one arriving
+ * at a time never waits), window 0, multi-partition requests (no lane), failures, and exactness
+ * under concurrency. SQL
  * calls are counted by the store; the order of events is controlled by a gate in front of the
  * store and a manual linger timer, never by timing.
  */
@@ -336,39 +338,79 @@ class FusingWriterTest {
         assertEquals(1, store.calls() - before, "flushed on size, before the linger ended");
     }
 
+    /** Holds a first request in flight, queues {@code n} more behind it, then lets all through: a flush of n. */
+    private void fuse(FusingWriter fusing, PushEngine engine, String prefix, int n) {
+        gate.closeNext();
+        long submitted = fusing.submissions();
+        List<List<PushCommand>> requests = new ArrayList<>();
+        for (int i = 0; i <= n; i++) {
+            requests.add(List.of(cmd("q", "p", prefix + i)));
+        }
+        List<CompletableFuture<List<PushVerdict>>> f = submit(engine, requests);
+        await(() -> fusing.submissions() == submitted + n + 1);
+        gate.open();
+        all(f);
+    }
+
     @Test
-    void theLingerIsAdaptiveALoneClientNeverWaits() {
+    void aLaneWhosePushesArriveOneAtATimeNeverLingers() {
         FusingWriter fusing = fusing(1000);
         PushEngine engine = new PushEngine(fusing, store);
         long before = store.calls();
-        engine.push(List.of(cmd("q", "p", "a"))).await().atMost(WAIT);
-        engine.push(List.of(cmd("q", "p", "b"))).await().atMost(WAIT);
-        assertEquals(2, store.calls() - before, "each flushed at once");
-        assertEquals(0, timer.scheduled(LINGER));
+        for (int i = 0; i < 5; i++) {
+            engine.push(List.of(cmd("q", "p", "one-" + i))).await().atMost(WAIT);
+            assertEquals(i + 1, store.calls() - before, "flushed at once: nothing was waiting behind it");
+        }
+        assertEquals(0, timer.delays.size(), "no linger and no idle check was ever scheduled");
+        assertEquals(0, fusing.openLanes(), "a lane that never fused is removed once idle");
+    }
 
-        // a fused flush makes the lane linger for its next idle arrival
-        gate.closeNext();
+    @Test
+    void aLingeringLaneFlushesAsSoonAsAsManyRequestsAsItsLastFlushCarriedAreBack() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing, store);
+        fuse(fusing, engine, "a", 3); // the last flush fused 3 requests
+        long before = store.calls();
         List<CompletableFuture<List<PushVerdict>>> f = submit(engine,
-                List.of(List.of(cmd("q", "p", "c")), List.of(cmd("q", "p", "d")), List.of(cmd("q", "p", "e"))));
-        await(() -> fusing.submissions() == 5);
-        gate.open();
+                List.of(List.of(cmd("q", "p", "b0")), List.of(cmd("q", "p", "b1"))));
+        assertEquals(0, store.calls() - before, "two of three back: the lane waits for the third");
+        assertEquals(1, timer.scheduled(LINGER), "at most the linger");
+        f.add(engine.push(List.of(cmd("q", "p", "b2"))).subscribeAsCompletionStage());
         all(f);
-        before = store.calls();
-        List<CompletableFuture<List<PushVerdict>>> g = submit(engine,
-                List.of(List.of(cmd("q", "p", "f")), List.of(cmd("q", "p", "g"))));
-        assertEquals(0, store.calls() - before, "lingering: nothing sent yet");
-        assertEquals(1, timer.scheduled(LINGER));
-        assertEquals(1, timer.fire(LINGER));
-        all(g);
-        assertEquals(1, store.calls() - before, "one flush after the linger");
+        assertEquals(1, store.calls() - before, "the third arrival flushed all three, the linger never fired");
+        assertEquals(1, timer.scheduled(LINGER), "the armed linger has not run");
+    }
 
-        // idle for the idle check: the lane forgets its linger and is removed
+    @Test
+    void aLingerThatEndsWithOneRequestStopsTheLaneLingering() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing, store);
+        fuse(fusing, engine, "a", 2);
+        long before = store.calls();
+        CompletableFuture<List<PushVerdict>> lone = engine.push(List.of(cmd("q", "p", "lone"))).subscribeAsCompletionStage();
+        assertEquals(0, store.calls() - before, "the crowd of two may come back: it lingers once");
+        assertEquals(1, timer.fire(LINGER));
+        lone.orTimeout(30, TimeUnit.SECONDS).join();
+        assertEquals(1, store.calls() - before);
+        for (int i = 0; i < 3; i++) {
+            engine.push(List.of(cmd("q", "p", "next-" + i))).await().atMost(WAIT);
+            assertEquals(2 + i, store.calls() - before, "its last flush carried one: the next arrival goes at once");
+        }
+        assertEquals(0, timer.scheduled(LINGER), "no further linger");
+    }
+
+    @Test
+    void aLingeringLaneThatStaysIdleForgetsItsLingerAndIsRemoved() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing, store);
+        fuse(fusing, engine, "a", 2);
         await(() -> fusing.openLanes() == 1);
         assertEquals(1, timer.fire(FusingWriter.IDLE_CHECK_NANOS));
         assertEquals(0, fusing.openLanes());
-        before = store.calls();
+        long before = store.calls();
         engine.push(List.of(cmd("q", "p", "h"))).await().atMost(WAIT);
         assertEquals(1, store.calls() - before, "a fresh lane flushes at once");
+        assertEquals(0, timer.scheduled(LINGER));
     }
 
     @Test
@@ -395,29 +437,28 @@ class FusingWriterTest {
     // ------------------------------------------------------------------------------ single flight
 
     @Test
-    void aMultiPartitionRequestWaitsForItsPartitionsFlushAndStaysOneBundle() {
+    void aMultiPartitionRequestTakesNoLaneAndStaysOneBundle() {
         FusingWriter fusing = fusing(1000);
         PushEngine engine = new PushEngine(fusing, store);
         gate.closeNext();
         long before = store.calls();
         CompletableFuture<List<PushVerdict>> single = engine.push(List.of(cmd("q", "a", "x"))).subscribeAsCompletionStage();
         await(() -> gate.writes.get() == 1);
-        CompletableFuture<List<PushVerdict>> bundle = engine.push(
-                List.of(cmd("q", "b", "y"), cmd("q", "a", "x"), cmd("q", "c", "z"))).subscribeAsCompletionStage();
-        // lanes are taken in key order: the bundle waits for lane a, holding none, so c stays free
-        CompletableFuture<List<PushVerdict>> other = engine.push(List.of(cmd("q", "c", "w"))).subscribeAsCompletionStage();
-        other.orTimeout(30, TimeUnit.SECONDS).join();
-        assertEquals(2, gate.writes.get());
-        assertFalse(bundle.isDone(), "single flight: partition a has a write in flight");
-        gate.open();
-        List<PushVerdict> b = bundle.orTimeout(30, TimeUnit.SECONDS).join();
-        single.orTimeout(30, TimeUnit.SECONDS).join();
+        // partition a's flush is held before it reaches the database: the bundle does not wait for it
+        List<PushVerdict> b = engine.push(List.of(cmd("q", "b", "y"), cmd("q", "a", "x"), cmd("q", "c", "z")))
+                .await().atMost(WAIT);
         assertEquals(1, fusing.bundles());
-        assertEquals(3, store.calls() - before, "single, other, then the bundle as one call");
-        assertEquals(PushStatus.DUPLICATE, b.get(1).status(), "x was stored by the flush the bundle waited for");
-        assertEquals(single.join().get(0).messageId(), b.get(1).messageId());
-        assertEquals(PushStatus.QUEUED, b.get(0).status());
-        assertEquals(PushStatus.QUEUED, b.get(2).status());
+        assertEquals(1, store.calls() - before, "the bundle went as one call while a's flush was held");
+        assertEquals(1, fusing.openLanes(), "only a's lane is open: the bundle took none");
+        for (PushVerdict v : b) {
+            assertEquals(PushStatus.QUEUED, v.status());
+        }
+        assertFalse(single.isDone());
+        gate.open();
+        PushVerdict s1 = single.orTimeout(30, TimeUnit.SECONDS).join().get(0);
+        assertEquals(PushStatus.DUPLICATE, s1.status(), "the bundle committed x first: the held flush finds it");
+        assertEquals(b.get(1).messageId(), s1.messageId());
+        assertEquals(3, rows("messages"));
     }
 
     @Test
@@ -449,7 +490,7 @@ class FusingWriterTest {
         assertEquals(2, rows("messages"));
     }
 
-    /** How a bundle's write fails in {@link #everyFailureOfABundleReleasesEveryLaneItTook}. */
+    /** How a bundle's write fails in {@link #everyFailureOfABundleReachesItsCallerAndLeavesEveryLaneWorking}. */
     enum Fault {
         /** the write's Uni fails (the database answered an error) */
         FAILS,
@@ -470,11 +511,11 @@ class FusingWriterTest {
     }
 
     @Test
-    void everyFailureOfABundleReleasesEveryLaneItTook() {
+    void everyFailureOfABundleReachesItsCallerAndLeavesEveryLaneWorking() {
         List<String> parts = List.of("p0", "p1", "p2", "p3", "p4");
         int round = 0;
         for (Fault fault : Fault.values()) {
-            // held = -1: every lane is free; else the bundle waits for that partition's flush in flight
+            // held = -1: no lane is open; else that partition's flush is in flight beside the bundle
             for (int held = -1; held < parts.size(); held++) {
                 String where = fault + ", bundle waiting on " + (held < 0 ? "nothing" : parts.get(held));
                 String q = "fault" + round++;
@@ -504,12 +545,11 @@ class FusingWriterTest {
                     req.add(cmd(q, p, "b-" + p));
                 }
                 CompletableFuture<List<PushVerdict>> bundle = engine.push(req).subscribeAsCompletionStage();
+                assertNotNull(failure(bundle), where + ": the bundle fails, without waiting for any lane");
                 if (single != null) {
-                    assertFalse(bundle.isDone(), where + ": the bundle waits for the lane in flight");
                     gate.open();
                     assertEquals(PushStatus.QUEUED, single.orTimeout(30, TimeUnit.SECONDS).join().get(0).status(), where);
                 }
-                assertNotNull(failure(bundle), where + ": the bundle fails");
                 gate.failWrite = -1;
                 gate.throwWrite = -1;
                 for (String p : parts) {
@@ -538,7 +578,7 @@ class FusingWriterTest {
         for (PushVerdict v : got) {
             assertEquals(PushStatus.QUEUED, v.status());
         }
-        assertEquals(0, fusing.openLanes(), "every lane was released and retired");
+        assertEquals(0, fusing.openLanes(), "a bundle takes no lane");
         assertEquals(PushStatus.DUPLICATE, engine.push(List.of(cmd("wide", "p19999", "t19999"))).await().atMost(WAIT)
                 .get(0).status());
         assertEquals(20_000, rows("messages"));

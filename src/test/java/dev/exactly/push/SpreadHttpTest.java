@@ -1,0 +1,111 @@
+package dev.exactly.push;
+
+import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.exactly.engine.KeySpread;
+import dev.exactly.engine.TransactionHash;
+import dev.exactly.testing.Db;
+import dev.exactly.webhook.Signing;
+import dev.exactly.webhook.WebhookClient;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The spreadPartitions queue option over HTTP: its bounds, a push routed by key, a named partition
+ * refused (400, nothing written), a change refused while the queue holds hashes (409), the full
+ * replace that would reset it, and webhook deliveries, which spread like any push.
+ */
+@QuarkusTest
+class SpreadHttpTest {
+
+    private static String queue(String prefix) {
+        return prefix + "-" + UUID.randomUUID();
+    }
+
+    private static void spread(String q, int n) {
+        api().body("{\"options\":{\"spreadPartitions\":" + n + "}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(200).body("options.spreadPartitions", equalTo(n));
+    }
+
+    @Test
+    void theOptionIsZeroOrTwoTo1024() {
+        String q = queue("bounds");
+        for (int bad : new int[] {1, -1, 1025}) {
+            api().body("{\"options\":{\"spreadPartitions\":" + bad + "}}").patch("/api/v1/queues/" + q).then()
+                    .statusCode(400).contentType("application/problem+json")
+                    .body("errors[0].field", equalTo("options.spreadPartitions"))
+                    .body("errors[0].message", equalTo("must be 0 (off) or from 2 to 1024"));
+        }
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+        spread(q, 1024);
+        spread(q, 0);
+    }
+
+    @Test
+    void aPushIsRoutedByKeyAndANamedPartitionIsRefusedWithNothingWritten() {
+        String q = queue("hot");
+        spread(q, 16);
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"order-42\",\"payload\":1}]}")
+                .post("/api/v1/push").then().statusCode(200)
+                .body("results[0].partition", equalTo(KeySpread.partitionOf(TransactionHash.of("order-42"), 16)))
+                .body("results[0].status", equalTo("queued"));
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"b\",\"payload\":1},"
+                        + "{\"queue\":\"" + q + "\",\"partition\":\"Default\",\"transactionId\":\"c\",\"payload\":2}]}")
+                .post("/api/v1/push").then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].index", equalTo(1)).body("errors[0].field", equalTo("partition"))
+                .body("detail", containsString("spreads its messages over 16 partitions"));
+        assertEquals(1, Db.number("SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
+                + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = '" + q + "'"), "the refused request wrote nothing");
+    }
+
+    @Test
+    void aChangeIsRefusedWhileTheQueueHoldsHashesAndAFullReplaceCannotDropItSilently() {
+        String q = queue("held");
+        spread(q, 4);
+        spread(q, 8); // nothing pushed yet: free to change
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"k\",\"payload\":1}]}")
+                .post("/api/v1/push").then().statusCode(200);
+        api().body("{\"options\":{\"spreadPartitions\":16}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(409).contentType("application/problem+json")
+                .body("type", containsString("spread-change-refused"))
+                .body("errors[0].field", equalTo("options.spreadPartitions"))
+                .body("detail", containsString("1 of its 1 partitions still hold transaction hashes"));
+        // a full replace omitting the option would reset it to 0: refused the same way
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"dedupWindowSeconds\":60}}").post("/api/v1/configure")
+                .then().statusCode(409);
+        api().get("/api/v1/queues/" + q).then().statusCode(200).body("options.spreadPartitions", equalTo(8))
+                .body("options.dedupWindowSeconds", equalTo(3600));
+        // the same value is no change
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"spreadPartitions\":8,\"dedupWindowSeconds\":60}}")
+                .post("/api/v1/configure").then().statusCode(200);
+    }
+
+    @Test
+    void webhookDeliveriesSpreadByTheirKeyAndASourceThatNamesItsPartitionIsRefused() throws Exception {
+        spread("webhooks.gh-spread", 8);
+        String delivery = UUID.randomUUID().toString();
+        byte[] body = "{\"zen\":\"spread\"}".getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> first = WebhookClient.post("gh-spread", body, "Content-Type", "application/json",
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", delivery,
+                "X-Hub-Signature-256", Signing.github("gh-test-secret", body));
+        assertEquals(200, first.statusCode(), first.body());
+        assertEquals("queued", WebhookClient.verdict(first));
+        assertEquals(1, Db.number("SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p "
+                + "ON p.id = m.partition_id WHERE m.message_id = '" + WebhookClient.messageId(first) + "' AND p.name = '"
+                + KeySpread.partitionOf(TransactionHash.of(delivery), 8) + "'"), "stored in the delivery id's partition");
+        HttpResponse<String> named = WebhookClient.post("gh-spread-named", body, "Content-Type", "application/json",
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", UUID.randomUUID().toString(),
+                "X-Hub-Signature-256", Signing.github("gh-test-secret", body));
+        assertEquals(400, named.statusCode(), named.body());
+        org.hamcrest.MatcherAssert.assertThat(named.body(), containsString("chooses the partition"));
+        org.hamcrest.MatcherAssert.assertThat(named.headers().firstValue("Content-Type").orElse(""),
+                startsWith("application/problem+json"));
+    }
+}
