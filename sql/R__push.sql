@@ -83,8 +83,8 @@ CREATE OR REPLACE FUNCTION exactly.spread_changed(p_pid bigint, p_spread integer
 RETURNS integer
 LANGUAGE plpgsql AS $$
 BEGIN
-    RAISE EXCEPTION 'exactly: the queue of partition % has spreadPartitions %, the push was routed with %',
-        p_pid, p_spread, p_assumed USING ERRCODE = 'EXS01';
+    RAISE EXCEPTION 'exactly: the push was routed with spreadPartitions %, its queue has %', p_assumed, p_spread
+        USING ERRCODE = 'EXS01', DETAIL = format('partition id %s', p_pid);
 END
 $$;
 

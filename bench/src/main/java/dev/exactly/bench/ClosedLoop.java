@@ -42,7 +42,7 @@ final class ClosedLoop {
         CountDownLatch done = new CountDownLatch(o.concurrency());
         String runTag = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
         for (int c = 0; c < o.concurrency(); c++) {
-            Workload.Generator gen = w.generator(runTag + "c" + c, 31L * c + 7);
+            Workload.Generator gen = w.generator(runTag + "c" + c, 31L * c + 7, c);
             new Object() {
                 void next() {
                     if (System.nanoTime() >= t1 || sent.incrementAndGet() > o.maxRequests()) {

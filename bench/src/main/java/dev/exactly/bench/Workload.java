@@ -8,12 +8,22 @@ import java.util.SplittableRandom;
  *
  * @param queue            queue name (each scenario uses a queue of its own)
  * @param itemsPerRequest  items in one request (1 to 1000)
- * @param partitions       partitions the items spread over, uniformly ("p0" … "p{n-1}")
+ * @param partitions       partitions the items spread over, uniformly ("p0" … "p{n-1}"); 0: the items
+ *                         name no partition (Default, or the key's partition on a queue that
+ *                         spreads by key)
  * @param duplicateRatio   fraction of items (0 to 1) that repeat a transactionId this client
  *                         already had answered, in the same partition
  * @param payloadBytes     approximate size of each item's JSON payload, in bytes
+ * @param pinned           true: client c pushes to partition "p{c mod partitions}" only (one
+ *                         producer per partition when there are as many clients as partitions)
  */
-public record Workload(String queue, int itemsPerRequest, int partitions, double duplicateRatio, int payloadBytes) {
+public record Workload(String queue, int itemsPerRequest, int partitions, double duplicateRatio, int payloadBytes,
+                       boolean pinned) {
+
+    /** A workload whose clients pick partitions at random. */
+    public Workload(String queue, int itemsPerRequest, int partitions, double duplicateRatio, int payloadBytes) {
+        this(queue, itemsPerRequest, partitions, duplicateRatio, payloadBytes, false);
+    }
 
     /** A workload with 64-byte payloads. */
     public static Workload of(String queue, int itemsPerRequest, int partitions, double duplicateRatio) {
@@ -22,7 +32,12 @@ public record Workload(String queue, int itemsPerRequest, int partitions, double
 
     /** A generator for one sequential client (not thread-safe; one per concurrent request chain). */
     public Generator generator(String clientTag, long seed) {
-        return new Generator(this, clientTag, seed);
+        return new Generator(this, clientTag, seed, 0);
+    }
+
+    /** A generator for client number {@code client} (its partition when {@link #pinned}). */
+    public Generator generator(String clientTag, long seed, int client) {
+        return new Generator(this, clientTag, seed, client);
     }
 
     /** The push API body for a batch: {"items":[{"queue","partition","transactionId","payload"}…]}. */
@@ -34,8 +49,11 @@ public record Workload(String queue, int itemsPerRequest, int partitions, double
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append("{\"queue\":\"").append(queue).append("\",\"partition\":\"").append(b.partitions()[i])
-                    .append("\",\"transactionId\":\"").append(b.transactionIds()[i])
+            sb.append("{\"queue\":\"").append(queue);
+            if (b.partitions()[i] != null) {
+                sb.append("\",\"partition\":\"").append(b.partitions()[i]);
+            }
+            sb.append("\",\"transactionId\":\"").append(b.transactionIds()[i])
                     .append("\",\"payload\":").append(payload).append('}');
         }
         return sb.append("]}").toString();
@@ -67,12 +85,14 @@ public record Workload(String queue, int itemsPerRequest, int partitions, double
         private final String[] histPartition = new String[HISTORY];
         private final String[] histTxn = new String[HISTORY];
         private final String payload;
+        private final String pinnedPartition;
         private long seq;
         private int histSize;
         private int histNext;
 
-        Generator(Workload w, String tag, long seed) {
+        Generator(Workload w, String tag, long seed, int client) {
             this.w = w;
+            this.pinnedPartition = w.pinned() && w.partitions() > 0 ? "p" + (client % w.partitions()) : null;
             this.tag = tag;
             this.random = new SplittableRandom(seed);
             StringBuilder p = new StringBuilder("{\"n\":1,\"pad\":\"");
@@ -93,7 +113,8 @@ public record Workload(String queue, int itemsPerRequest, int partitions, double
                     parts[i] = histPartition[k];
                     txns[i] = histTxn[k];
                 } else {
-                    parts[i] = w.partitions() == 1 ? "p0" : "p" + random.nextInt(w.partitions());
+                    parts[i] = w.partitions() == 0 ? null : pinnedPartition != null ? pinnedPartition
+                            : w.partitions() == 1 ? "p0" : "p" + random.nextInt(w.partitions());
                     txns[i] = tag + "-" + (seq++);
                 }
             }
