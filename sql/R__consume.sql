@@ -324,7 +324,8 @@ AS $$
 $$;
 
 -- Copies message (p_pid, p_offset) into the dead-letter queue (dead_letter_queue(p_queue), p_partition)
--- with push_segment (no probe: the copy's transactionId is its own new id p_id, hash p_hash).
+-- with push_segment (no probe: the copy's transactionId is its own new id p_id, hash p_hash; the
+-- copy keeps the original's payload digest).
 -- The caller holds the dead-letter partition's row lock (ack_batch takes it first). Returns the
 -- copy's message id, or NULL when the original's data was already purged by retention.
 CREATE OR REPLACE FUNCTION exactly.dead_letter(
@@ -365,7 +366,9 @@ BEGIN
                               ARRAY[v_msg.trace_id],
                               -- a copy is keyed by its own new id and kept in its origin's partition
                               -- name, whatever the dead-letter queue's spreadPartitions says
-                              p_spread => NULL) r;
+                              p_spread => NULL,
+                              -- the copy carries the original's payload, so its digest too
+                              p_digests => ARRAY[v_msg.payload_digest]) r;
     RETURN v_id;
 END
 $$;

@@ -53,10 +53,17 @@ $$;
 --                      The value is read in the statement's snapshot; when it changes, the
 --                      queue API updates every partition row of the queue (V14), so a push that
 --                      waited for one of those row locks runs again with a snapshot that sees it.
+--   p_digests:         per item, the 16-byte XXH3-128 of its payload bytes (V15), stored with the
+--                      message; NULL (or a NULL element) stores none, and a later duplicate of it
+--                      then cannot tell whether its payload matched.
 -- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
 -- or the zero UUID when the original's data was purged), duplicate, the allocator watermark the
 -- answer was settled against (prev_last_offset: new offsets start above it; a warm cache needs
--- it), and the queue's window (0: no deduplication; hashes are still written).
+-- it), the queue's window (0: no deduplication; hashes are still written), for a duplicate the
+-- original's payload digest (original_digest: NULL when its data was purged or it was stored
+-- without one), and whether the queue rejects a duplicate whose payload differs
+-- (reject_mismatch: its payloadMismatch option is 'reject'). The caller compares the digests:
+-- the store only decides duplicate or not, exactly as before; a payload never changes that.
 --
 -- Why a duplicate needs no lock: offsets are allocated under the partition's row lock, and a
 -- writer's hashes become visible when it commits, before it releases the lock. So the hashes
@@ -77,6 +84,8 @@ DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], b
                                              text[], text[], text[], boolean);
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
                                              text[], text[], text[], boolean, integer);
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[], boolean, integer, bytea[]);
 
 -- Raises EXS01 for a push routed with a spreadPartitions that is not its queue's (see push_segment).
 CREATE OR REPLACE FUNCTION exactly.spread_changed(p_pid bigint, p_spread integer, p_assumed integer)
@@ -101,9 +110,10 @@ CREATE FUNCTION exactly.push_segment(
     p_headers           text[],
     p_trace_ids         text[],
     p_locked            boolean DEFAULT false,
-    p_spread            integer DEFAULT 0)
+    p_spread            integer DEFAULT 0,
+    p_digests           bytea[] DEFAULT NULL)
 RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint,
-               dedup_window_seconds integer)
+               dedup_window_seconds integer, original_digest bytea, reject_mismatch boolean)
 LANGUAGE plpgsql
 -- The probe must be one index descent per hash at any occupancy. Its plan must not hinge on
 -- table statistics (a plan chosen while the table was small, then cached, would scan a full
@@ -124,7 +134,8 @@ BEGIN
         WITH snap AS MATERIALIZED (
             SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start,
                    CASE WHEN p_spread IS NULL OR q.spread_partitions = p_spread THEN q.dedup_window_seconds
-                        ELSE exactly.spread_changed(p_pid, q.spread_partitions, p_spread) END AS win
+                        ELSE exactly.spread_changed(p_pid, q.spread_partitions, p_spread) END AS win,
+                   q.payload_mismatch = 'reject' AS rej
             FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
             WHERE p.id = p_pid
         ), lk AS MATERIALIZED (
@@ -136,17 +147,18 @@ BEGIN
             FOR UPDATE
         ), bound AS MATERIALIZED (
             -- locked: only when the locked row is the version this snapshot reads (see above)
-            SELECT s.win, COALESCE(l.last, s.last) AS last,
+            SELECT s.win, s.rej, COALESCE(l.last, s.last) AS last,
                    GREATEST(CASE WHEN p_verified_window >= s.win THEN p_verified END,
                             COALESCE(l.start, s.start) - 1, -1) AS vfrom,
                    clock_timestamp() AS now
             FROM snap s LEFT JOIN lk l ON true
             WHERE NOT v_lock OR l.cur = s.cur
         ), src AS (
-            SELECT i.ord, i.h, i.probe, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, b.win, b.last, b.vfrom, b.now
+            SELECT i.ord, i.h, i.probe, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, i.dg, b.win, b.rej, b.last, b.vfrom, b.now
             FROM bound b
+            -- (a NULL p_digests unnests as NULLs beside the other arrays)
             CROSS JOIN unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
-                              p_trace_ids) WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
+                              p_trace_ids, p_digests) WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, dg, ord)
         ), dup AS (
             -- One primary-key descent per probed hash; MIN offset = the original occurrence.
             -- (The primary key is the only index that can serve it: see V4.)
@@ -180,8 +192,8 @@ BEGIN
             SELECT p_pid, f.h, f.off, f.now FROM fresh f
         ), ins_msg AS (
             INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                          content_type, headers, trace_id, created_at)
-            SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, f.now FROM fresh f
+                                          content_type, headers, trace_id, created_at, payload_digest)
+            SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, f.now, f.dg FROM fresh f
         )
         SELECT s.ord::integer,
                COALESCE(f.off, d.off),
@@ -189,16 +201,19 @@ BEGIN
                     ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
                d.off IS NOT NULL,
                s.last,
-               s.win
+               s.win,
+               m.payload_digest,
+               s.rej
         FROM src s
         CROSS JOIN answer
         LEFT JOIN dup d ON d.ord = s.ord
         LEFT JOIN fresh f ON f.ord = s.ord
-        -- The original's id: one primary-key lookup per duplicate. LATERAL with LIMIT (which the
-        -- planner cannot flatten into a join) keeps it a parameterised index descent; a plain join
-        -- read every message of the partition on each push, a cost growing with the partition.
+        -- The original's id and payload digest: one primary-key lookup per duplicate. LATERAL with
+        -- LIMIT (which the planner cannot flatten into a join) keeps it a parameterised index
+        -- descent; a plain join read every message of the partition on each push, a cost growing
+        -- with the partition.
         LEFT JOIN LATERAL (
-            SELECT x.message_id FROM exactly.messages x
+            SELECT x.message_id, x.payload_digest FROM exactly.messages x
             WHERE d.off IS NOT NULL AND x.partition_id = p_pid AND x."offset" = d.off
             LIMIT 1
         ) m ON true
@@ -255,7 +270,8 @@ $$;
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
 -- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window,
 -- and p_spreads (NULL: 0 for every segment), as push_segment's p_spread.
--- Per item, grouped by segment in segment order: the arrays of push_segment.
+-- Per item, grouped by segment in segment order: the arrays of push_segment, p_digests included
+-- (last, NULL: none stored).
 -- Returns push_segment's rows tagged with the segment (1-based) and its partition id, ordered by
 -- segment, then item. A multi-partition bundle takes all its partition locks first, in ascending
 -- id order (lock_partitions); a single segment's lock is taken by push_segment.
@@ -263,6 +279,10 @@ DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[],
                                             text[], bytea[], text[], text[], text[]);
 DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
                                             text[], bytea[], text[], text[], text[], integer[]);
+DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
+                                            text[], bytea[], text[], text[], text[], integer[], integer[]);
+DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
+                                            text[], bytea[], text[], text[], text[], integer[], integer[], bytea[]);
 CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_queues        text[],
     p_partitions    text[],
@@ -277,9 +297,11 @@ CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_headers       text[],
     p_trace_ids     text[],
     p_verified_windows integer[] DEFAULT NULL,
-    p_spreads       integer[] DEFAULT NULL)
+    p_spreads       integer[] DEFAULT NULL,
+    p_digests       bytea[] DEFAULT NULL)
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
-               duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer)
+               duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer, original_digest bytea,
+               reject_mismatch boolean)
 LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_bitmapscan = off
@@ -309,10 +331,11 @@ BEGIN
 
     IF cardinality(v_pids) = 1 THEN
         RETURN QUERY
-        SELECT 1, x.item, v_pids[1], x."offset", x.message_id, x.duplicate, x.prev_last_offset, x.dedup_window_seconds
+        SELECT 1, x.item, v_pids[1], x."offset", x.message_id, x.duplicate, x.prev_last_offset, x.dedup_window_seconds,
+               x.original_digest, x.reject_mismatch
         FROM exactly.push_segment(v_pids[1], p_verified[1], p_verified_windows[1], p_hashes, p_probe, p_message_ids,
                                   p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, false,
-                                  COALESCE(p_spreads[1], 0)) AS x;
+                                  COALESCE(p_spreads[1], 0), p_digests) AS x;
         RETURN;
     END IF;
 
@@ -328,17 +351,19 @@ BEGIN
                array_agg(i.h ORDER BY i.ord) AS h, array_agg(i.probe ORDER BY i.ord) AS probe,
                array_agg(i.mid ORDER BY i.ord) AS mid, array_agg(i.tx ORDER BY i.ord) AS tx,
                array_agg(i.pl ORDER BY i.ord) AS pl, array_agg(i.ct ORDER BY i.ord) AS ct,
-               array_agg(i.hd ORDER BY i.ord) AS hd, array_agg(i.tr ORDER BY i.ord) AS tr
-        FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
-             WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, ord)
+               array_agg(i.hd ORDER BY i.ord) AS hd, array_agg(i.tr ORDER BY i.ord) AS tr,
+               array_agg(i.dg ORDER BY i.ord) AS dg
+        FROM unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids,
+                    p_digests)
+             WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, dg, ord)
         GROUP BY 1
         ORDER BY 1
     LOOP
         RETURN QUERY
         SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
-               x.dedup_window_seconds
+               x.dedup_window_seconds, x.original_digest, x.reject_mismatch
         FROM exactly.push_segment(v_pids[r.seg], p_verified[r.seg], p_verified_windows[r.seg], r.h, r.probe, r.mid,
-                                  r.tx, r.pl, r.ct, r.hd, r.tr, true, COALESCE(p_spreads[r.seg], 0)) AS x;
+                                  r.tx, r.pl, r.ct, r.hd, r.tr, true, COALESCE(p_spreads[r.seg], 0), r.dg) AS x;
     END LOOP;
 END
 $$;

@@ -16,9 +16,15 @@ $$;
 -- between (completed, dead, deleted), the insert is tried again.
 --   p_dedupe_key: 32-byte autoDedupe key, or NULL when autoDedupe is off.
 --   p_run_at:     NULL = now.
+--   p_payload_digest: 32-byte SHA-256 of the task's type and data as sent (V15), stored with it.
 -- Result: the task id that stands for this request (the new one, or the existing one),
--- whether it is a duplicate, and what matched ('id' or 'autoDedupe'; NULL when enqueued).
-CREATE OR REPLACE FUNCTION exactly.enqueue_task(
+-- whether it is a duplicate, what matched ('id' or 'autoDedupe'; NULL when enqueued), and for
+-- a duplicate by id whether the existing task's type and data equal this request's (its
+-- payload digest; NULL when either digest is missing, i.e. unknown).
+DROP FUNCTION IF EXISTS exactly.enqueue_task(text, text, text, bytea, bytea, integer, timestamptz, integer, integer);
+DROP FUNCTION IF EXISTS exactly.enqueue_task(text, text, text, bytea, bytea, integer, timestamptz, integer, integer,
+                                             bytea);
+CREATE FUNCTION exactly.enqueue_task(
     p_queue               text,
     p_task_id             text,
     p_type                text,
@@ -27,8 +33,9 @@ CREATE OR REPLACE FUNCTION exactly.enqueue_task(
     p_priority            integer,
     p_run_at              timestamptz,
     p_max_retries         integer,
-    p_retry_delay_seconds integer)
-RETURNS TABLE (r_task_id text, r_duplicate boolean, r_matched_on text)
+    p_retry_delay_seconds integer,
+    p_payload_digest      bytea DEFAULT NULL)
+RETURNS TABLE (r_task_id text, r_duplicate boolean, r_matched_on text, r_payload_matches boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_id       text;
@@ -36,23 +43,25 @@ DECLARE
     v_state    text;
     v_expired  boolean;
     v_final    boolean;
+    v_matches  boolean;
 BEGIN
     FOR round IN 1..100 LOOP
         INSERT INTO exactly.tasks AS t (queue, task_id, type, data, dedupe_key, priority, run_at,
-                                        max_retries, retry_delay_seconds)
+                                        max_retries, retry_delay_seconds, payload_digest)
         VALUES (p_queue, p_task_id, p_type, p_data, p_dedupe_key, p_priority, COALESCE(p_run_at, now()),
-                p_max_retries, p_retry_delay_seconds)
+                p_max_retries, p_retry_delay_seconds, p_payload_digest)
         ON CONFLICT DO NOTHING
         RETURNING t.task_id INTO v_id;
         IF v_id IS NOT NULL THEN
-            RETURN QUERY SELECT v_id, false, NULL::text;
+            RETURN QUERY SELECT v_id, false, NULL::text, NULL::boolean;
             RETURN;
         END IF;
 
         -- Same id in this queue: an idempotent retry by id, whatever the task's state.
-        SELECT t.task_id INTO v_id FROM exactly.tasks t WHERE t.queue = p_queue AND t.task_id = p_task_id;
+        SELECT t.task_id, t.payload_digest = p_payload_digest INTO v_id, v_matches
+        FROM exactly.tasks t WHERE t.queue = p_queue AND t.task_id = p_task_id;
         IF v_id IS NOT NULL THEN
-            RETURN QUERY SELECT v_id, true, 'id'::text;
+            RETURN QUERY SELECT v_id, true, 'id'::text, v_matches;
             RETURN;
         END IF;
 
@@ -75,7 +84,7 @@ BEGIN
                     v_id := NULL;
                     CONTINUE;
                 END IF;
-                RETURN QUERY SELECT v_id, true, 'autoDedupe'::text;
+                RETURN QUERY SELECT v_id, true, 'autoDedupe'::text, NULL::boolean;
                 RETURN;
             END IF;
         END IF;

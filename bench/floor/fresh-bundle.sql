@@ -1,4 +1,5 @@
 -- one push of one new key into the hot partition by name (the only call before partition ids were kept)
 SELECT count(*) FROM exactly.push_bundle(ARRAY['floor'], ARRAY['hot'], ARRAY[-1]::bigint[], ARRAY[1],
   ARRAY[decode(md5(random()::text), 'hex')], ARRAY[true], ARRAY[gen_random_uuid()], ARRAY[random()::text],
-  ARRAY['{}'::bytea], ARRAY['application/json'], ARRAY[NULL::text], ARRAY[NULL::text]);
+  ARRAY['{}'::bytea], ARRAY['application/json'], ARRAY[NULL::text], ARRAY[NULL::text],
+  p_digests => ARRAY['\x99914b932bd37a50b983c5e7c90ae93b'::bytea]);

@@ -7,7 +7,8 @@ SELECT count(*) FROM exactly.push_bundle(ARRAY['floor'], ARRAY['hot'], ARRAY[-1]
   (SELECT array_agg('{}'::bytea) FROM generate_series(1, 1000) g),
   (SELECT array_agg('application/json'::text) FROM generate_series(1, 1000) g),
   (SELECT array_agg(NULL::text) FROM generate_series(1, 1000) g),
-  (SELECT array_agg(NULL::text) FROM generate_series(1, 1000) g));
+  (SELECT array_agg(NULL::text) FROM generate_series(1, 1000) g),
+  p_digests => (SELECT array_agg('\x99914b932bd37a50b983c5e7c90ae93b'::bytea) FROM generate_series(1, 1000) g));
 -- the anchor's own table: a partition row to lock and a hash table to probe and insert into
 CREATE TABLE IF NOT EXISTS public.anchor_partitions (id bigint PRIMARY KEY, last_offset bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS public.anchor_hashes (partition_id bigint, hash bytea, "offset" bigint,

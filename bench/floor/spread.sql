@@ -11,4 +11,5 @@ SELECT count(*) FROM exactly.push_bundle(
   (SELECT array_agg('{}'::bytea) FROM generate_series(1, 100)),
   (SELECT array_agg('application/json'::text) FROM generate_series(1, 100)),
   (SELECT array_agg(NULL::text) FROM generate_series(1, 100)),
-  (SELECT array_agg(NULL::text) FROM generate_series(1, 100)));
+  (SELECT array_agg(NULL::text) FROM generate_series(1, 100)),
+  p_digests => (SELECT array_agg('\x99914b932bd37a50b983c5e7c90ae93b'::bytea) FROM generate_series(1, 100)));

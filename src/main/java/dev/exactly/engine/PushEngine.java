@@ -123,21 +123,33 @@ public final class PushEngine {
         return store.push(grouping.segments(), connection).map(outcomes -> verdicts(grouping, outcomes));
     }
 
-    /** Each leader's verdict from its segment's outcome, then every item's, in request order. */
+    /**
+     * Each leader's verdict from its segment's outcome, then every item's, in request order. A
+     * duplicate's payload digest is compared with its original's; a mismatch in a queue that
+     * rejects mismatches makes it {@link PushStatus#REJECTED} (nothing was written for it either
+     * way: the store decided duplicate, and a payload never changes that).
+     */
     private static List<PushVerdict> verdicts(RequestGrouping grouping, List<SegmentOutcome> outcomes) {
         List<Segment> segments = grouping.segments();
         PushVerdict[] verdicts = new PushVerdict[grouping.size()];
+        byte[][] references = new byte[grouping.size()][];
+        boolean[] reject = new boolean[grouping.size()];
         for (int i = 0; i < segments.size(); i++) {
             Segment s = segments.get(i);
             SegmentOutcome o = outcomes.get(i);
             List<PushItem> items = s.items();
             for (int j = 0; j < items.size(); j++) {
                 PushItem it = items.get(j);
+                boolean dup = o.duplicate()[j];
+                Boolean matches = dup ? PayloadDigest.matches(it.digest(), o.originalDigests()[j]) : null;
+                PushStatus status = !dup ? PushStatus.QUEUED
+                        : o.rejectMismatch() && Boolean.FALSE.equals(matches) ? PushStatus.REJECTED : PushStatus.DUPLICATE;
                 verdicts[it.index()] = new PushVerdict(it.index(), s.partition().queue(), s.partition().partition(),
-                        it.transactionId(), o.messageIds()[j],
-                        o.duplicate()[j] ? PushStatus.DUPLICATE : PushStatus.QUEUED, o.offsets()[j]);
+                        it.transactionId(), o.messageIds()[j], status, o.offsets()[j], matches);
+                references[it.index()] = dup ? o.originalDigests()[j] : it.digest();
+                reject[it.index()] = o.rejectMismatch();
             }
         }
-        return grouping.assemble(verdicts);
+        return grouping.assemble(verdicts, references, reject);
     }
 }

@@ -32,11 +32,13 @@ public final class PushRepository {
 
     private static final String PUSH_BUNDLE =
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
-                    + "dedup_window_seconds FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+                    + "dedup_window_seconds, original_digest, reject_mismatch "
+                    + "FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
 
     private static final String PUSH_SEGMENT =
-            "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds "
-                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12)";
+            "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds, "
+                    + "original_digest, reject_mismatch "
+                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12, $13)";
 
     private static final String SPREADS =
             "SELECT name, spread_partitions FROM exactly.queues WHERE name = ANY ($1)";
@@ -198,9 +200,10 @@ public final class PushRepository {
     }
 
     /**
-     * The arguments of {@code exactly.push_segment} for one leader segment (see sql/R__push.sql):
-     * partition id, p_verified, p_verified_window (null: none vouched), per item hash, probe flag,
-     * message id, transactionId, payload, content type, headers, trace id, and p_spread.
+     * The arguments of {@code exactly.push_segment} for one leader segment (see sql/R__push.sql;
+     * p_locked is false): partition id, p_verified, p_verified_window (null: none vouched), per
+     * item hash, probe flag, message id, transactionId, payload, content type, headers, trace id,
+     * p_spread, and per item the payload digest.
      */
     private static Tuple segmentArguments(long pid, Segment seg, long verified, Integer window, boolean probeAll) {
         int n = seg.items().size();
@@ -212,6 +215,7 @@ public final class PushRepository {
         String[] contentTypes = new String[n];
         String[] headers = new String[n];
         String[] traces = new String[n];
+        Buffer[] digests = new Buffer[n];
         int k = 0;
         for (PushItem it : seg.items()) {
             hashes[k] = Buffer.buffer(it.hash());
@@ -222,12 +226,13 @@ public final class PushRepository {
             contentTypes[k] = it.command().contentType();
             headers[k] = it.command().headersJson();
             traces[k] = it.command().traceId();
+            digests[k] = Buffer.buffer(it.digest());
             k++;
         }
         return Tuple.tuple().addLong(pid).addLong(verified).addInteger(window)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces).addInteger(seg.spread());
+                .addArrayOfString(traces).addInteger(seg.spread()).addValue(digests);
     }
 
     private static SegmentOutcome segmentOutcome(long pid, Segment seg, RowSet<Row> rows, boolean retry) {
@@ -235,8 +240,10 @@ public final class PushRepository {
         long[] offsets = new long[size];
         UUID[] ids = new UUID[size];
         boolean[] dup = new boolean[size];
+        byte[][] originals = new byte[size][];
         long prev = 0;
         int window = 0;
+        boolean reject = false;
         int n = 0;
         for (Row r : rows) {
             int item = r.getInteger(0) - 1;
@@ -245,20 +252,26 @@ public final class PushRepository {
             dup[item] = r.getBoolean(3) && !(retry && ids[item].equals(seg.items().get(item).messageId()));
             prev = r.getLong(4);
             window = r.getInteger(5);
+            originals[item] = dup[item] ? bytes(r.getBuffer(6)) : null;
+            reject = r.getBoolean(7);
             n++;
         }
         if (n != size) {
             throw new IllegalStateException("push_segment answered " + n + " of " + size + " items");
         }
-        return new SegmentOutcome(pid, prev, window, offsets, ids, dup);
+        return new SegmentOutcome(pid, prev, window, offsets, ids, dup, originals, reject);
+    }
+
+    private static byte[] bytes(io.vertx.mutiny.core.buffer.Buffer b) {
+        return b == null ? null : b.getBytes();
     }
 
     /**
-     * The fourteen arguments of {@code exactly.push_bundle} for leader segments (see
+     * The fifteen arguments of {@code exactly.push_bundle} for leader segments (see
      * sql/R__push.sql): per segment queue, partition, p_verified, item count; per item hash
      * (16 bytes), probe flag, message id, transactionId, payload, content type, headers, trace id;
-     * and per segment the window each watermark was vouched under (null: none) and the
-     * spreadPartitions its items were routed with.
+     * per segment the window each watermark was vouched under (null: none) and the
+     * spreadPartitions its items were routed with; per item the payload digest (16 bytes).
      *
      * @param segments leader segments
      * @param verified per segment: the vouched offset, or {@link DedupCache#PROBE_ALL}
@@ -286,6 +299,7 @@ public final class PushRepository {
         String[] contentTypes = new String[n];
         String[] headers = new String[n];
         String[] traces = new String[n];
+        Buffer[] digests = new Buffer[n];
         int k = 0;
         for (int i = 0; i < s; i++) {
             Segment seg = segments.get(i);
@@ -306,6 +320,7 @@ public final class PushRepository {
                 contentTypes[k] = it.command().contentType();
                 headers[k] = it.command().headersJson();
                 traces[k] = it.command().traceId();
+                digests[k] = Buffer.buffer(it.digest());
                 k++;
             }
         }
@@ -314,7 +329,8 @@ public final class PushRepository {
                 .addArrayOfLong(watermarks).addArrayOfInteger(counts)
                 .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
                 .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows).addArrayOfInteger(spreads);
+                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows).addArrayOfInteger(spreads)
+                .addValue(digests);
     }
 
     /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */
@@ -327,6 +343,7 @@ public final class PushRepository {
         long[] offsets = null;
         UUID[] ids = null;
         boolean[] dup = null;
+        byte[][] originals = null;
         int current = 0;
         for (Row r : rows) {
             int seg = r.getInteger(0);
@@ -336,13 +353,16 @@ public final class PushRepository {
                 offsets = new long[size];
                 ids = new UUID[size];
                 dup = new boolean[size];
-                out.add(new SegmentOutcome(r.getLong(2), r.getLong(6), r.getInteger(7), offsets, ids, dup));
+                originals = new byte[size][];
+                out.add(new SegmentOutcome(r.getLong(2), r.getLong(6), r.getInteger(7), offsets, ids, dup, originals,
+                        r.getBoolean(9)));
             }
             int item = r.getInteger(1) - 1;
             offsets[item] = r.getLong(3);
             ids[item] = r.getUUID(4);
             dup[item] = r.getBoolean(5)
                     && !(retry && ids[item].equals(segments.get(seg - 1).items().get(item).messageId()));
+            originals[item] = dup[item] ? bytes(r.getBuffer(8)) : null;
         }
         if (out.size() != segments.size()) {
             throw new IllegalStateException("push_bundle answered " + out.size() + " of " + segments.size() + " segments");

@@ -1,6 +1,7 @@
 package dev.exactly.engine;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +16,9 @@ import java.util.function.ToIntFunction;
  * spreads by key, whose partition follows from the key, by queue and transactionId). The first occurrence
  * of a key leads and goes to the store; later ones are followers that inherit the leader's final
  * verdict as duplicates, also when the leader itself turns out to duplicate a stored message.
- * Leaders are grouped into one {@link Segment} per partition, keeping arrival order.
+ * Leaders are grouped into one {@link Segment} per partition, keeping arrival order. Every item's
+ * payload digest ({@link PayloadDigest}) is kept, so that a follower whose payload differs from
+ * its original's is told so ({@link PushVerdict#payloadMatches()}).
  * (Reference: the "three layers, one authority" design, layer 1.)
  */
 public final class RequestGrouping {
@@ -24,10 +27,12 @@ public final class RequestGrouping {
 
     private final List<Segment> segments;
     private final int[] leaderOf;
+    private final byte[][] digests;
 
-    private RequestGrouping(List<Segment> segments, int[] leaderOf) {
+    private RequestGrouping(List<Segment> segments, int[] leaderOf, byte[][] digests) {
         this.segments = segments;
         this.leaderOf = leaderOf;
+        this.digests = digests;
     }
 
     /**
@@ -55,6 +60,7 @@ public final class RequestGrouping {
     public static RequestGrouping of(List<PushCommand> commands, ToIntFunction<String> spreadOf) {
         int n = commands.size();
         int[] leaderOf = new int[n];
+        byte[][] digests = new byte[n][];
         Map<String, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
         Map<PartitionKey, List<PushItem>> byPartition = new LinkedHashMap<>();
         Map<PartitionKey, Integer> spreadByPartition = null;
@@ -70,6 +76,7 @@ public final class RequestGrouping {
                 throw new PartitionNamedException(i, c.queue(), c.partition(), spread);
             }
             UUID messageId = MessageIds.next();
+            digests[i] = PayloadDigest.of(c.payload());
             String txn = c.transactionId();
             boolean explicit = txn != null;
             if (explicit) {
@@ -84,7 +91,7 @@ public final class RequestGrouping {
             }
             leaderOf[i] = i;
             byte[] hash = TransactionHash.of(txn);
-            PushItem item = new PushItem(i, c, messageId, txn, hash, explicit);
+            PushItem item = new PushItem(i, c, messageId, txn, hash, explicit, digests[i]);
             PartitionKey key = new PartitionKey(c.queue(), spread > 0 ? KeySpread.partitionOf(hash, spread) : c.partition());
             byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(item);
             if (spread > 0) {
@@ -98,7 +105,7 @@ public final class RequestGrouping {
         Map<PartitionKey, Integer> spreads = spreadByPartition;
         byPartition.forEach((k, items) -> segments.add(
                 new Segment(k, items, spreads == null ? 0 : spreads.getOrDefault(k, 0))));
-        return new RequestGrouping(segments, leaderOf);
+        return new RequestGrouping(segments, leaderOf, digests);
     }
 
     /** The leaders, one segment per partition, in order of each partition's first appearance. */
@@ -117,16 +124,46 @@ public final class RequestGrouping {
     }
 
     /**
-     * Assembles the request's verdicts in input order from the leaders' verdicts.
+     * Whether item {@code i}'s payload has the same bytes as its leader's (a follower of layer 1
+     * compared with the item it repeats).
+     *
+     * @param i an item index
+     * @return true when the payload digests are equal (always true for a leader itself)
+     */
+    public boolean samePayloadAsLeader(int i) {
+        return Arrays.equals(digests[i], digests[leaderOf[i]]);
+    }
+
+    /**
+     * Assembles the request's verdicts in input order from the leaders' verdicts, followers'
+     * payloads compared with nothing (payloadMatches unknown).
      *
      * @param leaderVerdicts verdicts indexed by item index; only leader slots need to be set
      * @return one verdict per item; followers carry their leader's message id as duplicates
      */
     public List<PushVerdict> assemble(PushVerdict[] leaderVerdicts) {
+        return assemble(leaderVerdicts, new byte[leaderOf.length][], new boolean[leaderOf.length]);
+    }
+
+    /**
+     * Assembles the request's verdicts in input order from the leaders' verdicts; a follower's
+     * payload is compared with the payload its leader's message id stands for.
+     *
+     * @param leaderVerdicts verdicts indexed by item index; only leader slots need to be set
+     * @param references     indexed by item index, leader slots: the payload digest of the message
+     *                       the leader's verdict names (its own for a stored leader, the
+     *                       original's for a duplicate; null when not known)
+     * @param reject         indexed by item index, leader slots: true when the leader's queue
+     *                       rejects a payload mismatch
+     * @return one verdict per item; followers carry their leader's message id as duplicates, or
+     *         as rejected when their payload differs and the queue rejects mismatches
+     */
+    public List<PushVerdict> assemble(PushVerdict[] leaderVerdicts, byte[][] references, boolean[] reject) {
         List<PushVerdict> out = new ArrayList<>(leaderOf.length);
         for (int i = 0; i < leaderOf.length; i++) {
             int l = leaderOf[i];
-            out.add(l == i ? leaderVerdicts[i] : leaderVerdicts[l].inheritedBy(i));
+            out.add(l == i ? leaderVerdicts[i]
+                    : leaderVerdicts[l].inheritedBy(i, PayloadDigest.matches(digests[i], references[l]), reject[l]));
         }
         return out;
     }

@@ -27,8 +27,12 @@ public final class TransactionHash {
      * @return a new 16-byte array: XXH3-128 of the UTF-8 bytes, high 64 bits first
      */
     public static byte[] of(String transactionId) {
-        byte[] utf8 = transactionId.getBytes(StandardCharsets.UTF_8);
-        long[] h = XXH3_128.hashBytes(utf8);
+        return xxh128(transactionId.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** XXH3-128 of bytes as 16 bytes, high 64 bits first (also the payload digest's form). */
+    static byte[] xxh128(byte[] bytes) {
+        long[] h = XXH3_128.hashBytes(bytes);
         byte[] out = new byte[BYTES];
         putLong(out, 0, h[1]);
         putLong(out, 8, h[0]);

@@ -46,6 +46,13 @@ public class OpenApiDocument implements OASFilter {
             "POST /api/v1/tasks/{id}/complete", "POST /api/v1/tasks/{id}/fail", "POST /api/v1/tasks/{id}/extend",
             "DELETE /api/v1/tasks/{id}");
 
+    /**
+     * Routes whose answer can be 422: an idempotency key repeated with another payload in a queue
+     * whose payloadMismatch option is "reject".
+     */
+    static final List<String> PAYLOAD_MISMATCHES = List.of("POST /api/v1/push", "POST /api/v1/transaction",
+            "POST /webhooks/{source}");
+
     private static final String SECURITY = "apiKey";
 
     /** The component that stands for "any JSON value" in META-INF/openapi.yaml and the wire records. */
@@ -122,6 +129,10 @@ public class OpenApiDocument implements OASFilter {
         }
         if (CONFLICTS.contains(route)) {
             problem(responses, "409", "A lease, ack or transaction conflict; nothing was changed");
+        }
+        if (PAYLOAD_MISMATCHES.contains(route)) {
+            problem(responses, "422", "A transactionId (or webhook key) already stored with another payload, in a "
+                    + "queue whose payloadMismatch option is reject; nothing was written for it");
         }
         if (hasBody) {
             problem(responses, "413", "The body is over the route's limit");

@@ -51,6 +51,30 @@ public class ApiProblem extends RuntimeException {
         return invalid(List.of(new FieldError(index, field, message)));
     }
 
+    /**
+     * 422 payload-mismatch: an item repeats an idempotency key already stored with another payload,
+     * in a queue whose payloadMismatch option is "reject"; nothing was written for it. (The IETF
+     * httpapi draft "The Idempotency-Key HTTP Header Field", section 2.7, answers a key reused
+     * with another payload with 422.)
+     *
+     * @param envelope      the body's array the index counts in, e.g. "items", or null for a body
+     *                      that is the item itself (a webhook delivery)
+     * @param index         the item's position, or null with a null envelope
+     * @param transactionId the repeated key
+     * @param queue         its queue
+     * @param partition     its partition
+     * @param original      the message stored under it (the zero UUID when its data was purged)
+     */
+    public static ApiProblem payloadMismatch(String envelope, Integer index, String transactionId, String queue,
+                                             String partition, java.util.UUID original) {
+        String where = envelope == null ? "" : envelope + "[" + index + "]: ";
+        String detail = where + "transactionId '" + transactionId + "' is already stored in queue " + queue
+                + ", partition " + partition + " (message " + original + ") with another payload; nothing was "
+                + "written for " + (envelope == null ? "it" : "this item") + " (the queue's payloadMismatch is reject)";
+        return new ApiProblem(422, "payload-mismatch", "Payload mismatch", detail,
+                List.of(new FieldError(index, "payload", "differs from the payload stored under this transactionId")));
+    }
+
     /** 404 not-found. */
     public static ApiProblem notFound(String detail) {
         return new ApiProblem(404, "not-found", "Not found", detail, List.of());

@@ -2,6 +2,7 @@ package dev.exactly.push;
 
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStatus;
 import dev.exactly.http.JsonRequest;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -28,20 +29,33 @@ public class PushResource {
     /**
      * Pushes items. A transactionId already stored in the same queue partition within the
      * queue's deduplication window writes nothing and answers "duplicate" with the original
-     * message's id; duplicates inside the request are settled first-wins.
+     * message's id, and whether the payload matched; duplicates inside the request are settled
+     * first-wins. In a queue whose payloadMismatch option is "reject", a duplicate whose payload
+     * differs is "rejected" with its own 422 problem in its result; a request of that one item is
+     * answered 422 problem+json as a whole (the IETF Idempotency-Key draft's answer to a key
+     * reused with another payload). Either way nothing was written for that item, and the other
+     * items of the request are settled as usual.
      *
      * @param body the JSON request, at most exactly.push.max-body-bytes bytes
-     * @return per item: index, queue, partition, transactionId, messageId, status
+     * @return per item: index, queue, partition, transactionId, messageId, status, payloadMatches?, problem?
+     * @throws ApiProblem 422 when the request's only item is rejected for a payload mismatch
      */
     @POST
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push messages with exact deduplication by transactionId",
             description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
-                    + "transactionIds compare byte for byte (no Unicode normalisation).")
+                    + "transactionIds compare byte for byte (no Unicode normalisation). A duplicate carries "
+                    + "payloadMatches; in a queue with payloadMismatch reject, a duplicate with another payload is "
+                    + "status rejected (a one-item request: 422 problem+json).")
     public Uni<PushResponse> push(byte[] body) {
         JsonRequest.checkSize(body, config.push().maxBodyBytes());
         var commands = reader.read(body, config.push().maxItems());
-        return engine.push(commands).map(verdicts -> new PushResponse(verdicts.stream().map(PushResult::of).toList()));
+        return engine.push(commands).map(verdicts -> {
+            if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {
+                throw PushResult.mismatch(verdicts.get(0), "items", 0);
+            }
+            return new PushResponse(verdicts.stream().map(v -> PushResult.of(v, "items", v.index())).toList());
+        });
     }
 }

@@ -19,14 +19,14 @@ public record QueueListResponse(List<Entry> queues, String next) {
      * A queue in the listing.
      *
      * @param queue      queue name
-     * @param options    every option with its value
+     * @param options    every option with its value (a number, or a name for payloadMismatch)
      * @param partitions partitions it has
      * @param messages   messages it stores (kept data)
      * @param createdAt  creation time
      * @param updatedAt  last options change
      */
     @Schema(name = "QueueListEntry")
-    public record Entry(String queue, Map<String, Integer> options, long partitions, long messages,
+    public record Entry(String queue, Map<String, Object> options, long partitions, long messages,
                         OffsetDateTime createdAt, OffsetDateTime updatedAt) {
 
         static Entry of(QueueStatsRepository.QueueSize s) {

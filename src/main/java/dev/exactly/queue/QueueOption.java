@@ -1,8 +1,14 @@
 package dev.exactly.queue;
 
+import java.util.List;
+
 /**
  * The options a queue carries, their wire names, units, defaults and lower bounds. The defaults
- * equal the column defaults of exactly.queues (sql/V1__schema.sql); a test keeps them equal.
+ * equal the column defaults of exactly.queues (sql/V1__schema.sql, V15); a test keeps them equal.
+ *
+ * <p>Most options are whole numbers. A named option ({@link #named()}: payloadMismatch) takes one
+ * of a few names on the wire and in its text column; in Java its value is the name's index in
+ * {@link #names()}, so every option's value is an int.
  */
 public enum QueueOption {
     /** Deduplication window in seconds; 0 turns the probe off (hashes are still written). */
@@ -27,13 +33,25 @@ public enum QueueOption {
      * 0 or 2 to {@link dev.exactly.engine.KeySpread#MAX_PARTITIONS}. Changed only while no
      * partition of the queue holds a transaction hash ({@link QueueRepository#write}).
      */
-    SPREAD_PARTITIONS("spreadPartitions", "spread_partitions", 0, 0, dev.exactly.engine.KeySpread.MAX_PARTITIONS);
+    SPREAD_PARTITIONS("spreadPartitions", "spread_partitions", 0, 0, dev.exactly.engine.KeySpread.MAX_PARTITIONS),
+    /**
+     * What a duplicate whose payload differs from the original's gets: "report" (the default:
+     * answered duplicate with payloadMatches false) or "reject" (refused with 422 for that item,
+     * nothing written for it). Values: {@link #REPORT}, {@link #REJECT}.
+     */
+    PAYLOAD_MISMATCH("payloadMismatch", "payload_mismatch", List.of("report", "reject"));
+
+    /** {@link #PAYLOAD_MISMATCH}'s value "report". */
+    public static final int REPORT = 0;
+    /** {@link #PAYLOAD_MISMATCH}'s value "reject". */
+    public static final int REJECT = 1;
 
     private final String wire;
     private final String column;
     private final int defaultValue;
     private final int min;
     private final int max;
+    private final List<String> names;
 
     QueueOption(String wire, String column, int defaultValue, int min) {
         this(wire, column, defaultValue, min, Integer.MAX_VALUE);
@@ -45,6 +63,7 @@ public enum QueueOption {
         this.defaultValue = defaultValue;
         this.min = min;
         this.max = max;
+        this.names = null;
     }
 
     /**
@@ -66,6 +85,51 @@ public enum QueueOption {
         return null;
     }
 
+    /** A named option: its default is the first name. */
+    QueueOption(String wire, String column, List<String> names) {
+        this.wire = wire;
+        this.column = column;
+        this.defaultValue = 0;
+        this.min = 0;
+        this.max = names.size() - 1;
+        this.names = names;
+    }
+
+    /** @return true when the option takes a name ({@link #names()}) rather than a number */
+    public boolean named() {
+        return names != null;
+    }
+
+    /** @return the names a named option takes, in index order; null for a numeric option */
+    public List<String> names() {
+        return names;
+    }
+
+    /**
+     * The wire (and column) form of a value.
+     *
+     * @param value the option's int value
+     * @return an Integer for a numeric option, the name for a named one
+     */
+    public Object toWire(int value) {
+        return named() ? names.get(value) : value;
+    }
+
+    /**
+     * The value of a name.
+     *
+     * @param name one of {@link #names()}
+     * @return its index
+     * @throws IllegalArgumentException for another name, or for a numeric option
+     */
+    public int indexOf(String name) {
+        int i = named() ? names.indexOf(name) : -1;
+        if (i < 0) {
+            throw new IllegalArgumentException(wire + " takes " + names + ", not " + name);
+        }
+        return i;
+    }
+
     /** The JSON name. */
     public String wire() {
         return wire;
@@ -76,7 +140,7 @@ public enum QueueOption {
         return column;
     }
 
-    /** The value an omitted option takes. */
+    /** The value an omitted option takes (for a named option, the index of its first name). */
     public int defaultValue() {
         return defaultValue;
     }

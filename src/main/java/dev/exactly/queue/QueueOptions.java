@@ -34,10 +34,10 @@ public final class QueueOptions {
         return values.get(o);
     }
 
-    /** Wire name to value, in declaration order. */
-    public Map<String, Integer> toWire() {
-        Map<String, Integer> m = new LinkedHashMap<>();
-        values.forEach((k, v) -> m.put(k.wire(), v));
+    /** Wire name to wire value (an Integer, or a name for a named option), in declaration order. */
+    public Map<String, Object> toWire() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        values.forEach((k, v) -> m.put(k.wire(), k.toWire(v)));
         return m;
     }
 }

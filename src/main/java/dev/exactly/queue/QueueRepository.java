@@ -139,18 +139,23 @@ public class QueueRepository {
     private static Uni<StoredQueue> upsert(SqlClient conn, String name, QueueOptions o) {
         Tuple t = Tuple.tuple().addString(name);
         for (QueueOption opt : QueueOption.values()) {
-            t.addInteger(o.get(opt));
+            t.addValue(opt.toWire(o.get(opt)));
         }
         return conn.preparedQuery(UPSERT).execute(t).map(rows -> toQueue(rows.iterator().next()));
     }
 
     private static StoredQueue toQueue(Row r) {
+        return new StoredQueue(r.getString("name"), options(r), r.getOffsetDateTime("created_at"),
+                r.getOffsetDateTime("updated_at"));
+    }
+
+    /** Every option read from its exactly.queues column in a row (a named option's text column by name). */
+    static QueueOptions options(Row r) {
         EnumMap<QueueOption, Integer> m = new EnumMap<>(QueueOption.class);
         for (QueueOption o : QueueOption.values()) {
-            m.put(o, r.getInteger(o.column()));
+            m.put(o, o.named() ? o.indexOf(r.getString(o.column())) : r.getInteger(o.column()));
         }
-        return new StoredQueue(r.getString("name"), QueueOptions.defaults().with(m),
-                r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"));
+        return QueueOptions.defaults().with(m);
     }
 
     private static String placeholders(int first) {

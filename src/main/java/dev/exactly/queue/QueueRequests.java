@@ -16,7 +16,7 @@ import java.util.Set;
 /**
  * Reads the queue-options bodies with the tree half of the request-reading toolkit
  * ({@link JsonTree}): configure {@code {"queue","options"?}} and patch {@code {"options"?}}, where
- * options is {@code {"<option>": integer, …}} ({@link QueueOption}). Every bad field is named;
+ * options is {@code {"<option>": integer or name, …}} ({@link QueueOption}). Every bad field is named;
  * nothing is written when there is any.
  */
 public final class QueueRequests {
@@ -111,6 +111,12 @@ public final class QueueRequests {
             JsonNode v = e.getValue();
             if (o == null) {
                 errors.add(ErrorPath.ROOT.error(field, "unknown option"));
+            } else if (o.named()) {
+                if (v.isTextual() && o.names().contains(v.textValue())) {
+                    out.put(o, o.indexOf(v.textValue()));
+                } else {
+                    errors.add(ErrorPath.ROOT.error(field, "must be one of " + String.join(", ", quoted(o.names()))));
+                }
             } else if (!v.isIntegralNumber()) {
                 errors.add(ErrorPath.ROOT.error(field, "must be an integer"));
             } else if (!v.canConvertToInt()) {
@@ -123,5 +129,9 @@ public final class QueueRequests {
             }
         }
         return out;
+    }
+
+    private static List<String> quoted(List<String> names) {
+        return names.stream().map(n -> "\"" + n + "\"").toList();
     }
 }

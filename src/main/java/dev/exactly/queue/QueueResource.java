@@ -107,7 +107,7 @@ public class QueueResource {
                 defaulted.add(o.wire());
                 int before = change.before() == null ? o.defaultValue() : change.before().options().get(o);
                 if (before != o.defaultValue()) {
-                    reset.add(new QueueView.Reset(o.wire(), before, o.defaultValue()));
+                    reset.add(new QueueView.Reset(o.wire(), o.toWire(before), o.toWire(o.defaultValue())));
                 }
             }
             QueueView v = QueueView.of(change.after());

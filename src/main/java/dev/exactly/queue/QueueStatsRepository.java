@@ -9,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -81,12 +80,8 @@ public class QueueStatsRepository {
                 .map(rows -> {
                     List<QueueSize> out = new ArrayList<>(rows.size());
                     for (Row r : rows) {
-                        EnumMap<QueueOption, Integer> m = new EnumMap<>(QueueOption.class);
-                        for (QueueOption o : QueueOption.values()) {
-                            m.put(o, r.getInteger(o.column()));
-                        }
                         QueueRepository.StoredQueue q = new QueueRepository.StoredQueue(r.getString("r_name"),
-                                QueueOptions.defaults().with(m), r.getOffsetDateTime("created_at"),
+                                QueueRepository.options(r), r.getOffsetDateTime("created_at"),
                                 r.getOffsetDateTime("updated_at"));
                         out.add(new QueueSize(q, r.getLong("r_partitions"), r.getLong("r_messages")));
                     }

@@ -9,7 +9,7 @@ import java.util.Map;
  * A queue on the wire.
  *
  * @param queue     queue name
- * @param options   every option with its value
+ * @param options   every option with its value (a number, or a name for payloadMismatch)
  * @param createdAt creation time
  * @param updatedAt last options change
  * @param reset     (configure only) options that the full replace returned to their default and
@@ -17,17 +17,17 @@ import java.util.Map;
  * @param defaulted (configure only) every option the request omitted, now at its default
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record QueueView(String queue, Map<String, Integer> options, OffsetDateTime createdAt,
+public record QueueView(String queue, Map<String, Object> options, OffsetDateTime createdAt,
                         OffsetDateTime updatedAt, List<Reset> reset, List<String> defaulted) {
 
     /**
      * An option a full replace changed back to its default.
      *
      * @param option wire name
-     * @param from   the value before
+     * @param from   the value before (a number, or a name for a named option)
      * @param to     the default it now has
      */
-    public record Reset(String option, int from, int to) {
+    public record Reset(String option, Object from, Object to) {
     }
 
     static QueueView of(QueueRepository.StoredQueue q) {

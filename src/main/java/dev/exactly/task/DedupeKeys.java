@@ -63,6 +63,28 @@ public final class DedupeKeys {
      * @return 32 bytes
      */
     public static byte[] key(String type, byte[] canonicalData) {
+        return framedSha256(type, canonicalData);
+    }
+
+    /**
+     * The payload digest of a task, kept to tell a repeated task id with the same type and data
+     * from one with other content ({@code payloadMatches}): the same framing as {@link #key}, over
+     * the data's bytes exactly as sent (not canonicalised: it is computed for every task, and any
+     * JSON value is accepted, numbers beyond the double range included).
+     *
+     * <pre>
+     *   digest = SHA-256( be32(len(T)) || T || be32(len(D)) || D ),  D = the data's UTF-8 bytes as sent
+     * </pre>
+     *
+     * @param type the task type
+     * @param data the task's data as sent
+     * @return 32 bytes
+     */
+    public static byte[] payloadDigest(String type, byte[] data) {
+        return framedSha256(type, data);
+    }
+
+    private static byte[] framedSha256(String type, byte[] canonicalData) {
         byte[] t = type.getBytes(StandardCharsets.UTF_8);
         MessageDigest sha = sha256();
         sha.update(ByteBuffer.allocate(4).putInt(t.length).array());

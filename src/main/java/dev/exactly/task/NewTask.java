@@ -14,12 +14,14 @@ import java.time.OffsetDateTime;
  * @param runAt             not claimable before this instant; null = now
  * @param maxRetries        deliveries allowed after the first
  * @param retryDelaySeconds wait after a failure before the next delivery, in seconds
+ * @param payloadDigest     the 32-byte digest of type and data as sent ({@link DedupeKeys#payloadDigest})
  */
 public record NewTask(String queue, String taskId, String type, byte[] data, byte[] dedupeKey, int priority,
-                      OffsetDateTime runAt, int maxRetries, int retryDelaySeconds) {
+                      OffsetDateTime runAt, int maxRetries, int retryDelaySeconds, byte[] payloadDigest) {
 
     /** This task with its id set. */
     public NewTask withTaskId(String id) {
-        return new NewTask(queue, id, type, data, dedupeKey, priority, runAt, maxRetries, retryDelaySeconds);
+        return new NewTask(queue, id, type, data, dedupeKey, priority, runAt, maxRetries, retryDelaySeconds,
+                payloadDigest);
     }
 }

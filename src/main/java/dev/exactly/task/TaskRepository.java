@@ -29,8 +29,8 @@ public class TaskRepository {
             + "COALESCE(t.lease_expires_at <= now(), false) AS lease_expired, t.last_error, t.result, "
             + "t.created_at, t.updated_at, t.finished_at";
 
-    private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on "
-            + "FROM exactly.enqueue_task($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on, r_payload_matches "
+            + "FROM exactly.enqueue_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
     private static final String CLAIM = "SELECT " + COLUMNS + " FROM exactly.claim_tasks($1, $2, $3, $4) t "
             + "ORDER BY t.priority DESC, t.run_at, t.seq";
@@ -98,10 +98,11 @@ public class TaskRepository {
                         .addValue(Buffer.buffer(t.data()))
                         .addValue(t.dedupeKey() == null ? null : Buffer.buffer(t.dedupeKey()))
                         .addInteger(t.priority()).addOffsetDateTime(t.runAt())
-                        .addInteger(t.maxRetries()).addInteger(t.retryDelaySeconds());
+                        .addInteger(t.maxRetries()).addInteger(t.retryDelaySeconds())
+                        .addValue(Buffer.buffer(t.payloadDigest()));
                 each.add(conn.preparedQuery(ENQUEUE).execute(args).map(rows -> {
                     Row r = rows.iterator().next();
-                    return new Enqueued(t.queue(), r.getString(0), r.getBoolean(1), r.getString(2));
+                    return new Enqueued(t.queue(), r.getString(0), r.getBoolean(1), r.getString(2), r.getBoolean(3));
                 }));
             }
             return Uni.join().all(each).andFailFast();

@@ -205,7 +205,8 @@ public final class TaskRequests {
             return null;
         }
         return new NewTask(queue, id, type, data.bytes(), key, priority == null ? 0 : priority, runAt,
-                maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, retryDelay == null ? 0 : retryDelay);
+                maxRetries == null ? DEFAULT_MAX_RETRIES : maxRetries, retryDelay == null ? 0 : retryDelay,
+                DedupeKeys.payloadDigest(type, data.bytes()));
     }
 
     private static byte[] dedupeKey(String type, JsonRequest.Raw data, ErrorPath at, List<FieldError> errors) {

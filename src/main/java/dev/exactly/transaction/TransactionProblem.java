@@ -4,12 +4,13 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.UUID;
 
 /**
- * A 409 problem details document (RFC 9457, application/problem+json) for a transaction that
+ * A 409 (or 422) problem details document (RFC 9457, application/problem+json) for a transaction that
  * was rolled back, with extension members naming the operation and item at fault.
  *
- * @param type              /problems/duplicate, /problems/unresolved or /problems/lease-mismatch
+ * @param type              /problems/duplicate, /problems/payload-mismatch, /problems/unresolved or
+ *                          /problems/lease-mismatch
  * @param title             short summary
- * @param status            409
+ * @param status            409 (422 for /problems/payload-mismatch)
  * @param detail            this occurrence, for a person
  * @param operation         index of the operation at fault (0-based)
  * @param item              index of the item within a push operation, or null for an ack
@@ -18,9 +19,12 @@ import java.util.UUID;
  *                          zero UUID when its data was purged by retention)
  * @param duplicateOf       for a duplicate inside the transaction: the earlier item, e.g.
  *                          "operations[0].items[1]"
- * @param reason            "duplicate", "unresolved" or "lease-mismatch"
+ * @param reason            "duplicate", "payload-mismatch", "unresolved" or "lease-mismatch"
+ * @param payloadMatches    for a duplicate: whether the item's payload bytes equal the original's
+ *                          (absent when not known: the original's data was purged)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TransactionProblem(String type, String title, int status, String detail, int operation, Integer item,
-                                 String transactionId, UUID originalMessageId, String duplicateOf, String reason) {
+                                 String transactionId, UUID originalMessageId, String duplicateOf, String reason,
+                                 Boolean payloadMatches) {
 }

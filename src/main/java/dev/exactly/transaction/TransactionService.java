@@ -33,7 +33,8 @@ import java.util.List;
  * already held). Any push item that is a
  * duplicate (of a stored message, or of an earlier item of the transaction: layer 1,
  * {@link RequestGrouping}) and any ack that is not "acked" fails the transaction, which rolls
- * back everything with a {@link TransactionConflict}. Pushes inside a transaction always probe
+ * back everything with a {@link TransactionConflict} (409; 422 for a duplicate whose payload
+ * differs in a queue whose payloadMismatch option is "reject"). Pushes inside a transaction always probe
  * the whole window ({@link DedupCache#PROBE_ALL}) and leave the warm cache untouched, since the
  * transaction may still roll back.
  */
@@ -57,8 +58,9 @@ public class TransactionService {
     /**
      * @param ops validated operations, in request order
      * @return one result per operation when everything committed
-     * @throws TransactionConflict (as the Uni's failure) when a push item is a duplicate or an
-     *                             ack is unresolved or mismatches its lease; nothing is written
+     * @throws TransactionConflict (as the Uni's failure) when a push item is a duplicate (or
+     *                             rejected for a payload mismatch) or an ack is unresolved or
+     *                             mismatches its lease; nothing is written
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      * @throws ApiProblem (as the Uni's failure, 400) when a push item names a partition on a queue
      *         that spreads by key
@@ -103,7 +105,7 @@ public class TransactionService {
                 int[] at = pushAt.get(k);
                 int[] first = pushAt.get(leader);
                 return Uni.createFrom().failure(TransactionConflict.duplicateInTransaction(at[0], at[1],
-                        pushes.get(k).transactionId(), first[0], first[1]));
+                        pushes.get(k).transactionId(), first[0], first[1], grouping.samePayloadAsLeader(k)));
             }
         }
         List<PartitionKey> pushPartitions = grouping.segments().stream().map(Segment::partition).toList();
@@ -131,13 +133,21 @@ public class TransactionService {
         });
     }
 
-    /** The engine's verdicts; any duplicate of a stored message fails (and so rolls back) the transaction. */
+    /**
+     * The engine's verdicts; any duplicate of a stored message fails (and so rolls back) the
+     * transaction: 409 with payloadMatches, or 422 when the queue rejects a payload mismatch and
+     * the payload differs.
+     */
     private Uni<List<PushVerdict>> pushAll(SqlConnection conn, RequestGrouping grouping, List<int[]> pushAt) {
         return engine.pushWithin(grouping, conn).map(verdicts -> {
             for (PushVerdict v : verdicts) {
+                int[] at = pushAt.get(v.index());
+                if (v.status() == PushStatus.REJECTED) {
+                    throw TransactionConflict.payloadMismatch(at[0], at[1], v.transactionId(), v.messageId());
+                }
                 if (v.status() == PushStatus.DUPLICATE) {
-                    int[] at = pushAt.get(v.index());
-                    throw TransactionConflict.duplicate(at[0], at[1], v.transactionId(), v.messageId());
+                    throw TransactionConflict.duplicate(at[0], at[1], v.transactionId(), v.messageId(),
+                            v.payloadMatches());
                 }
             }
             return verdicts;
@@ -153,8 +163,7 @@ public class TransactionService {
         for (int k = 0; k < verdicts.size(); k++) {
             PushVerdict v = verdicts.get(k);
             int[] at = pushAt.get(k);
-            perOp.get(at[0]).add(new PushResult(at[1], v.queue(), v.partition(), v.transactionId(), v.messageId(),
-                    v.status().wire()));
+            perOp.get(at[0]).add(PushResult.of(v, "operations[" + at[0] + "].items", at[1]));
         }
         AckResult[] acks = new AckResult[ops.size()];
         for (int i = 0; i < ackResults.size(); i++) {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.exactly.engine.PartitionNamedException;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
-import dev.exactly.engine.PushStatus;
+import dev.exactly.engine.PushVerdict;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
 import io.smallrye.mutiny.Uni;
@@ -17,7 +17,10 @@ import java.util.List;
  * signature, deduplication key and partition, then one push of the exact body bytes with the
  * kept headers. Every check runs before anything is written; the first stored delivery of a
  * source in this process settles its queue's deduplication window first ({@link QueueWindows}).
- * Counts deliveries received, stored, duplicate and rejected by reason ({@link WebhookMetrics}).
+ * Counts deliveries received, stored, duplicate and rejected by reason, and redeliveries whose
+ * body differs from the original's ({@link WebhookMetrics}). A redelivery whose body differs is
+ * answered as a duplicate flagged {@code payloadMatches: false}, or, when its queue's
+ * payloadMismatch option is "reject", refused with 422 (nothing written either way).
  */
 @ApplicationScoped
 public class WebhookIngest {
@@ -47,7 +50,8 @@ public class WebhookIngest {
      * @throws ApiProblem 404 for an unknown or disabled source, 413 over the source's body limit,
      *                    401 for a missing or wrong signature, 400 when the key or partition is missing
      *                    or invalid, or when the source chooses a partition and its queue spreads by
-     *                    key (spreadPartitions); nothing is written in any of these cases
+     *                    key (spreadPartitions), 422 for a redelivery whose body differs when the queue
+     *                    rejects a payload mismatch; nothing is written in any of these cases
      */
     public Uni<WebhookReceipt> ingest(String sourceName, Delivery delivery) {
         WebhookSource s = sources.find(sourceName);
@@ -70,13 +74,21 @@ public class WebhookIngest {
                     metrics.rejected(s.name(), p);
                     return p;
                 }).map(v -> {
-            WebhookReceipt r = WebhookReceipt.of(s.name(), v.get(0));
-            if (v.get(0).status() == PushStatus.DUPLICATE) {
-                metrics.duplicate(s.name());
-            } else {
-                metrics.stored(s.name());
+            PushVerdict verdict = v.get(0);
+            if (Boolean.FALSE.equals(verdict.payloadMatches())) {
+                metrics.payloadMismatch(s.name());
             }
-            return r;
+            switch (verdict.status()) {
+                case REJECTED -> {
+                    ApiProblem p = ApiProblem.payloadMismatch(null, null, verdict.transactionId(), verdict.queue(),
+                            verdict.partition(), verdict.messageId());
+                    metrics.rejected(s.name(), p);
+                    throw p;
+                }
+                case DUPLICATE -> metrics.duplicate(s.name());
+                case QUEUED -> metrics.stored(s.name());
+            }
+            return WebhookReceipt.of(s.name(), verdict);
         });
     }
 

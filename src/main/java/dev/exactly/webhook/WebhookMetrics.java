@@ -16,7 +16,10 @@ import java.util.TreeMap;
 /**
  * Micrometer counters of webhook deliveries, per configured source (Prometheus names):
  * {@code exactly_webhook_deliveries_received_total}, {@code exactly_webhook_deliveries_stored_total},
- * {@code exactly_webhook_deliveries_duplicate_total} (tag {@code source}) and
+ * {@code exactly_webhook_deliveries_duplicate_total},
+ * {@code exactly_webhook_deliveries_payload_mismatch_total} (redeliveries whose body differs from
+ * the original's, answered duplicate or, when the queue rejects mismatches, refused; tag
+ * {@code source}) and
  * {@code exactly_webhook_deliveries_rejected_total} (tags {@code source} and {@code reason}: one of
  * {@link Reason}). Cardinality is bounded: the source tag takes configured names only (a delivery
  * to an unknown source is counted nowhere) and the reason a fixed set. Every counter is
@@ -37,7 +40,9 @@ public class WebhookMetrics {
         /** 413: the body is over the source's limit. */
         TOO_LARGE,
         /** 400: anything else (an invalid key or partition, a body that is not the JSON the key needs). */
-        INVALID;
+        INVALID,
+        /** 422: a redelivery whose body differs from the original's, in a queue that rejects a payload mismatch. */
+        PAYLOAD_MISMATCH;
 
         /** The tag value: lower case, dash-separated. */
         public String tag() {
@@ -55,11 +60,12 @@ public class WebhookMetrics {
             if (p instanceof MissingKey) {
                 return KEY_MISSING;
             }
-            return p.status() == 413 ? TOO_LARGE : INVALID;
+            return p.status() == 413 ? TOO_LARGE : p.status() == 422 ? PAYLOAD_MISMATCH : INVALID;
         }
     }
 
-    private record Meters(Counter received, Counter stored, Counter duplicate, Map<Reason, Counter> rejected) {
+    private record Meters(Counter received, Counter stored, Counter duplicate, Counter payloadMismatch,
+                          Map<Reason, Counter> rejected) {
     }
 
     private final Map<String, Meters> bySource = new TreeMap<>();
@@ -84,6 +90,9 @@ public class WebhookMetrics {
                             .description("webhook deliveries stored as new messages").register(registry),
                     Counter.builder("exactly.webhook.deliveries.duplicate").tag("source", s)
                             .description("webhook redeliveries answered as duplicates, nothing written").register(registry),
+                    Counter.builder("exactly.webhook.deliveries.payload.mismatch").tag("source", s)
+                            .description("webhook redeliveries whose body differs from the original delivery's")
+                            .register(registry),
                     rejected));
         }
     }
@@ -101,6 +110,11 @@ public class WebhookMetrics {
     /** One delivery was a duplicate. */
     public void duplicate(String source) {
         meters(source).duplicate.increment();
+    }
+
+    /** One redelivery's body differed from the original delivery's (it was a duplicate, or rejected). */
+    public void payloadMismatch(String source) {
+        meters(source).payloadMismatch.increment();
     }
 
     /** One delivery was refused, for the reason {@code problem} tells. */

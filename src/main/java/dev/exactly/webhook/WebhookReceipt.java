@@ -1,5 +1,6 @@
 package dev.exactly.webhook;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.exactly.engine.PushVerdict;
 import java.util.UUID;
 
@@ -12,12 +13,16 @@ import java.util.UUID;
  * @param transactionId the deduplication key derived from the delivery
  * @param messageId     the stored message; for a duplicate the ORIGINAL delivery's message
  * @param verdict       "queued" (stored now) or "duplicate" (stored before, nothing written)
+ * @param payloadMatches for a duplicate: whether its body's bytes equal the original delivery's;
+ *                      absent when queued or not known (the original's data was purged)
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record WebhookReceipt(String source, String queue, String partition, String transactionId, UUID messageId,
-                             String verdict) {
+                             String verdict, Boolean payloadMatches) {
 
     /** The receipt of one pushed delivery. */
     static WebhookReceipt of(String source, PushVerdict v) {
-        return new WebhookReceipt(source, v.queue(), v.partition(), v.transactionId(), v.messageId(), v.status().wire());
+        return new WebhookReceipt(source, v.queue(), v.partition(), v.transactionId(), v.messageId(), v.status().wire(),
+                v.payloadMatches());
     }
 }

@@ -166,8 +166,9 @@ final class FuzzOracle {
             return "configured another queue: " + response;
         }
         for (QueueOption o : QueueOption.values()) {
-            int expected = sent != null && sent.has(o.wire()) ? sent.get(o.wire()).intValue() : o.defaultValue();
-            if (got.get(o.wire()).asInt() != expected) {
+            String expected = sent != null && sent.has(o.wire()) ? sent.get(o.wire()).asText()
+                    : String.valueOf(o.toWire(o.defaultValue()));
+            if (!got.get(o.wire()).asText().equals(expected)) {
                 return o.wire() + ": expected " + expected + ", answered " + response;
             }
         }

@@ -121,6 +121,41 @@ class TaskEnqueueTest {
     }
 
     @Test
+    void aRepeatedIdSaysWhetherTheTypeAndDataMatched() {
+        String q = freshQueue("mismatch");
+        JsonPath first = ok(enqueue(task(q, "job-1", "resize", "{\"img\":1}", false)));
+        assertNull(first.get("payloadMatches"), "an enqueued task has nothing to compare");
+        JsonPath same = ok(enqueue(task(q, "job-1", "resize", "{\"img\":1}", false)));
+        assertEquals("duplicate", same.getString("status"));
+        assertEquals(Boolean.TRUE, same.get("payloadMatches"));
+        JsonPath otherData = ok(enqueue(task(q, "job-1", "resize", "{\"img\":2}", false)));
+        assertEquals("duplicate", otherData.getString("status"));
+        assertEquals("id", otherData.getString("matchedOn"));
+        assertEquals(Boolean.FALSE, otherData.get("payloadMatches"));
+        assertEquals(Boolean.FALSE, ok(enqueue(task(q, "job-1", "crop", "{\"img\":1}", false))).get("payloadMatches"),
+                "another type");
+        // type and data are framed apart: "re" + "size..." is not "resize" + ...
+        assertEquals(Boolean.FALSE, ok(enqueue(task(q, "job-1", "resiz", "{\"img\":1}", false))).get("payloadMatches"));
+        // in a batch too, per task
+        JsonPath batch = ok(api().body("{\"tasks\":[" + task(q, "job-1", "resize", "{\"img\":1}", false) + ","
+                + task(q, "job-1", "resize", "[]", false) + "]}").post("/api/v1/tasks/batch"));
+        assertEquals(List.of(true, false), batch.getList("results.payloadMatches"));
+        // the stored task is the first one, unchanged
+        get(q, "job-1").then().statusCode(200).body("type", org.hamcrest.Matchers.equalTo("resize"))
+                .body("data.img", org.hamcrest.Matchers.equalTo(1));
+        assertEquals(1, count(q));
+    }
+
+    @Test
+    void anAutoDedupeMatchCarriesNoPayloadComparison() {
+        String q = freshQueue("mismatch-auto");
+        ok(enqueue(task(q, "a", "send", "{\"x\":1,\"y\":2}", true)));
+        JsonPath twin = ok(enqueue(task(q, "b", "send", "{\"y\":2,\"x\":1}", true)));
+        assertEquals("autoDedupe", twin.getString("matchedOn"));
+        assertNull(twin.get("payloadMatches"), "the key itself is the payload's canonical form");
+    }
+
+    @Test
     void afterCompletionTheSamePayloadEnqueuesAgain() {
         String q = freshQueue("done");
         String data = "{\"user\":\"john\",\"period\":\"daily\"}";

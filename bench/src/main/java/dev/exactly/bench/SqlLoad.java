@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * The in-process SQL-level driver: the same request shape as the HTTP driver, grouped by the
  * engine's own layer 1 ({@link RequestGrouping}, which also hashes), sent as one call of a
- * bundle function with exactly.push_bundle's twelve arrays (the argument building mirrors
+ * bundle function with exactly.push_bundle's twelve arrays (Exactly's own with all its arguments) (the argument building mirrors
  * dev.exactly.engine.PushRepository). Used for Exactly's push_bundle and for the baselines in
  * bench/sql/baselines.sql alike, so their figures compare like with like.
  */
@@ -33,9 +33,13 @@ public final class SqlLoad {
     private SqlLoad() {
     }
 
+    /** Exactly's own bundle function: sent all its arguments (payload digests included), as the service sends it. */
+    static final String EXACTLY = "exactly.push_bundle";
+
     /** The statement that calls a bundle function, e.g. {@code exactly.push_bundle}. */
     static String statement(String function) {
-        return "SELECT duplicate FROM " + function + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+        return "SELECT duplicate FROM " + function + "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12"
+                + (EXACTLY.equals(function) ? ", $13, $14, $15)" : ")");
     }
 
     /**
@@ -56,7 +60,8 @@ public final class SqlLoad {
                         leaders += s.items().size();
                     }
                     int followers = grouping.size() - leaders;
-                    return pool.preparedQuery(sql).execute(arguments(grouping.segments())).map(rows -> {
+                    Tuple args = EXACTLY.equals(function) ? all(grouping.segments()) : arguments(grouping.segments());
+                    return pool.preparedQuery(sql).execute(args).map(rows -> {
                         int d = followers;
                         for (Row r : rows) {
                             if (r.getBoolean(0)) {
@@ -80,13 +85,18 @@ public final class SqlLoad {
 
     /** push_bundle's first twelve arguments for leader segments, every segment at p_verified = -1 (the baselines take these twelve). */
     static Tuple arguments(List<Segment> segments) {
-        long[] all = new long[segments.size()];
-        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        Tuple thirteen = dev.exactly.engine.PushRepository.bundleArguments(segments, all, null, false).getDelegate();
+        Tuple full = all(segments);
         Tuple twelve = Tuple.tuple();
         for (int i = 0; i < 12; i++) {
-            twelve.addValue(thirteen.getValue(i));
+            twelve.addValue(full.getValue(i));
         }
         return twelve;
+    }
+
+    /** push_bundle's fifteen arguments, as the service sends them (p_verified = -1, no vouched window, payload digests). */
+    static Tuple all(List<Segment> segments) {
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        return dev.exactly.engine.PushRepository.bundleArguments(segments, all, null, false).getDelegate();
     }
 }

@@ -47,7 +47,8 @@ import org.jboss.logging.Logger;
  * Duplicates are settled first-wins by the 16-byte transaction hash, the same identity the store
  * compares: a later item with a hash already in the flush becomes a follower and inherits its
  * leader's final result (as a duplicate carrying the leader's message id and offset, which is the
- * stored original's when the leader itself turned out a duplicate). Items without a transactionId
+ * stored original's when the leader itself turned out a duplicate), and the payload digest of the
+ * message that id stands for, so that its own payload is compared with the right one. Items without a transactionId
  * never follow. If the store reports the queue's window as 0 (no deduplication), followers were
  * not duplicates after all: they are sent in a second call, within the same single flight, and get
  * the store's own verdicts. Each request gets back an outcome for exactly its items.
@@ -479,21 +480,26 @@ public final class FusingWriter implements SegmentWriter {
                 long[] offsets = new long[n];
                 UUID[] ids = new UUID[n];
                 boolean[] dup = new boolean[n];
+                byte[][] originals = new byte[n][];
                 for (int j = 0; j < n; j++) {
                     int fno = followerNo[i][j];
                     if (fno >= 0 && again != null) {
                         offsets[j] = again.offsets()[fno];
                         ids[j] = again.messageIds()[fno];
                         dup[j] = again.duplicate()[fno];
+                        originals[j] = again.originalDigests()[fno];
                     } else {
                         int l = leaderOf[i][j];
                         offsets[j] = o.offsets()[l];
                         ids[j] = o.messageIds()[l];
                         dup[j] = fno >= 0 || o.duplicate()[l];
+                        // a follower duplicates what its leader's id stands for: the stored original's
+                        // payload when the leader was a duplicate itself, else the leader's own
+                        originals[j] = o.duplicate()[l] ? o.originalDigests()[l] : fno >= 0 ? leaders.get(l).digest() : null;
                     }
                 }
-                batch.get(i).done.accept(
-                        new SegmentOutcome(o.partitionId(), o.prevLastOffset(), o.windowSeconds(), offsets, ids, dup), null);
+                batch.get(i).done.accept(new SegmentOutcome(o.partitionId(), o.prevLastOffset(), o.windowSeconds(),
+                        offsets, ids, dup, originals, o.rejectMismatch()), null);
             }
         }
     }

@@ -312,6 +312,32 @@ class FusingWriterTest {
         assertEquals(2, rows("messages"));
     }
 
+    private static PushCommand cmd(String txn, String payload) {
+        return PushCommand.json("q", "p", txn, payload.getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    @Test
+    void aFollowerInAFlushIsComparedWithThePayloadItsLeadersIdStandsFor() {
+        PushEngine direct = new PushEngine(store, DedupCache.DISABLED);
+        direct.push(List.of(cmd("k", "\"A\""))).await().atMost(WAIT);
+        FusingWriter fusing = fusing(1000);
+        gate.closeNext();
+        List<CompletableFuture<List<PushVerdict>>> f = submit(new PushEngine(fusing, store),
+                List.of(List.of(cmd("first", "0")), List.of(cmd("k", "\"B\"")), List.of(cmd("k", "\"A\"")),
+                        List.of(cmd("n", "\"X\"")), List.of(cmd("n", "\"Y\"")), List.of(cmd("n", "\"X\""))));
+        await(() -> fusing.submissions() == 6);
+        gate.open();
+        List<List<PushVerdict>> got = all(f);
+        assertEquals(3, fusing.followers(), "k's second request and n's second and third follow inside the flush");
+        assertEquals(Boolean.FALSE, got.get(1).get(0).payloadMatches(), "the leader k: B against the stored A");
+        assertEquals(Boolean.TRUE, got.get(2).get(0).payloadMatches(), "its follower: A against the stored A, not B");
+        assertEquals(PushStatus.QUEUED, got.get(3).get(0).status());
+        assertEquals(null, got.get(3).get(0).payloadMatches());
+        assertEquals(Boolean.FALSE, got.get(4).get(0).payloadMatches(), "Y against the leader n's X, stored by this flush");
+        assertEquals(Boolean.TRUE, got.get(5).get(0).payloadMatches());
+        assertEquals(3, rows("messages"));
+    }
+
     @Test
     void aFlushIsSentAsSoonAsItReachesItsSize() {
         FusingWriter fusing = fusing(8);
