@@ -2,6 +2,7 @@ package dev.exactly.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
 
 /** Everything configurable under the {@code exactly.} prefix (SmallRye Config). */
 @ConfigMapping(prefix = "exactly")
@@ -37,15 +38,89 @@ public interface ExactlyConfig {
         boolean migrateAtStart();
     }
 
-    /** The warm-instance dedup cache. */
+    /**
+     * The warm-instance dedup cache ({@code exactly.dedup-cache.*}), mapped onto the engine's
+     * {@code dev.exactly.engine.cache.CacheSettings} by {@code dev.exactly.wiring.EngineBeans}. Only
+     * {@link #enabled()} and {@link #maxMb()} are meant for everyday tuning; the rest are the
+     * memory governor's and the hydration's tunables. The governor's defaults are the values the
+     * Queen message queue's documentation gives for its broker's dedup cache ("Deduplication",
+     * sections "The broker cache, and what it is allowed to do" and "Under memory pressure": 90%
+     * fit line, 30 s cooldown, 5 s recent-use guard, one warning a minute, 30 s memo TTL, 5 s
+     * clock-skew slack, 100,000 bookkeeping entries); the buffer, delta, retry and concurrency
+     * limits are this project's. An invalid value stops the service at start-up.
+     */
     interface DedupCacheConfig {
-        /** Off means: always probe the whole window (p_verified = -1). */
-        @WithDefault("false")
+        /**
+         * On in the server shape; the Lambda shape turns it off
+         * ({@code %lambda.exactly.dedup-cache.enabled=false}). Off means: always probe the whole
+         * window (p_verified = -1).
+         */
+        @WithDefault("true")
         boolean enabled();
 
-        /** Memory cap in MiB. */
+        /** Memory cap for resident hashes and their bookkeeping, in MiB (at least 1). */
         @WithDefault("512")
         int maxMb();
+
+        /**
+         * A full rehydration is admitted only if the cache stays under this fraction of the cap
+         * (hysteresis), in (0, 1].
+         */
+        @WithDefault("0.9")
+        double fitRatio();
+
+        /** How long a partition that failed admission answers "probe all" before it is tested again. */
+        @WithDefault("30s")
+        Duration cooldown();
+
+        /** A partition used this recently is never evicted to admit another. */
+        @WithDefault("5s")
+        Duration recentUse();
+
+        /** At most one memory-pressure warning per this interval, process-wide. */
+        @WithDefault("60s")
+        Duration warnInterval();
+
+        /**
+         * An entry whose partition id, window and allocator watermark were last confirmed longer
+         * ago than this answers "probe all" until a commit confirms them.
+         */
+        @WithDefault("30s")
+        Duration memoTtl();
+
+        /**
+         * Clock-skew slack added on the safe side to hydration and expiry (whole seconds; a
+         * fraction is rounded up).
+         */
+        @WithDefault("5s")
+        Duration skewSlack();
+
+        /** Soft cap on the entries of the cooldown and footprint-hint maps. */
+        @WithDefault("100000")
+        int bookkeepingCap();
+
+        /**
+         * Commits remembered while a hydration is in flight; beyond, the entry heals again after
+         * installing.
+         */
+        @WithDefault("256")
+        int maxBufferedCommits();
+
+        /** A gap larger than this many offsets is healed by a full hydration instead of a delta read. */
+        @WithDefault("262144")
+        long maxDeltaRows();
+
+        /** After a failed hydration, the entry answers "probe all" this long before retrying. */
+        @WithDefault("1s")
+        Duration hydrationRetry();
+
+        /**
+         * Hydrations in flight at once (at least 1): each holds a pooled connection while it
+         * streams, so a cold start over many partitions must not starve pushes of connections; a
+         * partition that finds no slot answers "probe all" and tries again on its next push.
+         */
+        @WithDefault("2")
+        int maxConcurrentLoads();
     }
 
     /** The embedded PostgreSQL used when no datasource URL is configured. */

@@ -6,14 +6,14 @@ import java.time.Duration;
 
 /**
  * The fusion layer (layer 2, server mode): concurrent pushes to one partition fused into one SQL
- * call. Off unless enabled; application.properties enables it for the server shape, and the
- * Lambda shape keeps it off (one request per instance leaves nothing to fuse).
+ * call. On by default (the server shape); the Lambda shape turns it off in application.properties
+ * ({@code %lambda.exactly.fusion.enabled=false}: one request per instance leaves nothing to fuse).
  */
 @ConfigMapping(prefix = "exactly.fusion")
 public interface FusionConfig {
 
     /** Fuse concurrent pushes per partition (single-flight per partition). */
-    @WithDefault("false")
+    @WithDefault("true")
     boolean enabled();
 
     /**

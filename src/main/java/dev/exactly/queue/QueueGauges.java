@@ -42,8 +42,8 @@ public class QueueGauges {
     }
 
     /** One scheduled refresh (skipped when no queue is named). */
-    @Scheduled(identity = "exactly-queue-gauges", every = "${exactly.metrics.every:30s}",
-            delayed = "${exactly.metrics.every:30s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = NoQueues.class)
+    @Scheduled(identity = "exactly-queue-gauges", every = "${exactly.metrics.every}",
+            delayed = "${exactly.metrics.every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = NoQueues.class)
     Uni<Void> scheduled() {
         return refresh().onFailure().invoke(e -> LOG.warnf("queue gauges: refresh failed: %s", e.toString()))
                 .onFailure().recoverWithNull();

@@ -25,8 +25,8 @@ public class MaintenanceScheduler {
     }
 
     /** One scheduled run; non-blocking (runs on the event loop). */
-    @Scheduled(identity = "exactly-maintenance", every = "${exactly.maintenance.every:60s}",
-            delayed = "${exactly.maintenance.every:60s}",
+    @Scheduled(identity = "exactly-maintenance", every = "${exactly.maintenance.every}",
+            delayed = "${exactly.maintenance.every}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Disabled.class)
     Uni<Void> run() {
         return service.run()

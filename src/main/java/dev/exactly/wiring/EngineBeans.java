@@ -20,6 +20,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import java.time.Duration;
 import org.jboss.logging.Logger;
 
 /**
@@ -41,13 +42,37 @@ public class EngineBeans {
         if (!config.dedupCache().enabled()) {
             return DedupCache.DISABLED;
         }
-        WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool),
-                CacheSettings.defaults(config.dedupCache().maxMb()), Ticker.SYSTEM);
+        WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), cacheSettings(config.dedupCache()),
+                Ticker.SYSTEM);
         if (registry.isResolvable()) {
             EngineMetrics.bindCache(registry.get(), cache);
         }
         LOG.infof("dedup cache: warm, cap %d MiB", config.dedupCache().maxMb());
         return cache;
+    }
+
+    /**
+     * The engine's cache tunables from {@code exactly.dedup-cache.*}: MiB to bytes, durations to
+     * milliseconds (the skew slack to whole seconds, rounded up: the slack only ever widens).
+     *
+     * @param c the configuration
+     * @return the settings
+     * @throws IllegalStateException naming the configuration when a value is out of its range
+     */
+    public static CacheSettings cacheSettings(ExactlyConfig.DedupCacheConfig c) {
+        try {
+            if (c.maxMb() < 1) {
+                throw new IllegalArgumentException("max-mb must be at least 1, got " + c.maxMb());
+            }
+            Duration slack = c.skewSlack();
+            long slackSeconds = slack.toSeconds() + (slack.toNanosPart() > 0 ? 1 : 0);
+            return new CacheSettings(c.maxMb() * 1024L * 1024L, c.fitRatio(), c.cooldown().toMillis(),
+                    c.recentUse().toMillis(), c.warnInterval().toMillis(), c.memoTtl().toMillis(),
+                    Math.toIntExact(slackSeconds), c.bookkeepingCap(), c.maxBufferedCommits(), c.maxDeltaRows(),
+                    c.hydrationRetry().toMillis(), c.maxConcurrentLoads());
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalStateException("invalid exactly.dedup-cache.* configuration: " + e.getMessage(), e);
+        }
     }
 
     /** The push engine of this instance. */

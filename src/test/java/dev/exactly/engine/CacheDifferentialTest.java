@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.engine.cache.CacheStats;
 import dev.exactly.engine.cache.Ticker;
 import dev.exactly.engine.cache.TxnHashRepository;
@@ -15,6 +14,7 @@ import dev.exactly.engine.fusion.FusionSettings;
 import dev.exactly.engine.fusion.ScheduledLingerTimer;
 import dev.exactly.queue.QueueOption;
 import dev.exactly.queue.QueueRepository;
+import dev.exactly.testing.CacheDefaults;
 import dev.exactly.testing.EnginePools;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -160,8 +160,8 @@ class CacheDifferentialTest {
             this.totals = totals;
             this.tag = "s" + Long.toUnsignedString(seed, 36);
             Ticker ticker = () -> System.nanoTime() / 1_000_000L + jump.get();
-            big = new WarmDedupCache(new TxnHashRepository(poolBig), CacheSettings.defaults(512), ticker);
-            tiny = new WarmDedupCache(new TxnHashRepository(poolTiny), CacheSettings.defaults(512).withMaxBytes(TINY_CAP), ticker);
+            big = new WarmDedupCache(new TxnHashRepository(poolBig), CacheDefaults.settings(512), ticker);
+            tiny = new WarmDedupCache(new TxnHashRepository(poolTiny), CacheDefaults.settings(512).withMaxBytes(TINY_CAP), ticker);
             PushRepository bigStore = new PushRepository(poolBig);
             fusing = new FusingWriter(new DirectWriter(bigStore, big),
                     FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), timer);

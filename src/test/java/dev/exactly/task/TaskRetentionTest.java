@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * bounded steps) and the paged listing by state, against the embedded PostgreSQL. Time is moved
  * by setting finished_at back, never by sleeping. The test profile keeps finished tasks of
  * "keep-forever" queues forever and those of "kept-long" ones for ten days
- * (src/main/resources/application.properties, %test).
+ * (src/test/resources/META-INF/microprofile-config.properties).
  */
 @QuarkusTest
 class TaskRetentionTest {

@@ -10,6 +10,7 @@ import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.cache.MemoryGovernor.Admission;
 import dev.exactly.engine.cache.MemoryGovernor.Reservation;
 import dev.exactly.engine.cache.PartitionEntry.State;
+import dev.exactly.testing.CacheDefaults;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +32,7 @@ class MemoryGovernorTest {
     private MemoryGovernor governor;
 
     private MemoryGovernor governor(long cap) {
-        return governor(CacheSettings.defaults(512).withMaxBytes(cap));
+        return governor(CacheDefaults.settings(512).withMaxBytes(cap));
     }
 
     private MemoryGovernor governor(CacheSettings settings) {
@@ -296,7 +297,7 @@ class MemoryGovernorTest {
 
     @Test
     void theBookkeepingMapsAreSoftCappedExpiredCooldownsFirst() {
-        governor(CacheSettings.defaults(512).withMaxBytes(10 * U).withBookkeepingCap(10));
+        governor(CacheDefaults.settings(512).withMaxBytes(10 * U).withBookkeepingCap(10));
         for (int i = 0; i < 6; i++) {
             governor.suppress(resident("old" + i, 1, T0), T0);
         }

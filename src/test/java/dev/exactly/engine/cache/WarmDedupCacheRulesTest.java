@@ -11,6 +11,7 @@ import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.ProbeBound;
 import dev.exactly.engine.PushItem;
 import dev.exactly.engine.SegmentOutcome;
+import dev.exactly.testing.CacheDefaults;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,11 +49,11 @@ class WarmDedupCacheRulesTest {
     @BeforeEach
     void setUp() {
         log = new ScriptedLog();
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG), log.ticker, STORAGE);
+        cache = new WarmDedupCache(log, CacheDefaults.settings(512).withMaxBytes(BIG), log.ticker, STORAGE);
     }
 
     private WarmDedupCache cache(long maxBytes) {
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(maxBytes), log.ticker, STORAGE);
+        cache = new WarmDedupCache(log, CacheDefaults.settings(512).withMaxBytes(maxBytes), log.ticker, STORAGE);
         return cache;
     }
 
@@ -193,7 +194,7 @@ class WarmDedupCacheRulesTest {
 
     @Test
     void aGapThatCannotBeReadExactlyFallsBackToAFullRehydration() {
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(BIG).withMaxDeltaRows(2), log.ticker,
+        cache = new WarmDedupCache(log, CacheDefaults.settings(512).withMaxBytes(BIG).withMaxDeltaRows(2), log.ticker,
                 STORAGE);
         push(K, "a");
         foreign(K, "f1", "f2", "f3");
@@ -604,7 +605,7 @@ class WarmDedupCacheRulesTest {
 
     @Test
     void bookkeepingMapsAreSoftCapped() {
-        cache = new WarmDedupCache(log, CacheSettings.defaults(512).withMaxBytes(TWO_BLOCKS + 1000)
+        cache = new WarmDedupCache(log, CacheDefaults.settings(512).withMaxBytes(TWO_BLOCKS + 1000)
                 .withBookkeepingCap(10), log.ticker, STORAGE);
         for (int i = 0; i < 40; i++) {
             PartitionKey k = p("n" + i);

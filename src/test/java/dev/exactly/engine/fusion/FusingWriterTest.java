@@ -17,12 +17,12 @@ import dev.exactly.engine.PushVerdict;
 import dev.exactly.engine.Segment;
 import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.engine.SegmentWriter;
-import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.engine.cache.Ticker;
 import dev.exactly.engine.cache.TxnHashRepository;
 import dev.exactly.engine.cache.WarmDedupCache;
 import dev.exactly.queue.QueueOption;
 import dev.exactly.queue.QueueRepository;
+import dev.exactly.testing.CacheDefaults;
 import dev.exactly.testing.EnginePools;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -617,7 +617,7 @@ class FusingWriterTest {
         ScheduledLingerTimer real = new ScheduledLingerTimer();
         try {
             Pool other = db.pool(8);
-            WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), CacheSettings.defaults(64), Ticker.SYSTEM);
+            WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), CacheDefaults.settings(64), Ticker.SYSTEM);
             PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
                     FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real), store);
             PushEngine lambda = new PushEngine(new PushRepository(other), DedupCache.DISABLED);
