@@ -17,7 +17,10 @@ public interface ExactlyConfig {
     /** The warm-instance dedup cache (server mode). */
     DedupCacheConfig dedupCache();
 
-    /** The embedded PostgreSQL of the local default (read before start-up, listed here for validation). */
+    /**
+     * The embedded PostgreSQL of the server shape's local default, read before Quarkus starts (by
+     * {@code dev.exactly.server.ExactlyMain}, from system properties and the environment only).
+     */
     Embedded embedded();
 
     /** Push API limits. */
@@ -136,5 +139,12 @@ public interface ExactlyConfig {
         /** TCP port on 127.0.0.1; 0 picks a free one. */
         @WithDefault("0")
         int port();
+
+        /**
+         * Restarts of a dead embedded PostgreSQL per outage (at least 1) before the service stops
+         * with status 1.
+         */
+        @WithDefault("5")
+        int restartAttempts();
     }
 }

@@ -1,8 +1,11 @@
 package dev.exactly.server;
 
+import dev.exactly.config.ExactlyConfig;
 import dev.exactly.webhook.replay.ReplayCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -16,7 +19,7 @@ import org.jboss.logging.Logger;
  * service at it; then it runs the service until it is stopped. A second instance on the same data
  * directory exits with status 1 and a message naming the running one, which it leaves untouched
  * ({@link DataDirectoryOwner}). While the service runs, the embedded PostgreSQL is watched and
- * restarted if it dies, at most exactly.embedded.restart-attempts (5) times per outage, after which
+ * restarted if it dies, at most exactly.embedded.restart-attempts (default 5) times per outage, after which
  * the service stops with status 1 ({@link PostmasterWatch}).
  *
  * <p>{@code replay ...} as the first argument runs the webhook replay command instead
@@ -43,24 +46,22 @@ public final class ExactlyMain {
         if (args.length > 0 && ReplayCommand.NAME.equals(args[0])) {
             System.exit(ReplayCommand.run(Arrays.copyOfRange(args, 1, args.length)));
         }
-        if (setting("quarkus.datasource.reactive.url", null) != null
-                || !Boolean.parseBoolean(setting("exactly.embedded.enabled", "true"))) {
+        ExactlyConfig.Embedded embedded = embeddedSettings();
+        if (setting("quarkus.datasource.reactive.url", null) != null || !embedded.enabled()) {
             Quarkus.run(args);
             return;
         }
-        Path dir = Path.of(setting("exactly.embedded.data-dir", ".exactly/pgdata"));
-        int port = Integer.parseInt(setting("exactly.embedded.port", "0"));
-        int restartAttempts = Integer.parseInt(setting("exactly.embedded.restart-attempts", "5"));
+        Path dir = Path.of(embedded.dataDir());
         EmbeddedDatabase db;
         try {
-            db = EmbeddedDatabase.start(dir, port);
+            db = EmbeddedDatabase.start(dir, embedded.port());
         } catch (DataDirectoryOwner.DataDirectoryInUseException inUse) {
             // logging is not set up before Quarkus starts: say it on the console directly
             System.err.println("ERROR: " + inUse.getMessage());
             System.exit(1);
             return;
         }
-        try (db; PostmasterWatch watch = new PostmasterWatch(db, restartAttempts, Duration.ofSeconds(1),
+        try (db; PostmasterWatch watch = new PostmasterWatch(db, embedded.restartAttempts(), Duration.ofSeconds(1),
                 Duration.ofSeconds(1), () -> Quarkus.asyncExit(1)).start()) {
             LOG.infof("No datasource configured: using the embedded PostgreSQL at %s (data in %s)", db.url(), db.dataDir());
             System.setProperty("quarkus.datasource.reactive.url", db.url());
@@ -91,6 +92,17 @@ public final class ExactlyMain {
         }
         LOG.infof("No API key configured: using the local one in %s. Send it as 'Authorization: Bearer <key>', "
                 + "e.g. KEY=$(cat %s)", file, Path.of("").toAbsolutePath().relativize(file));
+    }
+
+    /**
+     * The exactly.embedded.* settings, read before Quarkus starts: system properties and the
+     * environment over the mapping's own defaults ({@link ExactlyConfig.Embedded}), as SmallRye
+     * Config reads them. Other keys are not looked at.
+     */
+    static ExactlyConfig.Embedded embeddedSettings() {
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addSystemSources().addDiscoveredConverters()
+                .withMapping(ExactlyConfig.class).withValidateUnknown(false).build();
+        return config.getConfigMapping(ExactlyConfig.class).embedded();
     }
 
     /** A setting from a system property or its environment-variable form (SmallRye Config naming). */
