@@ -4,47 +4,122 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.problem.ApiProblem;
+import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.vertx.http.runtime.filters.Filters;
-import jakarta.enterprise.context.ApplicationScoped;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.impl.RoutingContextInternal;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.List;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Refuses a request whose body exceeds exactly.push.max-body-bytes with 413 problem+json: with a
- * Content-Length before the body is read, without one (chunked) as soon as the bytes read pass the
- * limit, quietly (nothing is logged: any client could otherwise fill the log).
+ * Refuses a request whose body exceeds its route's limit with 413 problem+json naming the limit
+ * and its key: with a Content-Length before the body is read, without one (chunked) as soon as the
+ * bytes read pass the limit, quietly (nothing is logged: any client could otherwise fill the log).
+ * A route's limit is the one a {@link RouteBodyLimit} bean gives for its path (tasks:
+ * {@code exactly.tasks.max-body-bytes}; a webhook source: its {@code max-body-bytes}), else
+ * {@code exactly.push.max-body-bytes} (push, transaction and every other route).
  */
 @ApplicationScoped
 public class BodyLimitFilter {
 
-    private final long maxBytes;
-    private final String problem;
+    private final RouteBodyLimit.Limit fallback;
+    private final List<RouteBodyLimit> routes;
+    private final long outerLimit;
+    private final ObjectMapper mapper;
 
-    /** Constructor injection. */
-    public BodyLimitFilter(ExactlyConfig config, ObjectMapper mapper) throws JsonProcessingException {
-        this.maxBytes = config.push().maxBodyBytes();
-        this.problem = mapper.writeValueAsString(ApiProblem.tooLarge(
-                "the body is larger than the limit of " + maxBytes + " bytes").toProblem());
+    /**
+     * Constructor injection.
+     *
+     * @param outer the HTTP layer's own limit (quarkus.http.limits.max-body-size), which bounds every route's
+     */
+    @Inject
+    public BodyLimitFilter(ExactlyConfig config, Instance<RouteBodyLimit> routes, ObjectMapper mapper,
+                           @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize outer) {
+        this(config.push().maxBodyBytes(), routes.stream().toList(), mapper, outer.asLongValue());
     }
 
+    /**
+     * @param pushMaxBytes exactly.push.max-body-bytes, the limit of every route no group claims
+     * @param routes       the route groups with limits of their own
+     * @param mapper       writes the problem documents
+     * @param outerLimit   quarkus.http.limits.max-body-size, in bytes
+     */
+    BodyLimitFilter(long pushMaxBytes, List<RouteBodyLimit> routes, ObjectMapper mapper, long outerLimit) {
+        this.fallback = RouteBodyLimit.Limit.of(pushMaxBytes, "exactly.push.max-body-bytes");
+        this.routes = List.copyOf(routes);
+        this.outerLimit = outerLimit;
+        this.mapper = mapper;
+    }
+
+    /**
+     * Registers the filter.
+     *
+     * @throws IllegalStateException at start-up when a route's limit is above quarkus.http.limits.max-body-size
+     *                               (the HTTP layer would cut such a body with a bare 413 first)
+     */
     void register(@Observes Filters filters) {
+        checkAgainstOuterLimit();
         filters.register(rc -> {
+            RouteBodyLimit.Limit limit = limitFor(rc.normalizedPath());
             String length = rc.request().getHeader("Content-Length");
             if (length != null) {
-                if (tooLong(length)) {
-                    EarlyRefusal.send(rc, 413, problem);
+                if (tooLong(length, limit.maxBytes())) {
+                    refuse(rc, limit);
                 } else {
                     rc.next();
                 }
             } else if (rc.request().headers().contains("Transfer-Encoding")) {
-                readCounting(rc);
+                readCounting(rc, limit);
             } else {
                 rc.next();
             }
         }, 100);
+    }
+
+    /** @throws IllegalStateException when a route's limit is above quarkus.http.limits.max-body-size */
+    void checkAgainstOuterLimit() {
+        RouteBodyLimit.Limit largest = fallback;
+        for (RouteBodyLimit r : routes) {
+            if (r.largest().maxBytes() > largest.maxBytes()) {
+                largest = r.largest();
+            }
+        }
+        if (largest.maxBytes() > outerLimit) {
+            throw new IllegalStateException(largest.key() + " (" + largest.maxBytes()
+                    + " bytes) is above quarkus.http.limits.max-body-size (" + outerLimit + " bytes): raise that too");
+        }
+    }
+
+    /**
+     * @param path a normalized request path
+     * @return the body limit of the route at that path
+     */
+    RouteBodyLimit.Limit limitFor(String path) {
+        for (RouteBodyLimit r : routes) {
+            RouteBodyLimit.Limit l = r.limitFor(path);
+            if (l != null) {
+                return l;
+            }
+        }
+        return fallback;
+    }
+
+    private void refuse(RoutingContext rc, RouteBodyLimit.Limit limit) {
+        ApiProblem problem = limit.problem();
+        limit.onRefused().accept(problem);
+        String json;
+        try {
+            json = mapper.writeValueAsString(problem.toProblem());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        EarlyRefusal.send(rc, 413, json);
     }
 
     /**
@@ -54,7 +129,7 @@ public class BodyLimitFilter {
      * 413 at quarkus.http.limits.max-body-size and log the endpoint's failed answer as an error,
      * once per such request.
      */
-    private void readCounting(RoutingContext rc) {
+    private void readCounting(RoutingContext rc, RouteBodyLimit.Limit limit) {
         HttpServerRequest request = rc.request();
         Buffer body = Buffer.buffer();
         boolean[] refused = {false};
@@ -62,9 +137,9 @@ public class BodyLimitFilter {
             if (refused[0]) {
                 return;
             }
-            if (body.length() + (long) chunk.length() > maxBytes) {
+            if (body.length() + (long) chunk.length() > limit.maxBytes()) {
                 refused[0] = true;
-                EarlyRefusal.send(rc, 413, problem);
+                refuse(rc, limit);
                 return;
             }
             body.appendBuffer(chunk);
@@ -86,7 +161,7 @@ public class BodyLimitFilter {
         request.resume();
     }
 
-    private boolean tooLong(String length) {
+    private static boolean tooLong(String length, long maxBytes) {
         try {
             return Long.parseLong(length.trim()) > maxBytes;
         } catch (NumberFormatException e) {

@@ -25,10 +25,13 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * /api/v1/tasks/{id} find the task in the queue named by the {@code queue} query parameter,
  * "default" when absent.
  */
-@Path("/api/v1/tasks")
+@Path(TaskResource.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.WILDCARD)
 public class TaskResource {
+
+    /** The task routes' common path. */
+    public static final String PATH = "/api/v1/tasks";
 
     /** The autoDedupe key construction, as documented in README "Tasks". */
     static final String KEY_DOC = "autoDedupe key = SHA-256( be32(len(T)) || T || be32(len(D)) || D ), where T is "

@@ -20,8 +20,11 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * POST /webhooks/{source}: receives a provider's webhook delivery. Authenticated by the
  * source's signature scheme, not by API key. A thin adapter over {@link WebhookIngest}.
  */
-@Path("/webhooks")
+@Path(WebhookResource.PATH)
 public class WebhookResource {
+
+    /** The webhook routes' common path (one segment, the source, follows). */
+    public static final String PATH = "/webhooks";
 
     /** Response header carrying the verdict: queued or duplicate. */
     public static final String VERDICT_HEADER = "Exactly-Verdict";

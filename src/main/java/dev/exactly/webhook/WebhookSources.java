@@ -5,6 +5,8 @@ import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,6 +52,11 @@ public class WebhookSources {
                 s.key().describe(), s.signature().scheme()));
         disabled.forEach(n -> LOG.infof("webhook source %s is disabled: exactly.webhooks.sources.%s.secret is not set",
                 n, n));
+    }
+
+    /** @return every enabled source, by name */
+    public Collection<WebhookSource> all() {
+        return Collections.unmodifiableCollection(sources.values());
     }
 
     /** @return the enabled source of that name, or null */

@@ -9,14 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exactly.testing.Api;
+import dev.exactly.testing.ChunkedPost;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,14 +96,14 @@ class HttpProblemsTest {
         try {
             long limit = ConfigProvider.getConfig().getValue("exactly.push.max-body-bytes", Long.class);
             for (int i = 0; i < 3; i++) {
-                String answer = chunkedPost("/api/v1/push", 17L * 1024 * 1024);
+                String answer = ChunkedPost.filler("/api/v1/push", 17L * 1024 * 1024);
                 assertTrue(answer.startsWith("HTTP/1.1 413"), answer);
                 assertTrue(answer.toLowerCase().contains("content-type: application/problem+json"), answer);
                 assertTrue(answer.contains("\"type\":\"/problems/payload-too-large\""), answer);
                 assertTrue(answer.contains(Long.toString(limit)), answer);
             }
             // under the limit, a chunked body is read as usual
-            String ok = chunked("/api/v1/push", "{\"items\":[{\"queue\":\"chunked\",\"payload\":{\"a\":1}}]}".getBytes(StandardCharsets.UTF_8));
+            String ok = ChunkedPost.body("/api/v1/push", "{\"items\":[{\"queue\":\"chunked\",\"payload\":{\"a\":1}}]}".getBytes(StandardCharsets.UTF_8));
             assertTrue(ok.startsWith("HTTP/1.1 200"), ok);
             assertTrue(ok.contains("\"status\":\"queued\""), ok);
             Thread.sleep(500);
@@ -161,66 +158,5 @@ class HttpProblemsTest {
     private static Set<String> methods(String allow) {
         assertNotNull(allow);
         return Arrays.stream(allow.split(",")).map(String::strip).collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    /** Sends {@code size} bytes as a chunked body and returns the answer's text (whatever was read). */
-    private static String chunkedPost(String path, long size) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", port())) {
-            s.setSoTimeout(30_000);
-            OutputStream out = s.getOutputStream();
-            out.write(head(path).getBytes(StandardCharsets.US_ASCII));
-            byte[] chunk = new byte[64 * 1024];
-            Arrays.fill(chunk, (byte) 'a');
-            try {
-                for (long sent = 0; sent < size; sent += chunk.length) {
-                    out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.write(chunk);
-                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-                }
-                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-            } catch (IOException closed) {
-                // the server answered and closed the connection mid-body
-            }
-            return read(s.getInputStream());
-        }
-    }
-
-    private static String chunked(String path, byte[] body) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", port())) {
-            s.setSoTimeout(30_000);
-            OutputStream out = s.getOutputStream();
-            out.write(head(path).replace("Connection: keep-alive", "Connection: close").getBytes(StandardCharsets.US_ASCII));
-            out.write((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.write("\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            return read(s.getInputStream());
-        }
-    }
-
-    private static String head(String path) {
-        return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + Api.TEST_API_KEY
-                + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n";
-    }
-
-    private static String read(InputStream in) throws IOException {
-        byte[] buf = new byte[8192];
-        StringBuilder b = new StringBuilder();
-        try {
-            for (int n = in.read(buf); n > 0; n = in.read(buf)) {
-                b.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                if (b.indexOf("\r\n\r\n") > 0 && b.toString().matches("(?s).*\\r\\n\\r\\n\\{.*}\\s*$")) {
-                    break;
-                }
-            }
-        } catch (IOException reset) {
-            // read what arrived before the connection was closed
-        }
-        return b.toString();
-    }
-
-    private static int port() {
-        return ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class);
     }
 }

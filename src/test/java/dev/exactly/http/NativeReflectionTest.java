@@ -43,6 +43,7 @@ class NativeReflectionTest {
             "dev.exactly.consume.AckCommand",                     // a parsed ack (read by hand)
             "dev.exactly.consume.PopRequest",                     // a parsed pop request
             "dev.exactly.http.ErrorPath",                         // where a field error is, in a request
+            "dev.exactly.http.RouteBodyLimit$Limit",              // a route's body limit (configuration)
             "dev.exactly.http.JsonRequest$Raw",                   // a parser's raw value
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
             "dev.exactly.message.PayloadWire",                    // a payload's two fields, inside MessageView / PoppedMessage
