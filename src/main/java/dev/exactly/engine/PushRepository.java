@@ -206,18 +206,49 @@ public final class PushRepository {
      * p_spread, and per item the payload digest.
      */
     private static Tuple segmentArguments(long pid, Segment seg, long verified, Integer window, boolean probeAll) {
-        int n = seg.items().size();
-        Buffer[] hashes = new Buffer[n];
-        Boolean[] probe = new Boolean[n];
-        UUID[] ids = new UUID[n];
-        String[] txns = new String[n];
-        Buffer[] payloads = new Buffer[n];
-        String[] contentTypes = new String[n];
-        String[] headers = new String[n];
-        String[] traces = new String[n];
-        Buffer[] digests = new Buffer[n];
-        int k = 0;
-        for (PushItem it : seg.items()) {
+        ItemColumns items = new ItemColumns(seg.items().size(), probeAll);
+        seg.items().forEach(items::add);
+        return items.addTo(Tuple.tuple().addLong(pid).addLong(verified).addInteger(window))
+                .addInteger(seg.spread()).addValue(items.digests);
+    }
+
+    /**
+     * The per-item columns push_segment and push_bundle share (sql/R__push.sql), filled in item
+     * order: hash (16 bytes), probe flag, message id, transactionId, payload, content type,
+     * headers, trace id ({@link #addTo}), and the payload digest (16 bytes), which both functions
+     * take after their per-segment arguments.
+     */
+    private static final class ItemColumns {
+        private final boolean probeAll;
+        private final Buffer[] hashes;
+        private final Boolean[] probe;
+        private final UUID[] ids;
+        private final String[] txns;
+        private final Buffer[] payloads;
+        private final String[] contentTypes;
+        private final String[] headers;
+        private final String[] traces;
+        final Buffer[] digests;
+        private int k;
+
+        /**
+         * @param n        how many items will be added
+         * @param probeAll true to probe every item, also those keyed by their own fresh message id
+         */
+        ItemColumns(int n, boolean probeAll) {
+            this.probeAll = probeAll;
+            hashes = new Buffer[n];
+            probe = new Boolean[n];
+            ids = new UUID[n];
+            txns = new String[n];
+            payloads = new Buffer[n];
+            contentTypes = new String[n];
+            headers = new String[n];
+            traces = new String[n];
+            digests = new Buffer[n];
+        }
+
+        void add(PushItem it) {
             hashes[k] = Buffer.buffer(it.hash());
             probe[k] = probeAll || it.probe();
             ids[k] = it.messageId();
@@ -229,10 +260,13 @@ public final class PushRepository {
             digests[k] = Buffer.buffer(it.digest());
             k++;
         }
-        return Tuple.tuple().addLong(pid).addLong(verified).addInteger(window)
-                .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
-                .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces).addInteger(seg.spread()).addValue(digests);
+
+        /** Appends the eight columns from hash to trace id, in the functions' parameter order. */
+        Tuple addTo(Tuple t) {
+            return t.addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
+                    .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
+                    .addArrayOfString(traces);
+        }
     }
 
     private static SegmentOutcome segmentOutcome(long pid, Segment seg, RowSet<Row> rows, boolean retry) {
@@ -291,16 +325,7 @@ public final class PushRepository {
         Integer[] vouchedWindows = windows == null ? null : new Integer[s];
         Integer[] counts = new Integer[s];
         Integer[] spreads = new Integer[s];
-        Buffer[] hashes = new Buffer[n];
-        Boolean[] probe = new Boolean[n];
-        UUID[] ids = new UUID[n];
-        String[] txns = new String[n];
-        Buffer[] payloads = new Buffer[n];
-        String[] contentTypes = new String[n];
-        String[] headers = new String[n];
-        String[] traces = new String[n];
-        Buffer[] digests = new Buffer[n];
-        int k = 0;
+        ItemColumns items = new ItemColumns(n, probeAll);
         for (int i = 0; i < s; i++) {
             Segment seg = segments.get(i);
             queues[i] = seg.partition().queue();
@@ -311,26 +336,12 @@ public final class PushRepository {
             }
             counts[i] = seg.items().size();
             spreads[i] = seg.spread();
-            for (PushItem it : seg.items()) {
-                hashes[k] = Buffer.buffer(it.hash());
-                probe[k] = probeAll || it.probe();
-                ids[k] = it.messageId();
-                txns[k] = it.transactionId();
-                payloads[k] = Buffer.buffer(it.command().payload());
-                contentTypes[k] = it.command().contentType();
-                headers[k] = it.command().headersJson();
-                traces[k] = it.command().traceId();
-                digests[k] = Buffer.buffer(it.digest());
-                k++;
-            }
+            seg.items().forEach(items::add);
         }
-        return Tuple.tuple()
+        return items.addTo(Tuple.tuple()
                 .addArrayOfString(queues).addArrayOfString(partitions)
-                .addArrayOfLong(watermarks).addArrayOfInteger(counts)
-                .addValue(hashes).addArrayOfBoolean(probe).addArrayOfUUID(ids).addArrayOfString(txns)
-                .addValue(payloads).addArrayOfString(contentTypes).addArrayOfString(headers)
-                .addArrayOfString(traces).addArrayOfInteger(vouchedWindows).addArrayOfInteger(spreads)
-                .addValue(digests);
+                .addArrayOfLong(watermarks).addArrayOfInteger(counts))
+                .addArrayOfInteger(vouchedWindows).addArrayOfInteger(spreads).addValue(items.digests);
     }
 
     /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */

@@ -1,8 +1,8 @@
 package dev.exactly.webhook.signature;
 
 import dev.exactly.webhook.Delivery;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.List;
 
 /**
  * Slack's signed requests: X-Slack-Signature is {@code "v0=" + hex(HMAC-SHA256(signing secret,
@@ -10,7 +10,7 @@ import java.time.Clock;
  * API docs, "Verifying requests from Slack"). The timestamp must be within the tolerance of now
  * either way, as Slack's SDKs check it (5 minutes).
  */
-public final class SlackSignatureVerifier implements SignatureVerifier {
+public final class SlackSignatureVerifier extends PrefixedHexHmac {
 
     /** The signature header. */
     public static final String SIGNATURE = "X-Slack-Signature";
@@ -19,7 +19,6 @@ public final class SlackSignatureVerifier implements SignatureVerifier {
 
     private static final String VERSION = "v0";
 
-    private final byte[] key;
     private final TimestampTolerance tolerance;
 
     /**
@@ -28,25 +27,23 @@ public final class SlackSignatureVerifier implements SignatureVerifier {
      * @param clock            the time source
      */
     public SlackSignatureVerifier(String secret, long toleranceSeconds, Clock clock) {
-        this.key = secret.getBytes(StandardCharsets.UTF_8);
+        super(List.of(SIGNATURE, TIMESTAMP), SIGNATURE, VERSION + "=", secret);
         this.tolerance = new TimestampTolerance(toleranceSeconds, TimestampTolerance.Direction.BOTH, clock);
     }
 
     @Override
-    public void verify(Delivery delivery) {
-        String sig = delivery.header(SIGNATURE);
-        String ts = delivery.header(TIMESTAMP);
-        if (sig == null || ts == null) {
-            throw new InvalidSignature(SIGNATURE + " and " + TIMESTAMP + " are required");
-        }
-        if (!sig.startsWith(VERSION + "=")) {
-            throw new InvalidSignature(SIGNATURE + " must be v0=<hex digest>");
-        }
-        byte[] expected = Hmac.sha256(key, (VERSION + ":" + ts + ":").getBytes(StandardCharsets.UTF_8), delivery.body());
-        if (!Hmac.matches(expected, Hmac.fromHex(sig.substring(VERSION.length() + 1).trim()))) {
-            throw new InvalidSignature(SIGNATURE + " does not match the body");
-        }
-        tolerance.checkSeconds(ts, TIMESTAMP);
+    String signedText(Delivery delivery) {
+        return VERSION + ":" + delivery.header(TIMESTAMP) + ":";
+    }
+
+    @Override
+    String digest(String afterPrefix) {
+        return afterPrefix.trim();
+    }
+
+    @Override
+    void checkTimestamp(Delivery delivery) {
+        tolerance.checkSeconds(delivery.header(TIMESTAMP), TIMESTAMP);
     }
 
     @Override

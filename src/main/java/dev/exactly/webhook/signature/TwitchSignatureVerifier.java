@@ -1,10 +1,10 @@
 package dev.exactly.webhook.signature;
 
 import dev.exactly.webhook.Delivery;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 
 /**
  * Twitch EventSub's Twitch-Eventsub-Message-Signature: {@code "sha256=" + hex(HMAC-SHA256(secret,
@@ -13,7 +13,7 @@ import java.time.format.DateTimeParseException;
  * secret as text (Twitch Developers, "Handling webhook events", verifying the event message). A
  * message older than the tolerance is refused (Twitch: 10 minutes); one ahead of now is not.
  */
-public final class TwitchSignatureVerifier implements SignatureVerifier {
+public final class TwitchSignatureVerifier extends PrefixedHexHmac {
 
     /** The message id header (the same when Twitch resends a message). */
     public static final String ID = "Twitch-Eventsub-Message-Id";
@@ -22,9 +22,6 @@ public final class TwitchSignatureVerifier implements SignatureVerifier {
     /** The signature header. */
     public static final String SIGNATURE = "Twitch-Eventsub-Message-Signature";
 
-    private static final String PREFIX = "sha256=";
-
-    private final byte[] key;
     private final TimestampTolerance tolerance;
 
     /**
@@ -33,28 +30,20 @@ public final class TwitchSignatureVerifier implements SignatureVerifier {
      * @param clock            the time source
      */
     public TwitchSignatureVerifier(String secret, long toleranceSeconds, Clock clock) {
-        this.key = secret.getBytes(StandardCharsets.UTF_8);
+        super(List.of(ID, TIMESTAMP, SIGNATURE), SIGNATURE, "sha256=", secret);
         this.tolerance = new TimestampTolerance(toleranceSeconds, TimestampTolerance.Direction.PAST_ONLY, clock);
     }
 
     @Override
-    public void verify(Delivery delivery) {
-        String id = delivery.header(ID);
-        String ts = delivery.header(TIMESTAMP);
-        String sig = delivery.header(SIGNATURE);
-        if (id == null || ts == null || sig == null) {
-            throw new InvalidSignature(ID + ", " + TIMESTAMP + " and " + SIGNATURE + " are required");
-        }
-        if (!sig.startsWith(PREFIX)) {
-            throw new InvalidSignature(SIGNATURE + " must be sha256=<hex digest>");
-        }
-        byte[] expected = Hmac.sha256(key, (id + ts).getBytes(StandardCharsets.UTF_8), delivery.body());
-        if (!Hmac.matches(expected, Hmac.fromHex(sig.substring(PREFIX.length())))) {
-            throw new InvalidSignature(SIGNATURE + " does not match the body");
-        }
+    String signedText(Delivery delivery) {
+        return delivery.header(ID) + delivery.header(TIMESTAMP);
+    }
+
+    @Override
+    void checkTimestamp(Delivery delivery) {
         long millis;
         try {
-            millis = OffsetDateTime.parse(ts).toInstant().toEpochMilli();
+            millis = OffsetDateTime.parse(delivery.header(TIMESTAMP)).toInstant().toEpochMilli();
         } catch (DateTimeParseException | ArithmeticException e) {
             throw new StaleTimestamp(TIMESTAMP + " must be an RFC 3339 date-time");
         }
