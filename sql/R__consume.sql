@@ -94,6 +94,8 @@ $$;
 --     message is returned even when it alone is over the budget, so a partition always drains.
 --   p_dlq_ids / p_dlq_hashes: ids (UUIDv7) and hashes of their text for the dead-letter copies
 --     this pop may write (see below); at most that many are written.
+--   p_pid: NULL, or the id of the partition p_partition names (the caller learnt it): then only
+--     that partition is looked at, and every read is of its own rows (exactly.pop_partition).
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -103,6 +105,7 @@ $$;
 -- pop cannot (no dead-letter id left, or the dead-letter partition busy while this pop already
 -- holds a lock) it delivers only the messages before it, and a later pop dead-letters it.
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
+DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[]);
 CREATE OR REPLACE FUNCTION exactly.pop(
     p_queue          text,
     p_partition      text,
@@ -111,14 +114,16 @@ CREATE OR REPLACE FUNCTION exactly.pop(
     p_lease_seconds  integer,
     p_max_bytes      bigint  DEFAULT NULL,
     p_dlq_ids        uuid[]  DEFAULT '{}',
-    p_dlq_hashes     bytea[] DEFAULT '{}')
-RETURNS TABLE (partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
+    p_dlq_hashes     bytea[] DEFAULT '{}',
+    p_pid            bigint  DEFAULT NULL)
+RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
                lease_id uuid, lease_expires_at timestamptz)
 LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $$
+#variable_conflict use_column
 DECLARE
     v_qid      bigint;
     v_lease    integer;
@@ -126,6 +131,7 @@ DECLARE
     v_dlq_name text;
     v_now      timestamptz := clock_timestamp();
     v_cand     record;
+    v_cands    refcursor;
     v_cur      exactly.consumer_cursors%ROWTYPE;
     v_data     bigint;
     v_start    bigint;
@@ -148,7 +154,19 @@ BEGIN
     v_lease := COALESCE(p_lease_seconds, v_lease);
     v_dlq_name := exactly.dead_letter_queue(p_queue);
 
-    FOR v_cand IN
+    -- candidates: the hinted partition alone (a query that reads its rows only), or any of the queue
+    IF p_pid IS NOT NULL THEN
+        OPEN v_cands FOR
+        SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing, c.next_offset AS next_offset,
+               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi
+        FROM exactly.partitions p
+        LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
+        WHERE p_pid IS NOT NULL AND p.id = p_pid AND p.queue_id = v_qid AND p.name = p_partition
+          AND p.last_offset >= GREATEST(COALESCE(c.next_offset, 0), p.data_start)
+          AND (c.partition_id IS NULL
+               OR ((c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now));
+    ELSE
+        OPEN v_cands FOR
         SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing, c.next_offset AS next_offset,
                c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi
         FROM exactly.partitions p
@@ -159,8 +177,11 @@ BEGIN
           AND (c.partition_id IS NULL
                OR ((c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now))
         ORDER BY c.leased_at ASC NULLS FIRST, p.id
-        LIMIT 16
+        LIMIT 16;
+    END IF;
     LOOP
+        FETCH v_cands INTO v_cand;
+        EXIT WHEN NOT FOUND;
         -- 1. May this pop dead-letter here? Predicted without locks (the lock order puts the
         --    dead-letter partition row before the cursor row): a message the expired lease
         --    delivered for the last time, or one whose deliveries are used up already.
@@ -177,14 +198,12 @@ BEGIN
             IF NOT v_locked THEN
                 -- holding no lock, waiting for the partition row cannot close a cycle
                 PERFORM exactly.ensure_partitions(ARRAY[v_dlq_name], ARRAY[v_cand.pname]);
-                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-                WHERE q.name = v_dlq_name AND p.name = v_cand.pname
-                FOR UPDATE OF p;
+                v_dlq_pid := exactly.partition_id(v_dlq_name, v_cand.pname);
+                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p WHERE p.id = v_dlq_pid FOR UPDATE;
                 v_locked := true;
             ELSE
-                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-                WHERE q.name = v_dlq_name AND p.name = v_cand.pname
-                FOR UPDATE OF p SKIP LOCKED;
+                v_dlq_pid := exactly.partition_id(v_dlq_name, v_cand.pname);
+                SELECT p.id INTO v_dlq_pid FROM exactly.partitions p WHERE p.id = v_dlq_pid FOR UPDATE SKIP LOCKED;
             END IF;
         END IF;
 
@@ -283,7 +302,7 @@ BEGIN
                 leased_at = v_now
             WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
         )
-        SELECT v_cand.pname, m."offset", m.message_id, m.transaction_id, m.payload, m.content_type,
+        SELECT v_cand.pid, v_cand.pname, m."offset", m.message_id, m.transaction_id, m.payload, m.content_type,
                m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires
         FROM sel s
         JOIN exactly.messages m ON m.partition_id = v_cand.pid AND m."offset" = s.off
@@ -293,6 +312,30 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+END
+$$;
+
+-- A pop of one named partition whose id the caller learnt (a pop's or a push's answer names
+-- it): exactly.pop limited to partition p_pid, which must be partition p_partition of p_queue
+-- (else nothing is answered). Its first argument is the partition id so that on Citus
+-- (sql/citus/distribute.sql) the call runs whole on the node holding the partition.
+CREATE OR REPLACE FUNCTION exactly.pop_partition(
+    p_pid            bigint,
+    p_queue          text,
+    p_partition      text,
+    p_group          text,
+    p_batch          integer,
+    p_lease_seconds  integer,
+    p_max_bytes      bigint,
+    p_dlq_ids        uuid[],
+    p_dlq_hashes     bytea[])
+RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text,
+               payload bytea, content_type text, headers text, trace_id text, created_at timestamptz,
+               attempts integer, lease_id uuid, lease_expires_at timestamptz)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM exactly.pop(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                           p_dlq_ids, p_dlq_hashes, p_pid);
 END
 $$;
 
@@ -308,11 +351,12 @@ $$;
 -- a redelivery, never a loss).
 CREATE OR REPLACE FUNCTION exactly.resolve_offset(p_pid bigint, p_group text, p_lease uuid, p_hash bytea)
 RETURNS bigint
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $$
-    SELECT t."offset"
+BEGIN
+    RETURN (SELECT t."offset"
     FROM exactly.txn_hashes t
     LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p_pid AND c.consumer_group = p_group
     WHERE t.partition_id = p_pid AND t.hash = p_hash
@@ -320,7 +364,8 @@ AS $$
                     OR (c.prev_lease_id = p_lease AND t."offset" BETWEEN c.prev_lease_from AND c.prev_lease_to)
                   THEN 0 ELSE 1 END,
              t."offset"
-    LIMIT 1
+    LIMIT 1);
+END
 $$;
 
 -- Copies message (p_pid, p_offset) into the dead-letter queue (dead_letter_queue(p_queue), p_partition)
@@ -345,14 +390,12 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-    WHERE q.name = exactly.dead_letter_queue(p_queue) AND p.name = p_partition;
-    IF NOT FOUND THEN
+    v_dlq := exactly.partition_id(exactly.dead_letter_queue(p_queue), p_partition);
+    IF v_dlq IS NULL THEN
         -- ack_batch predicted no dead-lettering for this item when it took its locks; see there
         -- why that cannot happen. Kept total rather than failing.
         PERFORM exactly.ensure_partitions(ARRAY[exactly.dead_letter_queue(p_queue)], ARRAY[p_partition]);
-        SELECT p.id INTO v_dlq FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-        WHERE q.name = exactly.dead_letter_queue(p_queue) AND p.name = p_partition;
+        v_dlq := exactly.partition_id(exactly.dead_letter_queue(p_queue), p_partition);
     END IF;
     SELECT r.message_id INTO v_id
     FROM exactly.push_segment(v_dlq, -1, 0, ARRAY[p_hash], ARRAY[false], ARRAY[p_id], ARRAY[p_id::text],
@@ -388,10 +431,14 @@ $$;
 --   message: never pushed, or its data purged by retention, whether named by messageId or by a
 --   transactionId whose hash is still kept) or 'lease-mismatch' (p_lease is not the
 --   group's current or last released lease on the partition, or did not deliver that message).
+-- p_pid: NULL, or the partition every item is in (the caller learnt its id; exactly.ack_partition):
+--   messages and leases are then looked up in that partition only.
 -- A lease whose every delivered message is acked (or purged by retention meanwhile; an
 -- unresolved ack still finds its lease by id) is released: the cursor advances past the
 -- settled prefix, and if a message waits for a retry the partition is not leasable for
 -- retry_delay milliseconds.
+DROP FUNCTION IF EXISTS exactly.ack_batch(text[], text[], text[], text[], text[], uuid[], uuid[], bytea[], text[],
+                                          text[], uuid[], bytea[]);
 CREATE OR REPLACE FUNCTION exactly.ack_batch(
     p_lock_queues      text[],
     p_lock_partitions  text[],
@@ -404,7 +451,8 @@ CREATE OR REPLACE FUNCTION exactly.ack_batch(
     p_statuses         text[],
     p_errors           text[],
     p_dlq_ids          uuid[],
-    p_dlq_hashes       bytea[])
+    p_dlq_hashes       bytea[],
+    p_pid              bigint DEFAULT NULL)
 RETURNS TABLE (item integer, result text, queue text, partition text, "offset" bigint, message_id uuid,
                transaction_id text, outcome text, attempts integer, dead_letter_id uuid, replay boolean,
                detail text)
@@ -435,6 +483,8 @@ DECLARE
     cur        exactly.consumer_cursors%ROWTYPE;
     del        exactly.deliveries%ROWTYPE;
     rel        record;
+    pair       record;
+    v_clock    timestamptz;
 BEGIN
     -- 1. Resolve every item without locks, and predict which may need a dead-letter partition
     --    (status dlq, or failed/retry with no retry left), so that those partition rows are
@@ -446,19 +496,25 @@ BEGIN
     FOR i IN 1..n LOOP
         r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL; r_limit := NULL; r_cpid := NULL;
         IF p_message_ids[i] IS NOT NULL THEN
-            SELECT m.partition_id, m."offset", q.name, p.name, q.retry_limit
-            INTO r_pid, r_off, r_q, r_p, r_limit
-            FROM exactly.messages m
-            JOIN exactly.partitions p ON p.id = m.partition_id
-            JOIN exactly.queues q ON q.id = p.queue_id
-            WHERE m.message_id = p_message_ids[i];
+            IF p_pid IS NULL THEN
+                SELECT m.partition_id, m."offset" INTO r_pid, r_off
+                FROM exactly.messages m WHERE m.message_id = p_message_ids[i];
+            ELSE
+                SELECT m.partition_id, m."offset" INTO r_pid, r_off
+                FROM exactly.messages m WHERE m.message_id = p_message_ids[i] AND m.partition_id = p_pid;
+            END IF;
+            IF r_pid IS NOT NULL THEN
+                SELECT q.name, p.name, q.retry_limit INTO r_q, r_p, r_limit
+                FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+                WHERE p.id = r_pid;
+            END IF;
             IF r_pid IS NOT NULL AND ((p_queues[i] IS NOT NULL AND p_queues[i] <> r_q)
                                       OR (p_partitions[i] IS NOT NULL AND p_partitions[i] <> r_p)) THEN
                 r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL;
             END IF;
         ELSE
             SELECT p.id, q.name, p.name, q.retry_limit INTO r_pid, r_q, r_p, r_limit
-            FROM exactly.queues q JOIN exactly.partitions p ON p.queue_id = q.id
+            FROM exactly.queues q JOIN exactly.partition_names p ON p.queue_id = q.id
             WHERE q.name = p_queues[i] AND p.name = p_partitions[i];
             IF r_pid IS NOT NULL THEN
                 r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
@@ -473,8 +529,13 @@ BEGIN
         IF r_off IS NULL THEN
             r_pid := NULL;
             -- unresolved; its lease is still looked at (released if everything left is acked)
-            SELECT c.partition_id INTO r_cpid FROM exactly.consumer_cursors c
-            WHERE c.lease_id = p_leases[i] AND c.consumer_group = p_groups[i];
+            IF p_pid IS NULL THEN
+                SELECT c.partition_id INTO r_cpid FROM exactly.consumer_cursors c
+                WHERE c.lease_id = p_leases[i] AND c.consumer_group = p_groups[i];
+            ELSE
+                SELECT c.partition_id INTO r_cpid FROM exactly.consumer_cursors c
+                WHERE c.lease_id = p_leases[i] AND c.consumer_group = p_groups[i] AND c.partition_id = p_pid;
+            END IF;
         ELSE
             r_cpid := r_pid;
         END IF;
@@ -493,19 +554,27 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- 2. Locks, in the global order: partition rows ascending, then cursor rows ascending.
+    -- 2. Locks, in the global order: partition rows ascending, then cursor rows ascending. One
+    --    row per statement (on Citus each is a single-shard statement).
     IF cardinality(v_lq) > 0 THEN
         PERFORM exactly.ensure_partitions(v_lq, v_lp);
-        PERFORM 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-        WHERE (q.name, p.name) IN (SELECT u.q, u.p FROM unnest(v_lq, v_lp) AS u(q, p))
-        ORDER BY p.id
-        FOR UPDATE OF p;
+        FOR rel IN
+            SELECT DISTINCT n.id AS pid
+            FROM unnest(v_lq, v_lp) AS u(q, p)
+            JOIN exactly.queues q ON q.name = u.q
+            JOIN exactly.partition_names n ON n.queue_id = q.id AND n.name = u.p
+            ORDER BY n.id
+        LOOP
+            PERFORM 1 FROM exactly.partitions p WHERE p.id = rel.pid FOR UPDATE;
+        END LOOP;
     END IF;
-    PERFORM 1 FROM exactly.consumer_cursors c
-    WHERE (c.partition_id, c.consumer_group) IN
-          (SELECT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
-    ORDER BY c.partition_id, c.consumer_group
-    FOR UPDATE;
+    FOR rel IN
+        SELECT DISTINCT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL ORDER BY 1, 2
+    LOOP
+        PERFORM 1 FROM exactly.consumer_cursors c
+        WHERE c.partition_id = rel.pid AND c.consumer_group = rel.g
+        FOR UPDATE;
+    END LOOP;
 
     -- 3. Each item, in order, under the locks.
     FOR i IN 1..n LOOP
@@ -591,17 +660,21 @@ BEGIN
     -- 4. Release every lease whose range holds nothing undone: each offset from lease_from (or
     --    the data watermark, if retention purged the start of the range) to lease_to is settled
     --    or acked under the lease.
-    FOR rel IN
+    FOR pair IN
+        SELECT DISTINCT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL ORDER BY 1, 2
+    LOOP
         SELECT c.partition_id AS pid, c.consumer_group AS grp, c.lease_id AS lid, c.lease_from AS lo,
                c.lease_to AS hi, p.data_start AS data_start, q.retry_delay AS delay
+        INTO rel
         FROM exactly.consumer_cursors c
         JOIN exactly.partitions p ON p.id = c.partition_id
         JOIN exactly.queues q ON q.id = p.queue_id
-        WHERE (c.partition_id, c.consumer_group) IN
-              (SELECT DISTINCT u.pid, u.g FROM unnest(v_cpid, p_groups) AS u(pid, g) WHERE u.pid IS NOT NULL)
-          AND c.lease_id IS NOT NULL
-    LOOP
+        WHERE c.partition_id = pair.pid AND c.consumer_group = pair.g AND c.lease_id IS NOT NULL;
+        CONTINUE WHEN NOT FOUND;
         r_lo := GREATEST(rel.lo, rel.data_start);
+        -- the retry time as a value: a distributed database (Citus) takes no volatile function in an
+        -- UPDATE, nor a stable one (timestamptz + interval) in its CASE
+        v_clock := clock_timestamp() + make_interval(secs => rel.delay / 1000.0);
         CONTINUE WHEN r_lo <= rel.hi AND
             (SELECT count(*) FROM exactly.deliveries d
              WHERE d.partition_id = rel.pid AND d.consumer_group = rel.grp AND d."offset" BETWEEN r_lo AND rel.hi
@@ -612,10 +685,35 @@ BEGIN
             available_at = CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
                                              WHERE d.partition_id = rel.pid AND d.consumer_group = rel.grp
                                                AND d.acked_lease = rel.lid AND NOT d.settled)
-                                THEN clock_timestamp() + make_interval(secs => rel.delay / 1000.0)
+                                THEN v_clock
                                 ELSE '-infinity' END
         WHERE c.partition_id = rel.pid AND c.consumer_group = rel.grp;
         PERFORM exactly.advance_cursor(rel.pid, rel.grp);
     END LOOP;
+END
+$$;
+
+-- An ack batch whose items are all in one partition whose id the caller learnt: exactly.ack_batch
+-- with p_pid (no further partitions to lock). Its first argument is the partition id so that on
+-- Citus (sql/citus/distribute.sql) the call runs whole on the node holding the partition.
+CREATE OR REPLACE FUNCTION exactly.ack_partition(
+    p_pid              bigint,
+    p_queues           text[],
+    p_partitions       text[],
+    p_groups           text[],
+    p_leases           uuid[],
+    p_message_ids      uuid[],
+    p_hashes           bytea[],
+    p_statuses         text[],
+    p_errors           text[],
+    p_dlq_ids          uuid[],
+    p_dlq_hashes       bytea[])
+RETURNS TABLE (item integer, result text, queue text, partition text, "offset" bigint, message_id uuid,
+               transaction_id text, outcome text, attempts integer, dead_letter_id uuid, replay boolean,
+               detail text)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM exactly.ack_batch('{}', '{}', p_queues, p_partitions, p_groups, p_leases, p_message_ids,
+                                                 p_hashes, p_statuses, p_errors, p_dlq_ids, p_dlq_hashes, p_pid);
 END
 $$;

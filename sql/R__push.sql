@@ -7,35 +7,61 @@
 -- allocator bump, no message row, no hash row, and no savepoint is needed.
 --   * A segment whose every item is a hash already committed inside the window is answered
 --     without any lock, read-only (no transaction id, no WAL, no commit to flush).
---   * Otherwise one statement locks the partition row, probes and stores.
+--   * Otherwise it locks the partition row, then probes and stores under the lock.
 -- push_bundle resolves (queue, partition) names, creates the missing ones, takes the partition
 -- locks of a multi-partition bundle in ascending id order (the one global lock order), then
 -- settles each segment with push_segment: all in one transaction, one round trip.
 
 -- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
--- name order so that two bundles creating the same set cannot deadlock on each other.
+-- name order so that two bundles creating the same set cannot deadlock on each other. A
+-- partition's name is claimed first (exactly.partition_names, the unique key; see V11), and only
+-- the call that claimed it writes the partition row, with the id the name got.
 CREATE OR REPLACE FUNCTION exactly.ensure_partitions(p_queues text[], p_partitions text[])
 RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+    r record;
 BEGIN
+    -- (anti-joins rather than NOT EXISTS: Citus plans no correlated subquery beside unnest)
     INSERT INTO exactly.queues (name)
-    SELECT DISTINCT q FROM unnest(p_queues) AS q
-    WHERE NOT EXISTS (SELECT 1 FROM exactly.queues x WHERE x.name = q)
-    ORDER BY q
+    SELECT DISTINCT u.q FROM unnest(p_queues) AS u(q)
+    LEFT JOIN exactly.queues x ON x.name = u.q
+    WHERE x.id IS NULL
+    ORDER BY u.q
     ON CONFLICT (name) DO NOTHING;
 
-    INSERT INTO exactly.partitions (queue_id, name)
-    SELECT DISTINCT q.id, s.p
-    FROM unnest(p_queues, p_partitions) AS s(q, p)
-    JOIN exactly.queues q ON q.name = s.q
-    WHERE NOT EXISTS (SELECT 1 FROM exactly.partitions x WHERE x.queue_id = q.id AND x.name = s.p)
-    ORDER BY q.id, s.p
-    ON CONFLICT (queue_id, name) DO NOTHING;
+    FOR r IN
+        INSERT INTO exactly.partition_names (queue_id, name)
+        SELECT DISTINCT q.id, s.p
+        FROM unnest(p_queues, p_partitions) AS s(q, p)
+        JOIN exactly.queues q ON q.name = s.q
+        LEFT JOIN exactly.partition_names x ON x.queue_id = q.id AND x.name = s.p
+        WHERE x.id IS NULL
+        ORDER BY q.id, s.p
+        ON CONFLICT (queue_id, name) DO NOTHING
+        RETURNING id, queue_id, name
+    LOOP
+        INSERT INTO exactly.partitions (id, queue_id, name) VALUES (r.id, r.queue_id, r.name);
+    END LOOP;
+END
+$$;
+
+-- The id of partition p_partition of queue p_queue, NULL when there is none: a read of
+-- exactly.partition_names (a local read on any node of a Citus cluster).
+-- (PL/pgSQL, not SQL: Citus plans no parameterised statement of a SQL function.)
+CREATE OR REPLACE FUNCTION exactly.partition_id(p_queue text, p_partition text)
+RETURNS bigint
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN (SELECT n.id FROM exactly.queues q JOIN exactly.partition_names n ON n.queue_id = q.id
+            WHERE q.name = p_queue AND n.name = p_partition);
 END
 $$;
 
 -- Settles one segment (items of one partition) and returns one row per item, in item order.
---   p_pid:             the partition's id (partitions are never renamed, so a caller may keep it)
+--   p_pid:             the partition's id (partitions are never renamed, so a caller may keep it).
+--                      It is the function's distribution argument on Citus (sql/citus/distribute.sql):
+--                      a call from a client is run whole on the node holding the partition.
 --   p_verified:        the caller vouches that none of p_hashes occurs at or below this offset;
 --   p_verified_window: ... but only under a window of at most this many seconds: the watermark
 --                      is honoured while the queue's current window is at most this one (a warm
@@ -71,13 +97,18 @@ $$;
 -- hash inside the window is its original, whatever commits afterwards (a concurrent writer
 -- allocates above it). A segment whose every item is found that way is answered at once.
 --
--- Why the locked statement is exact although its snapshot is taken before its lock: in READ
--- COMMITTED, FOR UPDATE returns the newest version of the row it waited for, while the rest of
--- the statement reads the snapshot. Their ctids are equal exactly when no writer committed to
--- the partition in between; then every hash at or below last_offset is visible to the probe.
--- Otherwise the statement writes and answers nothing, and runs again under the lock it now
--- holds, with a new snapshot. The probe's clock is read after the lock is granted, so a
+-- Why the probe under the lock is exact: the lock is its own statement, and every statement
+-- after it reads a snapshot taken after the lock was granted (READ COMMITTED). Every earlier
+-- holder of the lock committed before it released it, so every hash at or below last_offset is
+-- visible to the probe, and nothing can commit into the partition until this transaction ends.
+-- The queue's options (window, spreadPartitions, payloadMismatch) are read after the lock too, so
+-- a spreadPartitions change (which updates the queue's partition rows, V14) committed while this
+-- push waited for the lock is seen. The probe's clock is read after the lock is granted, so a
 -- retention step (which takes the same lock) never purged a hash this probe should see.
+--
+-- Each statement reads and writes the rows of one partition only (and its queue's row), so on
+-- Citus each is a single-shard statement that the node holding the partition runs locally (a
+-- statement with data-modifying CTEs is planned there CTE by CTE, through intermediate results).
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
                                              text[], text[], text[]);
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
@@ -125,109 +156,132 @@ SET enable_bitmapscan = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    -- the first attempt takes no lock when every item probes (and the caller holds none): it
-    -- answers only if all are duplicates
-    v_lock boolean := p_locked OR NOT (true = ALL (p_probe));
+    v_n      integer := cardinality(p_hashes);
+    v_qid    bigint;
+    v_last   bigint;
+    v_start  bigint;
+    v_win    integer;
+    v_spread integer;
+    v_rej    boolean;
+    v_vfrom  bigint;
+    v_now    timestamptz;
+    -- per item: the original's offset (a duplicate), or NULL (fresh)
+    v_dup    bigint[] := '{}';
+    v_found  integer := 0;
 BEGIN
-    FOR attempt IN 1..3 LOOP
+    -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
+    --    read-only statement, which answers only if all items are duplicates (and the push was
+    --    routed with the queue's spreadPartitions; otherwise the locked path below refuses it).
+    IF NOT p_locked AND true = ALL (p_probe) THEN
         RETURN QUERY
         WITH snap AS MATERIALIZED (
-            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start,
-                   CASE WHEN p_spread IS NULL OR q.spread_partitions = p_spread THEN q.dedup_window_seconds
-                        ELSE exactly.spread_changed(p_pid, q.spread_partitions, p_spread) END AS win,
-                   q.payload_mismatch = 'reject' AS rej
+            SELECT p.last_offset AS last, q.dedup_window_seconds AS win, q.payload_mismatch = 'reject' AS rej,
+                   clock_timestamp() AS now,
+                   GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
+                            p.txns_start - 1, -1) AS vfrom
             FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-            WHERE p.id = p_pid
-        ), lk AS MATERIALIZED (
-            -- the row lock serialises writers of this partition: nothing can commit into the
-            -- probed span until this transaction ends, so probe-then-allocate is race-free
-            SELECT p.ctid AS cur, p.last_offset AS last, p.txns_start AS start
-            FROM exactly.partitions p
-            WHERE v_lock AND p.id = p_pid
-            FOR UPDATE
-        ), bound AS MATERIALIZED (
-            -- locked: only when the locked row is the version this snapshot reads (see above)
-            SELECT s.win, s.rej, COALESCE(l.last, s.last) AS last,
-                   GREATEST(CASE WHEN p_verified_window >= s.win THEN p_verified END,
-                            COALESCE(l.start, s.start) - 1, -1) AS vfrom,
-                   clock_timestamp() AS now
-            FROM snap s LEFT JOIN lk l ON true
-            WHERE NOT v_lock OR l.cur = s.cur
-        ), src AS (
-            SELECT i.ord, i.h, i.probe, i.mid, i.tx, i.pl, i.ct, i.hd, i.tr, i.dg, b.win, b.rej, b.last, b.vfrom, b.now
-            FROM bound b
-            -- (a NULL p_digests unnests as NULLs beside the other arrays)
-            CROSS JOIN unnest(p_hashes, p_probe, p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
-                              p_trace_ids, p_digests) WITH ORDINALITY AS i(h, probe, mid, tx, pl, ct, hd, tr, dg, ord)
-        ), dup AS (
-            -- One primary-key descent per probed hash; MIN offset = the original occurrence.
-            -- (The primary key is the only index that can serve it: see V4.)
-            SELECT s.ord, d.off
-            FROM src s
+            WHERE p.id = p_pid AND (p_spread IS NULL OR q.spread_partitions = p_spread)
+        ), dup AS MATERIALIZED (
+            -- one primary-key descent per hash; MIN offset = the original (the primary key is the
+            -- only index that can serve it: see V4)
+            SELECT i.ord, d.off
+            FROM snap s
+            CROSS JOIN unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
             CROSS JOIN LATERAL (
                 SELECT x."offset" AS off
                 FROM exactly.txn_hashes x
-                WHERE x.partition_id = p_pid
-                  AND x.hash = s.h
-                  AND x."offset" > s.vfrom
+                WHERE x.partition_id = p_pid AND x.hash = i.h AND x."offset" > s.vfrom
                   AND x.created_at >= s.now - make_interval(secs => s.win)
                 ORDER BY x."offset"
                 LIMIT 1
             ) d
-            WHERE s.probe AND s.win > 0 AND s.last > s.vfrom
-        ), answer AS (
-            -- under the lock every segment is answered; without it, only an all-duplicate one
-            SELECT 1 AS yes
-            WHERE v_lock OR (SELECT count(*) FROM dup) = cardinality(p_hashes)
-        ), fresh AS (
-            SELECT s.*, s.last + row_number() OVER (ORDER BY s.ord) AS off
-            FROM src s
-            WHERE v_lock AND NOT EXISTS (SELECT 1 FROM dup d WHERE d.ord = s.ord)
-        ), alloc AS (
-            UPDATE exactly.partitions p SET last_offset = f.top
-            FROM (SELECT max(f.off) AS top FROM fresh f) f
-            WHERE p.id = p_pid AND f.top IS NOT NULL
-        ), ins_hash AS (
-            INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
-            SELECT p_pid, f.h, f.off, f.now FROM fresh f
-        ), ins_msg AS (
-            INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                          content_type, headers, trace_id, created_at, payload_digest)
-            SELECT p_pid, f.off, f.mid, f.tx, f.pl, f.ct, f.hd::jsonb, f.tr, f.now, f.dg FROM fresh f
+            WHERE s.win > 0 AND s.last > s.vfrom
         )
-        SELECT s.ord::integer,
-               COALESCE(f.off, d.off),
-               CASE WHEN d.off IS NULL THEN s.mid
-                    ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
-               d.off IS NOT NULL,
-               s.last,
-               s.win,
-               m.payload_digest,
-               s.rej
-        FROM src s
-        CROSS JOIN answer
-        LEFT JOIN dup d ON d.ord = s.ord
-        LEFT JOIN fresh f ON f.ord = s.ord
-        -- The original's id and payload digest: one primary-key lookup per duplicate. LATERAL with
-        -- LIMIT (which the planner cannot flatten into a join) keeps it a parameterised index
-        -- descent; a plain join read every message of the partition on each push, a cost growing
-        -- with the partition.
+        SELECT d.ord::integer, d.off, COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid), true,
+               s.last, s.win, m.payload_digest, s.rej
+        FROM dup d
+        CROSS JOIN snap s
+        -- the original's id and payload digest: one primary-key lookup per duplicate (LATERAL with
+        -- LIMIT, which the planner cannot flatten into a join, keeps it a parameterised index descent)
         LEFT JOIN LATERAL (
             SELECT x.message_id, x.payload_digest FROM exactly.messages x
-            WHERE d.off IS NOT NULL AND x.partition_id = p_pid AND x."offset" = d.off
+            WHERE x.partition_id = p_pid AND x."offset" = d.off
             LIMIT 1
         ) m ON true
-        ORDER BY s.ord;
+        WHERE (SELECT count(*) FROM dup) = v_n
+        ORDER BY d.ord;
         IF FOUND THEN
             RETURN;
         END IF;
-        v_lock := true;
-    END LOOP;
-    -- under its lock with a snapshot taken after it, the row cannot have changed: it is missing
-    IF NOT EXISTS (SELECT 1 FROM exactly.partitions p WHERE p.id = p_pid) THEN
+    END IF;
+
+    -- 2. The partition's row lock, a statement of its own: writers of this partition are
+    --    serialised from here on. Then the queue's options, on a snapshot taken under the lock.
+    SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
+    FROM exactly.partitions p
+    WHERE p.id = p_pid
+    FOR UPDATE;
+    IF NOT FOUND THEN
         RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
     END IF;
-    RAISE EXCEPTION 'exactly: partition % changed under its own row lock', p_pid;
+    SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject' INTO v_win, v_spread, v_rej
+    FROM exactly.queues q WHERE q.id = v_qid;
+    IF p_spread IS NOT NULL AND v_spread <> p_spread THEN
+        PERFORM exactly.spread_changed(p_pid, v_spread, p_spread);
+    END IF;
+    v_now := clock_timestamp();
+    v_vfrom := GREATEST(CASE WHEN p_verified_window >= v_win THEN p_verified END, v_start - 1, -1);
+
+    -- 3. The probe: per item the original's offset, or NULL.
+    IF v_win > 0 AND v_last > v_vfrom AND true = ANY (p_probe) THEN
+        SELECT array_agg(d.off ORDER BY i.ord), count(d.off) INTO v_dup, v_found
+        FROM unnest(p_hashes, p_probe) WITH ORDINALITY AS i(h, probe, ord)
+        LEFT JOIN LATERAL (
+            SELECT x."offset" AS off
+            FROM exactly.txn_hashes x
+            WHERE i.probe AND x.partition_id = p_pid AND x.hash = i.h AND x."offset" > v_vfrom
+              AND x.created_at >= v_now - make_interval(secs => v_win)
+            ORDER BY x."offset"
+            LIMIT 1
+        ) d ON true;
+    END IF;
+
+    -- 4. The fresh items, at dense offsets above the watermark, in item order.
+    IF v_found < v_n THEN
+        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+        SELECT p_pid, i.h, v_last + row_number() OVER (ORDER BY i.ord), v_now
+        FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
+        WHERE v_dup[i.ord] IS NULL;
+        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                      content_type, headers, trace_id, created_at, payload_digest)
+        SELECT p_pid, v_last + row_number() OVER (ORDER BY i.ord), i.mid, i.tx, i.pl, i.ct, i.hd::jsonb, i.tr, v_now,
+               i.dg
+        -- (a NULL p_digests unnests as NULLs beside the other arrays)
+        FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, p_digests)
+             WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
+        WHERE v_dup[i.ord] IS NULL;
+        UPDATE exactly.partitions p SET last_offset = v_last + (v_n - v_found) WHERE p.id = p_pid;
+    END IF;
+
+    -- 5. The answer: per item its offset, its message id (the original's for a duplicate, or the
+    --    zero UUID when the original's data was purged), its verdict, the original's digest.
+    RETURN QUERY
+    SELECT i.ord::integer,
+           COALESCE(v_dup[i.ord], v_last + count(*) FILTER (WHERE v_dup[i.ord] IS NULL) OVER (ORDER BY i.ord)),
+           CASE WHEN v_dup[i.ord] IS NULL THEN i.mid
+                ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
+           v_dup[i.ord] IS NOT NULL,
+           v_last,
+           v_win,
+           m.payload_digest,
+           v_rej
+    FROM unnest(p_message_ids) WITH ORDINALITY AS i(mid, ord)
+    LEFT JOIN LATERAL (
+        SELECT x.message_id, x.payload_digest FROM exactly.messages x
+        WHERE v_dup[i.ord] IS NOT NULL AND x.partition_id = p_pid AND x."offset" = v_dup[i.ord]
+        LIMIT 1
+    ) m ON true
+    ORDER BY i.ord;
 END
 $$;
 
@@ -240,20 +294,25 @@ $$;
 -- is bounded by lock_timeout: 55P03 ends the push, which wrote nothing). After three contended
 -- tries it waits in ascending id order, holding what it has, as a single lock statement would.
 -- Locks the calling transaction already holds are kept throughout.
+-- One row per statement, in ascending id order: on Citus each is a single-shard statement
+-- (a multi-shard SELECT ... FOR UPDATE is refused there), and the order is the global one.
 CREATE OR REPLACE FUNCTION exactly.lock_partitions(p_pids bigint[])
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_pid bigint;
+    v_pid    bigint;
+    v_sorted bigint[] := (SELECT array_agg(DISTINCT x ORDER BY x) FROM unnest(p_pids) AS x);
 BEGIN
     FOR attempt IN 1..3 LOOP
         BEGIN
-            PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (p_pids) ORDER BY p.id FOR UPDATE NOWAIT;
+            FOREACH v_pid IN ARRAY v_sorted LOOP
+                PERFORM 1 FROM exactly.partitions p WHERE p.id = v_pid FOR UPDATE NOWAIT;
+            END LOOP;
             RETURN;
         EXCEPTION WHEN lock_not_available THEN
             NULL;
         END;
-        FOREACH v_pid IN ARRAY (SELECT array_agg(x ORDER BY x) FROM unnest(p_pids) AS x) LOOP
+        FOREACH v_pid IN ARRAY v_sorted LOOP
             BEGIN
                 PERFORM 1 FROM exactly.partitions p WHERE p.id = v_pid FOR UPDATE;
                 RAISE EXCEPTION 'exactly: release' USING ERRCODE = 'EX001';
@@ -262,7 +321,9 @@ BEGIN
             END;
         END LOOP;
     END LOOP;
-    PERFORM 1 FROM exactly.partitions p WHERE p.id = ANY (p_pids) ORDER BY p.id FOR UPDATE;
+    FOREACH v_pid IN ARRAY v_sorted LOOP
+        PERFORM 1 FROM exactly.partitions p WHERE p.id = v_pid FOR UPDATE;
+    END LOOP;
 END
 $$;
 
@@ -318,7 +379,7 @@ BEGIN
         INTO v_pids, v_missing
         FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS s(q, p, seg)
         LEFT JOIN exactly.queues q ON q.name = s.q
-        LEFT JOIN exactly.partitions p ON p.queue_id = q.id AND p.name = s.p;
+        LEFT JOIN exactly.partition_names p ON p.queue_id = q.id AND p.name = s.p;
         EXIT WHEN NOT v_missing;
         PERFORM exactly.ensure_partitions(p_queues, p_partitions);
     END LOOP;

@@ -34,6 +34,7 @@ SET enable_bitmapscan = off
 AS $$
 DECLARE
     v_last      bigint;
+    v_qid       bigint;
     v_data      bigint;
     v_txns      bigint;
     v_ret       integer;
@@ -44,14 +45,16 @@ DECLARE
     v_msgs      integer := 0;
     v_hashes    integer := 0;
 BEGIN
-    SELECT p.last_offset, p.data_start, p.txns_start, q.retention_seconds, q.dedup_window_seconds
-    INTO v_last, v_data, v_txns, v_ret, v_win
-    FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+    -- the row lock alone first (on Citus a single-shard statement), then the queue's options
+    SELECT p.last_offset, p.data_start, p.txns_start, p.queue_id
+    INTO v_last, v_data, v_txns, v_qid
+    FROM exactly.partitions p
     WHERE p.id = p_pid
-    FOR UPDATE OF p;
+    FOR UPDATE;
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    SELECT q.retention_seconds, q.dedup_window_seconds INTO v_ret, v_win FROM exactly.queues q WHERE q.id = v_qid;
     v_now := clock_timestamp();
 
     -- Data: the prefix of messages created before now - retention.

@@ -44,11 +44,14 @@ DECLARE
     v_expired  boolean;
     v_final    boolean;
     v_matches  boolean;
+    -- the clock as a value: a distributed database (Citus) takes no stable function in a CASE
+    -- or COALESCE of a write
+    v_now      timestamptz := now();
 BEGIN
     FOR round IN 1..100 LOOP
         INSERT INTO exactly.tasks AS t (queue, task_id, type, data, dedupe_key, priority, run_at,
                                         max_retries, retry_delay_seconds, payload_digest)
-        VALUES (p_queue, p_task_id, p_type, p_data, p_dedupe_key, p_priority, COALESCE(p_run_at, now()),
+        VALUES (p_queue, p_task_id, p_type, p_data, p_dedupe_key, p_priority, COALESCE(p_run_at, v_now),
                 p_max_retries, p_retry_delay_seconds, p_payload_digest)
         ON CONFLICT DO NOTHING
         RETURNING t.task_id INTO v_id;
@@ -80,7 +83,7 @@ BEGIN
                     UPDATE exactly.tasks t
                     SET state = 'dead', lease_id = NULL, lease_expires_at = NULL,
                         last_error = 'lease expired', finished_at = now(), updated_at = now()
-                    WHERE t.seq = v_seq AND t.state = 'running' AND t.lease_expires_at <= now();
+                    WHERE t.queue = p_queue AND t.seq = v_seq AND t.state = 'running' AND t.lease_expires_at <= now();
                     v_id := NULL;
                     CONTINUE;
                 END IF;
@@ -103,14 +106,15 @@ CREATE OR REPLACE FUNCTION exactly.settle_expired_leases(p_queue text, p_max int
 RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_n integer;
+    v_n   integer;
+    v_now timestamptz := now();  -- a value, not a call, inside the CASE (see enqueue_task)
 BEGIN
     UPDATE exactly.tasks t
     SET state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END,
-        finished_at = CASE WHEN t.attempts > t.max_retries THEN now() END,
+        finished_at = CASE WHEN t.attempts > t.max_retries THEN v_now END,
         lease_id = NULL, lease_expires_at = NULL,
         last_error = 'lease expired', updated_at = now()
-    WHERE t.seq IN (
+    WHERE t.queue = p_queue AND t.seq IN (
         SELECT x.seq FROM exactly.tasks x
         WHERE x.queue = p_queue AND x.state = 'running' AND x.lease_expires_at <= now()
         ORDER BY x.lease_expires_at
@@ -127,10 +131,16 @@ $$;
 -- and gives each a fresh lease of p_lease_seconds. attempts counts this delivery.
 --   p_types: NULL = any type.
 -- Returns the claimed rows in claim order.
+-- Each claimed task's lease id is md5(a fresh random UUID of this call, the task's seq) read as
+-- a UUID: unique per task and unguessable like gen_random_uuid(), but computed by an immutable
+-- function, which a distributed database (Citus) takes in an UPDATE (a volatile one it refuses).
 CREATE OR REPLACE FUNCTION exactly.claim_tasks(p_queue text, p_types text[], p_limit integer,
                                                p_lease_seconds integer)
 RETURNS SETOF exactly.tasks
 LANGUAGE plpgsql AS $$
+DECLARE
+    v_base text := gen_random_uuid()::text;
+    v_now  timestamptz := now();
 BEGIN
     PERFORM exactly.settle_expired_leases(p_queue, 1000);
     RETURN QUERY
@@ -143,9 +153,9 @@ BEGIN
         FOR UPDATE SKIP LOCKED
     ), claimed AS (
         UPDATE exactly.tasks t
-        SET state = 'running', attempts = t.attempts + 1, lease_id = gen_random_uuid(),
-            lease_expires_at = now() + make_interval(secs => p_lease_seconds), updated_at = now()
-        FROM picked WHERE t.seq = picked.seq
+        SET state = 'running', attempts = t.attempts + 1, lease_id = md5(v_base || t.seq::text)::uuid,
+            lease_expires_at = v_now + make_interval(secs => p_lease_seconds), updated_at = v_now
+        FROM picked WHERE t.queue = p_queue AND t.seq = picked.seq
         RETURNING t.*
     )
     SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.seq;
@@ -154,17 +164,24 @@ $$;
 
 -- Deletes at most p_limit finished tasks (completed or dead) whose finished_at lies more than
 -- their queue's retention in the past, oldest first, skipping rows another transaction holds.
--- One statement, one short transaction: no lock is held between steps.
+-- One short transaction: no lock is held between steps.
 --   p_default_seconds: the retention of a queue without an override; 0 = keep forever.
 --   p_queues / p_seconds: per-queue overrides (same length; 0 = keep that queue's forever).
 -- Returns how many it deleted; fewer than p_limit means nothing more is due right now.
+-- The queues of the p_limit oldest due tasks are found first (a read), then each queue's due
+-- tasks are deleted by a statement of its own, oldest queue first: on Citus (tasks distributed by
+-- queue) each delete is one shard's, where a delete with SELECT ... FOR UPDATE across queues is
+-- refused.
 CREATE OR REPLACE FUNCTION exactly.purge_finished_tasks(p_default_seconds integer, p_queues text[],
                                                         p_seconds integer[], p_limit integer)
 RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_n        integer;
+    v_n        integer := 0;
+    v_step     integer;
     v_shortest integer;
+    v_now      timestamptz := now();
+    v_queue    text;
 BEGIN
     -- The shortest retention in force bounds the index walk; rows of queues kept longer are
     -- filtered out row by row.
@@ -174,18 +191,58 @@ BEGIN
     IF v_shortest IS NULL THEN
         RETURN 0;
     END IF;
-    DELETE FROM exactly.tasks t
-    WHERE t.seq IN (
-        SELECT x.seq FROM exactly.tasks x
-        LEFT JOIN unnest(p_queues, p_seconds) AS o(queue, seconds) ON o.queue = x.queue
-        WHERE x.state IN ('completed', 'dead')
-          AND x.finished_at < now() - make_interval(secs => v_shortest)
-          AND COALESCE(o.seconds, p_default_seconds) > 0
-          AND x.finished_at < now() - make_interval(secs => COALESCE(o.seconds, p_default_seconds))
-        ORDER BY x.finished_at
-        LIMIT p_limit
-        FOR UPDATE OF x SKIP LOCKED);
-    GET DIAGNOSTICS v_n = ROW_COUNT;
+    FOR v_queue IN
+        SELECT d.queue FROM (
+            SELECT x.queue, x.finished_at FROM exactly.tasks x
+            LEFT JOIN unnest(p_queues, p_seconds) AS o(queue, seconds) ON o.queue = x.queue
+            WHERE x.state IN ('completed', 'dead')
+              AND x.finished_at < v_now - make_interval(secs => v_shortest)
+              AND COALESCE(o.seconds, p_default_seconds) > 0
+              AND x.finished_at < v_now - make_interval(secs => COALESCE(o.seconds, p_default_seconds))
+            ORDER BY x.finished_at
+            LIMIT p_limit) d
+        GROUP BY d.queue
+        ORDER BY min(d.finished_at)
+    LOOP
+        DELETE FROM exactly.tasks t
+        WHERE t.queue = v_queue AND t.seq IN (
+            SELECT x.seq FROM exactly.tasks x
+            WHERE x.queue = v_queue AND x.state IN ('completed', 'dead')
+              AND x.finished_at < v_now - make_interval(secs => COALESCE(
+                      (SELECT o.seconds FROM unnest(p_queues, p_seconds) AS o(queue, seconds)
+                       WHERE o.queue = v_queue LIMIT 1), p_default_seconds))
+            ORDER BY x.finished_at
+            LIMIT p_limit - v_n
+            FOR UPDATE OF x SKIP LOCKED);
+        GET DIAGNOSTICS v_step = ROW_COUNT;
+        v_n := v_n + v_step;
+        EXIT WHEN v_n >= p_limit;
+    END LOOP;
     RETURN v_n;
+END
+$$;
+
+-- Fails a running task under its lease (the lease guard: running, this lease, not expired): a
+-- task with deliveries left becomes 'retrying', claimable again after its retry delay; one whose
+-- last delivery failed becomes 'dead'. Returns the task's row after the change, or no row when
+-- the lease does not hold. (A function rather than a client statement so that the clock is a
+-- value inside the CASEs: a distributed database (Citus) takes no stable function there; its
+-- first argument, the queue, routes it.)
+CREATE OR REPLACE FUNCTION exactly.fail_task(p_queue text, p_task_id text, p_lease uuid, p_error text)
+RETURNS SETOF exactly.tasks
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_now timestamptz := now();
+BEGIN
+    RETURN QUERY
+    UPDATE exactly.tasks t SET
+        state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END,
+        run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at
+                      ELSE v_now + make_interval(secs => t.retry_delay_seconds) END,
+        finished_at = CASE WHEN t.attempts > t.max_retries THEN v_now END,
+        last_error = p_error, lease_id = NULL, lease_expires_at = NULL, updated_at = v_now
+    WHERE t.queue = p_queue AND t.task_id = p_task_id AND t.state = 'running'
+      AND t.lease_id = p_lease AND t.lease_expires_at > v_now
+    RETURNING t.*;
 END
 $$;

@@ -16,21 +16,41 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Data access for consumption: {@code exactly.pop} and {@code exactly.ack_batch}
  * (sql/R__consume.sql). Each call is one statement, one round trip.
+ *
+ * <p>Partition ids learnt from pops (a pop's rows name their partition's id) route later calls
+ * on that partition to its single-partition functions: a pop of a named partition goes to
+ * {@code exactly.pop_partition}, an ack batch whose items all name that one partition to
+ * {@code exactly.ack_partition}. Their first argument is the partition id, so a distributed
+ * database (Citus, README "Running on Citus") runs the call whole on the node holding the
+ * partition. The answers are those of pop and ack_batch. Partitions are never renamed or
+ * deleted, so an id once learnt stays valid.
  */
 @ApplicationScoped
 public class ConsumeRepository {
 
-    private static final String POP = "SELECT partition_name, \"offset\", message_id, transaction_id, payload, "
-            + "content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at "
-            + "FROM exactly.pop($1, $2, $3, $4, $5, $6, $7, $8)";
+    private static final String POPPED = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
+            + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at ";
 
-    private static final String ACK = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
-            + "outcome, attempts, dead_letter_id, replay, detail "
-            + "FROM exactly.ack_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    private static final String POP = POPPED + "FROM exactly.pop($1, $2, $3, $4, $5, $6, $7, $8)";
+
+    private static final String POP_PARTITION = POPPED + "FROM exactly.pop_partition($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+
+    private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
+            + "outcome, attempts, dead_letter_id, replay, detail ";
+
+    private static final String ACK = ACKED + "FROM exactly.ack_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+
+    private static final String ACK_PARTITION = ACKED
+            + "FROM exactly.ack_partition($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+
+    /** Partition ids kept at most; past it the map starts over (ids are re-learnt from pops). */
+    static final int MAX_KNOWN_PARTITIONS = 100_000;
 
     private static final Buffer NO_HASH = Buffer.buffer(new byte[TransactionHash.BYTES]);
 
@@ -39,6 +59,8 @@ public class ConsumeRepository {
 
     private final Pool pool;
     private final long maxAnswerBytes;
+    private final ConcurrentHashMap<PartitionKey, Long> partitionIds = new ConcurrentHashMap<>();
+    private final LongAdder routed = new LongAdder();
 
     /** Constructor injection. */
     public ConsumeRepository(Pool pool, ConsumeConfig config) {
@@ -63,18 +85,57 @@ public class ConsumeRepository {
             dlqIds[i] = MessageIds.next();
             dlqHashes[i] = Buffer.buffer(TransactionHash.of(dlqIds[i].toString()));
         }
-        Tuple args = Tuple.tuple().addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
+        Long pid = r.partition() == null ? null : partitionIds.get(new PartitionKey(r.queue(), r.partition()));
+        Tuple args = Tuple.tuple();
+        if (pid != null) {
+            args.addLong(pid);
+            routed.increment();
+        }
+        args.addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
                 .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        return pool.preparedQuery(POP).execute(args)
+        return pool.preparedQuery(pid != null ? POP_PARTITION : POP).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<PoppedMessage> out = new ArrayList<>(rows.size());
                     for (Row row : rows) {
+                        learn(new PartitionKey(r.queue(), row.getString("partition_name")), row.getLong("partition_id"));
                         out.add(toMessage(r.queue(), row));
                     }
                     return out;
                 });
+    }
+
+    private void learn(PartitionKey key, long pid) {
+        if (partitionIds.size() >= MAX_KNOWN_PARTITIONS) {
+            partitionIds.clear();
+        }
+        partitionIds.put(key, pid);
+    }
+
+    /**
+     * The partition id an ack batch may be routed by: that of the one partition every ack names
+     * (queue and partition given, the same for all), when a pop taught it; else null.
+     */
+    private Long routeOf(List<AckCommand> acks, List<PartitionKey> lockFirst) {
+        if (!lockFirst.isEmpty() || acks.isEmpty()) {
+            return null;
+        }
+        AckCommand first = acks.get(0);
+        if (first.queue() == null || first.partition() == null) {
+            return null;
+        }
+        for (AckCommand a : acks) {
+            if (!first.queue().equals(a.queue()) || !first.partition().equals(a.partition())) {
+                return null;
+            }
+        }
+        return partitionIds.get(new PartitionKey(first.queue(), first.partition()));
+    }
+
+    /** @return how many pops and ack batches went to a single-partition function (pop_partition, ack_partition) */
+    public long routedCalls() {
+        return routed.sum();
     }
 
     /**
@@ -132,13 +193,19 @@ public class ConsumeRepository {
             dlqIds[i] = dlq;
             dlqHashes[i] = Buffer.buffer(TransactionHash.of(dlq.toString()));
         }
-        Tuple args = Tuple.tuple()
-                .addArrayOfString(lockQueues).addArrayOfString(lockPartitions)
-                .addArrayOfString(queues).addArrayOfString(partitions).addArrayOfString(groups)
+        Long pid = routeOf(acks, lockFirst);
+        Tuple args = Tuple.tuple();
+        if (pid != null) {
+            args.addLong(pid);
+            routed.increment();
+        } else {
+            args.addArrayOfString(lockQueues).addArrayOfString(lockPartitions);
+        }
+        args.addArrayOfString(queues).addArrayOfString(partitions).addArrayOfString(groups)
                 .addArrayOfUUID(leases).addArrayOfUUID(messageIds).addValue(hashes)
                 .addArrayOfString(statuses).addArrayOfString(errors)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        return client.preparedQuery(ACK).execute(args)
+        return client.preparedQuery(pid != null ? ACK_PARTITION : ACK).execute(args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(ConsumeRepository::toResults);
     }

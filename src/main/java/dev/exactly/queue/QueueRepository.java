@@ -25,7 +25,9 @@ public class QueueRepository {
             + placeholders(2) + ") ON CONFLICT (name) DO UPDATE SET "
             + Arrays.stream(QueueOption.values()).map(o -> o.column() + " = EXCLUDED." + o.column())
                     .collect(Collectors.joining(", "))
-            + ", updated_at = now() RETURNING name, " + COLUMNS + ", created_at, updated_at";
+            // EXCLUDED.updated_at is the proposed row's default, now(): a distributed database
+            // (Citus) takes no function but an immutable one in DO UPDATE SET
+            + ", updated_at = EXCLUDED.updated_at RETURNING name, " + COLUMNS + ", created_at, updated_at";
 
     /**
      * Before a change of spreadPartitions: locks the queue's partition rows in ascending id order

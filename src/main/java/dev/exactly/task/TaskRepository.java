@@ -41,24 +41,19 @@ public class TaskRepository {
     private static final String HELD = "t.queue = $1 AND t.task_id = $2 AND t.state = 'running' "
             + "AND t.lease_id = $3 AND t.lease_expires_at > now()";
 
-    private static final String COMPLETE = "UPDATE exactly.tasks t SET state = 'completed', result = $4, "
+    private static final String COMPLETE = returning("UPDATE exactly.tasks t SET state = 'completed', result = $4, "
             + "lease_id = NULL, lease_expires_at = NULL, finished_at = now(), updated_at = now() "
-            + "WHERE " + HELD + " RETURNING " + COLUMNS;
+            + "WHERE " + HELD);
 
-    private static final String FAIL = "UPDATE exactly.tasks t SET "
-            + "state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END, "
-            + "run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at "
-            + "ELSE now() + make_interval(secs => t.retry_delay_seconds) END, "
-            + "finished_at = CASE WHEN t.attempts > t.max_retries THEN now() END, "
-            + "last_error = $4, lease_id = NULL, lease_expires_at = NULL, updated_at = now() "
-            + "WHERE " + HELD + " RETURNING " + COLUMNS;
+    /** exactly.fail_task (sql/R__tasks.sql): the lease guard of {@link #HELD}, then retrying or dead. */
+    private static final String FAIL = "SELECT " + COLUMNS + " FROM exactly.fail_task($1, $2, $3, $4) t";
 
-    private static final String EXTEND = "UPDATE exactly.tasks t SET lease_expires_at = now() + make_interval(secs => $4), "
-            + "updated_at = now() WHERE " + HELD + " RETURNING " + COLUMNS;
+    private static final String EXTEND = returning("UPDATE exactly.tasks t SET lease_expires_at = now() "
+            + "+ make_interval(secs => $4), updated_at = now() WHERE " + HELD);
 
     /** A running task whose lease is still held can only be deleted with that lease. */
-    private static final String DELETE = "DELETE FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2 "
-            + "AND (t.state <> 'running' OR t.lease_expires_at <= now() OR t.lease_id = $3) RETURNING " + COLUMNS;
+    private static final String DELETE = returning("DELETE FROM exactly.tasks t WHERE t.queue = $1 AND t.task_id = $2 "
+            + "AND (t.state <> 'running' OR t.lease_expires_at <= now() OR t.lease_id = $3)");
 
     /**
      * One page of a queue's tasks in enqueue order after a cursor (the last row's seq); $2 the
@@ -69,6 +64,15 @@ public class TaskRepository {
             + "AND t.seq > $4 ORDER BY t.seq LIMIT $5";
 
     private static final String PURGE_FINISHED = "SELECT exactly.purge_finished_tasks($1, $2, $3, $4)";
+
+    /**
+     * A write statement answering {@link #COLUMNS} of the rows it wrote: they are selected from its
+     * RETURNING t.* (a distributed database, Citus, takes no stable function such as now() in a
+     * write's CASE or COALESCE, RETURNING included, while a query over its result may have them).
+     */
+    private static String returning(String write) {
+        return "WITH t AS (" + write + " RETURNING t.*) SELECT " + COLUMNS + " FROM t";
+    }
 
     private final Pool pool;
 

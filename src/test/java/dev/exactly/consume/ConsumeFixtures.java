@@ -131,17 +131,34 @@ public final class ConsumeFixtures {
                 + "WHERE q.name = $1 AND p.name = $2", queue, partition);
     }
 
-    /** Moves a partition's messages and hashes back in time by {@code seconds}, for offsets in [from, to]. */
+    /**
+     * Moves a partition's messages and hashes back in time by {@code seconds}, for offsets in [from, to].
+     * Each row gets its new time as a value (read, shifted here, written back by key): a
+     * distributed database (Citus) runs no stable function of a column, such as
+     * {@code created_at - interval}, in an UPDATE.
+     */
     public static void age(Pool pool, String queue, String partition, long from, long to, int seconds,
                            boolean messages, boolean hashes) {
         long pid = partitionId(pool, queue, partition);
         if (messages) {
-            sql(pool, "UPDATE exactly.messages SET created_at = created_at - make_interval(secs => $1::int) "
-                    + "WHERE partition_id = $2 AND \"offset\" BETWEEN $3 AND $4", seconds, pid, from, to);
+            shift(pool, "messages", "\"offset\"", pid, from, to, seconds);
         }
         if (hashes) {
-            sql(pool, "UPDATE exactly.txn_hashes SET created_at = created_at - make_interval(secs => $1::int) "
-                    + "WHERE partition_id = $2 AND \"offset\" BETWEEN $3 AND $4", seconds, pid, from, to);
+            shift(pool, "txn_hashes", "\"offset\", hash", pid, from, to, seconds);
         }
+    }
+
+    private static void shift(Pool pool, String table, String key, long pid, long from, long to, int seconds) {
+        List<Tuple> rows = new ArrayList<>();
+        for (Row r : sql(pool, "SELECT " + key + ", created_at FROM exactly." + table
+                + " WHERE partition_id = $1 AND \"offset\" BETWEEN $2 AND $3", pid, from, to)) {
+            Tuple t = Tuple.of(r.getOffsetDateTime("created_at").minusSeconds(seconds), pid, r.getLong("offset"));
+            rows.add(table.equals("txn_hashes") ? t.addValue(r.getBuffer("hash").getDelegate()) : t);
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        pool.preparedQuery("UPDATE exactly." + table + " SET created_at = $1 WHERE partition_id = $2 AND \"offset\" = $3"
+                + (table.equals("txn_hashes") ? " AND hash = $4" : "")).executeBatch(rows).await().indefinitely();
     }
 }

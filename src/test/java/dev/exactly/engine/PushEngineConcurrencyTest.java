@@ -40,16 +40,15 @@ class PushEngineConcurrencyTest {
     private static final int IDS = 400;
     private static final String[] PARTITIONS = {"p0", "p1", "p2", "p3"};
 
-    private static Vertx vertx;
-    private static String db;
-    private static Pool poolA;
-    private static Pool poolB;
-    private static Pool audit;
+    static Vertx vertx;
+    static Pool poolA;
+    static Pool poolB;
+    static Pool audit;
 
     @BeforeAll
     static void start() {
         vertx = Vertx.vertx();
-        db = TestDatabase.createMigratedDatabase();
+        String db = TestDatabase.createMigratedDatabase();
         poolA = TestDatabase.pool(vertx, db, 8);
         poolB = TestDatabase.pool(vertx, db, 8);
         audit = TestDatabase.pool(vertx, db, 2);
@@ -70,6 +69,14 @@ class PushEngineConcurrencyTest {
 
     @Test
     void twoInstancesSixteenClientsStoreEachIdExactlyOnce() throws Exception {
+        overlappingPushes("conc", PARTITIONS);
+    }
+
+    /**
+     * Two engine instances, 16 clients, overlapping transactionIds over the given partitions of a
+     * queue, single- and multi-partition bundles; then {@link #assertExactlyOnce}.
+     */
+    static void overlappingPushes(String queue, String[] partitions) throws Exception {
         PushEngine[] engines = {
             new PushEngine(new PushRepository(poolA), DedupCache.DISABLED),
             new PushEngine(new PushRepository(poolB), DedupCache.DISABLED)
@@ -89,9 +96,10 @@ class PushEngineConcurrencyTest {
                     boolean bundle = rnd.nextBoolean();
                     int n = 1 + rnd.nextInt(12);
                     for (int i = 0; i < n; i++) {
-                        String partition = bundle ? PARTITIONS[rnd.nextInt(PARTITIONS.length)] : PARTITIONS[c(seed)];
+                        String partition = bundle ? partitions[rnd.nextInt(partitions.length)]
+                                : partitions[(int) (seed % partitions.length)];
                         String txn = "tx-" + rnd.nextInt(IDS);
-                        items.add(PushCommand.json("conc", partition, txn, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8), null));
+                        items.add(PushCommand.json(queue, partition, txn, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8), null));
                     }
                     try {
                         List<PushVerdict> verdicts = engine.push(items).await().atMost(Duration.ofSeconds(60));
@@ -111,7 +119,7 @@ class PushEngineConcurrencyTest {
         assertTrue(clients.awaitTermination(5, TimeUnit.MINUTES), "clients did not finish (deadlock?)");
         assertTrue(failures.isEmpty(), () -> failures.size() + " failures, the first: " + failures.stream().limit(3).toList());
 
-        assertExactlyOnce("conc", answers);
+        assertExactlyOnce(queue, answers);
     }
 
     /**
@@ -181,7 +189,7 @@ class PushEngineConcurrencyTest {
      * Stored rows = distinct (partition, id) answered; every answer for one id carries the stored
      * message id; each id was answered queued exactly once; offsets are dense.
      */
-    private static void assertExactlyOnce(String queue, Iterable<Answer> answers) {
+    static void assertExactlyOnce(String queue, Iterable<Answer> answers) {
         // every answer for one (partition, id) carries the same message id
         Map<String, UUID> idOf = new HashMap<>();
         Map<String, Integer> queued = new HashMap<>();
@@ -224,9 +232,5 @@ class PushEngineConcurrencyTest {
                 + "FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = '" + queue + "'").executeAndAwait()) {
             assertEquals(r.getLong(0) + 1, r.getLong(1));
         }
-    }
-
-    private static int c(long seed) {
-        return (int) (seed % PARTITIONS.length);
     }
 }

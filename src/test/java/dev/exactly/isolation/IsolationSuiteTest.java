@@ -1,15 +1,11 @@
 package dev.exactly.isolation;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.exactly.testing.CitusCluster;
 import dev.exactly.testing.TestDatabase;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Assumptions;
@@ -23,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class IsolationSuiteTest {
 
     /** A Citus coordinator to run the same specs on: postgresql://user[:password]@host[:port]/database. */
-    static final String CITUS_URL = "EXACTLY_CITUS_URL";
+    static final String CITUS_URL = CitusCluster.URL_VARIABLE;
 
     /** Every spec against a freshly migrated database on the embedded PostgreSQL. */
     @Test
@@ -35,33 +31,22 @@ class IsolationSuiteTest {
     }
 
     /**
-     * The same specs against the database {@value #CITUS_URL} names, migrated here with the
-     * project's migrations (distributing its tables is the operator's step, done beforehand).
-     * Expected outputs come from expected/, overridden by citus/expected/ where a cluster's
-     * output differs. On Citus, isolationtester is given Citus' blocked-session check (see
-     * {@link #globalWaits}) for the run. The database must hold no queues: each spec's teardown empties exactly's
-     * tables, so it must be one given to tests.
+     * The same specs against the Citus coordinator {@value #CITUS_URL} names, emptied, migrated and
+     * distributed first ({@link CitusCluster#prepare()}, as an operator distributes it: README
+     * "Running on Citus"). Expected outputs come from expected/, overridden by citus/expected/
+     * where a cluster's output differs. On Citus, isolationtester is given Citus' blocked-session
+     * check (see {@link #globalWaits}) for the run.
      */
     @Test
     void specsPassOnTheCitusCluster() throws Exception {
-        String url = System.getenv(CITUS_URL);
-        Assumptions.assumeTrue(url != null && !url.isBlank(), CITUS_URL + " is not set: the isolation specs ran on "
+        Assumptions.assumeTrue(CitusCluster.configured(), CITUS_URL + " is not set: the isolation specs ran on "
                 + "the embedded PostgreSQL only. Set it to postgresql://user[:password]@host[:port]/database of a "
-                + "Citus coordinator (a database for tests: the specs empty exactly's tables) to run them there.");
-        IsolationRegress.Target target = parse(url);
-        String jdbc = "jdbc:postgresql://" + target.host() + ":" + target.port() + "/" + target.database();
-        org.flywaydb.core.Flyway.configure()
-                .dataSource(jdbc, target.user(), target.password())
-                .schemas("exactly").defaultSchema("exactly").createSchemas(true)
-                .locations("filesystem:sql")
-                .load().migrate();
-        try (Connection c = DriverManager.getConnection(jdbc, target.user(), target.password());
-             Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM exactly.queues")) {
-                rs.next();
-                assertEquals(0, rs.getLong(1), CITUS_URL + " names a database that holds queues; the isolation "
-                        + "specs empty exactly's tables, so give them a database of their own");
-            }
+                + "Citus coordinator (a database for tests: the suite empties its exactly schema) to run them there.");
+        CitusCluster.Target cluster = CitusCluster.prepare();
+        IsolationRegress.Target target = new IsolationRegress.Target(cluster.host(), cluster.port(), cluster.user(),
+                cluster.password(), cluster.database());
+        try (Connection c = cluster.connect(); Statement st = c.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS iso CASCADE"); // the specs' own schema, left by an interrupted run
             boolean citus = globalWaits(st, "replace");
             try {
                 Path expected = IsolationRegress.citusExpected(Path.of("target", "isolation", "citus-expected"));
@@ -105,24 +90,5 @@ class IsolationSuiteTest {
             fail("isolation specs failed (pg_isolation_regress exit " + r.exitCode() + ")\n" + r.output()
                     + "\n" + r.diffs());
         }
-    }
-
-    /** postgresql://user[:password]@host[:port]/database (postgres:// too; user defaults to postgres). */
-    static IsolationRegress.Target parse(String url) {
-        URI u = URI.create(url.trim());
-        if (!"postgresql".equals(u.getScheme()) && !"postgres".equals(u.getScheme())
-                || u.getHost() == null || u.getPath() == null || u.getPath().length() < 2) {
-            throw new IllegalArgumentException(CITUS_URL + " must look like postgresql://user[:password]@host[:port]/"
-                    + "database, not " + url);
-        }
-        String user = "postgres";
-        String password = null;
-        if (u.getRawUserInfo() != null) {
-            String[] parts = u.getRawUserInfo().split(":", 2);
-            user = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-            password = parts.length > 1 ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : null;
-        }
-        return new IsolationRegress.Target(u.getHost(), u.getPort() < 0 ? 5432 : u.getPort(), user, password,
-                u.getPath().substring(1));
     }
 }

@@ -2,9 +2,8 @@ package dev.exactly.task;
 
 import static dev.exactly.testing.Api.api;
 
+import dev.exactly.testing.AppDatabase;
 import dev.exactly.testing.Db;
-import dev.exactly.testing.PostgresResource;
-import dev.exactly.testing.TestDatabase;
 import io.restassured.response.Response;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -67,7 +66,7 @@ final class TaskTesting {
         final TaskService service;
 
         SecondInstance() {
-            pool = TestDatabase.pool(vertx, PostgresResource.database, 8);
+            pool = AppDatabase.pool(vertx, 8);
             service = new TaskService(new TaskRepository(pool));
         }
 

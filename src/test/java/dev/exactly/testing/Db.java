@@ -1,7 +1,6 @@
 package dev.exactly.testing;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -14,7 +13,7 @@ public final class Db {
 
     /** Runs a query whose first column of the first row is a number, e.g. a count. */
     public static long number(String sql) {
-        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(PostgresResource.database), "postgres", "");
+        try (Connection c = AppDatabase.connect();
              Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -25,7 +24,7 @@ public final class Db {
 
     /** Runs a statement. */
     public static void execute(String sql) {
-        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(PostgresResource.database), "postgres", "");
+        try (Connection c = AppDatabase.connect();
              Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {

@@ -15,6 +15,7 @@ public class PostgresResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         database = TestDatabase.createDatabase();
+        AppDatabase.use(new CitusCluster.Target("127.0.0.1", TestDatabase.server().getPort(), "postgres", null, database));
         return Map.of(
                 "quarkus.datasource.reactive.url", TestDatabase.reactiveUrl(database),
                 "quarkus.datasource.username", "postgres",

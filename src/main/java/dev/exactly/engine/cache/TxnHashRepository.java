@@ -33,9 +33,14 @@ public final class TxnHashRepository implements HydrationSource {
     /** Rows per cursor round trip. */
     static final int FETCH = 4096;
 
+    /** The queue's window and the partition's id, by name (exactly.partition_names; a local read on any Citus node). */
+    private static final String NAMED =
+            "SELECT q.dedup_window_seconds, n.id FROM exactly.queues q "
+                    + "LEFT JOIN exactly.partition_names n ON n.queue_id = q.id AND n.name = $2 WHERE q.name = $1";
+    /** The partition's row and its queue's window, by id: one shard's read on Citus. */
     private static final String PARTITION =
-            "SELECT q.dedup_window_seconds, p.id, p.last_offset, p.data_start FROM exactly.queues q "
-                    + "LEFT JOIN exactly.partitions p ON p.queue_id = q.id AND p.name = $2 WHERE q.name = $1";
+            "SELECT q.dedup_window_seconds, p.last_offset, p.data_start FROM exactly.partitions p "
+                    + "JOIN exactly.queues q ON q.id = p.queue_id WHERE p.id = $1";
     private static final String FULL =
             "SELECT t.\"offset\", t.hash, (extract(epoch FROM now() - t.created_at) * 1000)::bigint "
                     + "FROM exactly.txn_hashes t WHERE t.partition_id = $1 AND t.\"offset\" <= $2 AND t.\"offset\" >= 0 "
@@ -55,15 +60,27 @@ public final class TxnHashRepository implements HydrationSource {
     private record Partition(int window, long id, long last, long dataStart) {
     }
 
+    /**
+     * The partition's window, id, watermark and data watermark: its id by name, then its row by id
+     * (window, last offset and data watermark read by one statement, as one snapshot).
+     */
     private static Uni<Partition> partition(SqlConnection conn, PartitionKey key) {
-        return conn.preparedQuery(PARTITION).execute(Tuple.of(key.queue(), key.partition())).map(rows -> {
+        return conn.preparedQuery(NAMED).execute(Tuple.of(key.queue(), key.partition())).flatMap(rows -> {
             if (rows.size() == 0) {
-                return new Partition(-1, -1, -1, 0);
+                return Uni.createFrom().item(new Partition(-1, -1, -1, 0));
             }
             Row r = rows.iterator().next();
             Long id = r.getLong(1);
-            return id == null ? new Partition(r.getInteger(0), -1, -1, 0)
-                    : new Partition(r.getInteger(0), id, r.getLong(2), r.getLong(3));
+            if (id == null) {
+                return Uni.createFrom().item(new Partition(r.getInteger(0), -1, -1, 0));
+            }
+            return conn.preparedQuery(PARTITION).execute(Tuple.of(id)).map(prow -> {
+                if (prow.size() == 0) {
+                    return new Partition(r.getInteger(0), -1, -1, 0);
+                }
+                Row x = prow.iterator().next();
+                return new Partition(x.getInteger(0), id, x.getLong(1), x.getLong(2));
+            });
         });
     }
 
