@@ -327,6 +327,30 @@ BEGIN
 END
 $$;
 
+-- Before a change of a queue's spreadPartitions (dev.exactly.queue.QueueRepository, whose
+-- transaction holds the queue row FOR UPDATE): locks the queue's partition rows in ascending id
+-- order (the global lock order), writes a new version of each (so a push that waited for one of
+-- these locks reads the queue again after it and sees the new value: push_segment), and returns
+-- per partition its name and whether it still holds a transaction hash (txns_start, the purge
+-- watermark, at or below its last offset). One row per statement: on Citus each is one shard's
+-- (a multi-shard SELECT ... FOR UPDATE is refused there).
+CREATE OR REPLACE FUNCTION exactly.lock_queue_partitions(p_queue text)
+RETURNS TABLE (name text, holds boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid bigint;
+BEGIN
+    FOR v_pid IN
+        SELECT n.id FROM exactly.partition_names n JOIN exactly.queues q ON q.id = n.queue_id
+        WHERE q.name = p_queue ORDER BY n.id
+    LOOP
+        RETURN QUERY
+        UPDATE exactly.partitions p SET last_offset = p.last_offset WHERE p.id = v_pid
+        RETURNING p.name, p.txns_start <= p.last_offset;
+    END LOOP;
+END
+$$;
+
 -- Pushes a bundle: several segments, each (queue, partition), in one transaction.
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
 -- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window,

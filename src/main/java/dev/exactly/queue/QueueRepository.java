@@ -34,13 +34,11 @@ public class QueueRepository {
      * (the global lock order), writes a new version of each (so a push that waited for one of
      * these locks runs again with a snapshot that sees the new value: sql/R__push.sql) and counts
      * those still holding a transaction hash (txns_start, the purge watermark, at or below the
-     * last offset). A new partition cannot appear meanwhile: creating one takes a key-share lock
+     * last offset): {@code exactly.lock_queue_partitions} (sql/R__push.sql), one row per statement.
+     * A new partition cannot appear meanwhile: creating one takes a key-share lock
      * on the queue row, which this transaction holds FOR UPDATE.
      */
-    private static final String LOCK_PARTITIONS = "WITH l AS (SELECT p.id FROM exactly.partitions p "
-            + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = $1 ORDER BY p.id FOR UPDATE OF p) "
-            + "UPDATE exactly.partitions p SET last_offset = p.last_offset FROM l WHERE p.id = l.id "
-            + "RETURNING p.txns_start <= p.last_offset AS holds";
+    private static final String LOCK_PARTITIONS = "SELECT holds FROM exactly.lock_queue_partitions($1)";
 
     private final Pool pool;
 
