@@ -14,7 +14,7 @@
 
 -- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
 -- name order so that two bundles creating the same set cannot deadlock on each other. A
--- partition's name is claimed first (exactly.partition_names, the unique key; see V11), and only
+-- partition's name is claimed first (exactly.partition_names, the unique key; see V17), and only
 -- the call that claimed it writes the partition row, with the id the name got.
 CREATE OR REPLACE FUNCTION exactly.ensure_partitions(p_queues text[], p_partitions text[])
 RETURNS void

@@ -31,7 +31,7 @@ BEGIN
         RAISE EXCEPTION 'this database has no Citus extension: run CREATE EXTENSION citus first (on the coordinator and every worker)';
     END IF;
     IF to_regclass('exactly.partition_names') IS NULL THEN
-        RAISE EXCEPTION 'the exactly schema is not migrated to V11 or later: run the migrations first';
+        RAISE EXCEPTION 'the exactly schema is not migrated to V17 or later: run the migrations first';
     END IF;
 END
 $$;
