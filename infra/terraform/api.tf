@@ -1,5 +1,13 @@
 # API Gateway HTTP API: every route ($default) goes to the "live" alias with payload format 2.0.
 
+locals {
+  # The $default stage is served at the API's endpoint itself. Its invoke_url ends in "/", so
+  # "$URL/api/v1/push" would have two; the endpoint has none. The function's environment may use
+  # these (a square source's notification URL): the API does not depend on the function.
+  api_url      = aws_apigatewayv2_api.this.api_endpoint
+  webhook_urls = { for name in keys(var.webhook_sources) : name => format("%s/webhooks/%s", local.api_url, name) }
+}
+
 resource "aws_apigatewayv2_api" "this" {
   name          = var.name
   protocol_type = "HTTP"

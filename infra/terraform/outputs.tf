@@ -1,6 +1,6 @@
 output "api_url" {
-  description = "Base URL of the HTTP API, e.g. $URL/api/v1/push."
-  value       = aws_apigatewayv2_stage.default.invoke_url
+  description = "Base URL of the HTTP API, without a trailing slash: $URL/api/v1/push."
+  value       = local.api_url
 }
 
 output "api_key" {
@@ -31,7 +31,7 @@ output "db_secret_arn" {
 
 output "webhook_urls" {
   description = "The URL to give each webhook provider, by source name."
-  value       = { for name in keys(var.webhook_sources) : name => join("", [trimsuffix(aws_apigatewayv2_stage.default.invoke_url, "/"), "/webhooks/", name]) }
+  value       = local.webhook_urls
 }
 
 output "webhook_secret_arns" {

@@ -5,10 +5,17 @@
 # exactly these secrets (iam.tf).
 
 locals {
-  created_webhook_secrets = { for name, s in var.webhook_sources : name => s if s.secret_arn == null }
+  # A source that checks a signature (every preset, unless signature = "none") has a secret: its
+  # secret_arn, or one created here (variables.tf refuses a source with neither).
+  signed_webhook_sources = {
+    for name, s in var.webhook_sources : name => s
+    if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none"
+  }
+
+  created_webhook_secrets = { for name, s in local.signed_webhook_sources : name => s if s.secret_arn == null }
 
   webhook_secret_arns = {
-    for name, s in var.webhook_sources :
+    for name, s in local.signed_webhook_sources :
     name => s.secret_arn != null ? s.secret_arn : aws_secretsmanager_secret.webhook[name].arn
   }
 
@@ -23,18 +30,30 @@ locals {
   function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))
 
   # One environment variable per set option of each source: exactly.webhooks.sources.<name>.<option>
-  # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION>.
+  # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION> (lists comma-separated). A square source's
+  # notification URL defaults to its own webhook URL, the one to enter in the Square subscription.
   webhook_environment = merge([
     for name, s in var.webhook_sources : {
       for option, value in {
-        PRESET            = s.preset
-        QUEUE             = s.queue
-        PARTITION_NAME    = s.partition
-        PARTITION_HEADER  = s.partition_header
-        PARTITION_POINTER = s.partition_pointer
-        KEY_HEADER        = s.key_header
-        KEY_POINTER       = s.key_pointer
-        WINDOW_SECONDS    = s.window_seconds == null ? null : tostring(s.window_seconds)
+        PRESET             = s.preset
+        QUEUE              = s.queue
+        PARTITION_NAME     = s.partition
+        PARTITION_HEADER   = s.partition_header
+        PARTITION_POINTER  = s.partition_pointer
+        KEY_HEADER         = s.key_header
+        KEY_POINTER        = s.key_pointer
+        KEY_CONTENT_HASH   = s.key_content_hash == null ? null : tostring(s.key_content_hash)
+        KEY_INCLUDE        = s.key_include == null ? null : join(",", s.key_include)
+        KEY_EXCLUDE        = s.key_exclude == null ? null : join(",", s.key_exclude)
+        WINDOW_SECONDS     = s.window_seconds == null ? null : tostring(s.window_seconds)
+        SIGNATURE          = s.signature
+        SIGNATURE_HEADER   = s.signature_header
+        SIGNATURE_PREFIX   = s.signature_prefix
+        SIGNATURE_ENCODING = s.signature_encoding
+        TOLERANCE_SECONDS  = s.tolerance_seconds == null ? null : tostring(s.tolerance_seconds)
+        NOTIFICATION_URL   = s.notification_url != null ? s.notification_url : (coalesce(s.signature, s.preset) == "square" ? local.webhook_urls[name] : null)
+        HEADERS            = s.headers == null ? null : join(",", s.headers)
+        MAX_BODY_BYTES     = s.max_body_bytes == null ? null : tostring(s.max_body_bytes)
       } : format("EXACTLY_WEBHOOKS_SOURCES_%s_%s", upper(name), option) => value if value != null
     }
   ]...)

@@ -169,24 +169,41 @@ variable "maintenance_schedule" {
 variable "webhook_sources" {
   description = <<-EOT
     Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
+    Each field is one exactly.webhooks.sources.<name>.* key (README, "Configuring sources"):
     preset: github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear,
     paddle or generic. Optional: queue (default webhooks.<name>), partition (a fixed partition
-    name) or partition_header / partition_pointer, key_header or key_pointer (replace the preset's
-    deduplication key), window_seconds (the queue's deduplication window; default: the preset's,
-    which covers the provider's documented retry horizon, see README), and secret_arn: an existing Secrets
-    Manager secret holding the signing secret as its whole string. Without secret_arn the module
-    creates the secret from webhook_secrets[name].
+    name) or partition_header / partition_pointer; key_header, key_pointer or key_content_hash
+    (with key_include / key_exclude) replace the preset's deduplication key; window_seconds (the
+    queue's deduplication window; default: the preset's, which covers the provider's documented
+    retry horizon); signature (another scheme: a preset's, hmac-sha256 or none) with
+    signature_header, signature_prefix and signature_encoding (hex or base64) for hmac-sha256;
+    tolerance_seconds; notification_url (square: the URL as entered in the Square subscription,
+    default this source's URL from webhook_urls); headers (the request headers stored with each
+    message); max_body_bytes (at most 3112960, what always fits in a Lambda invocation, see
+    README); and secret_arn: an existing Secrets Manager secret holding the signing secret as its
+    whole string. Without secret_arn the module creates the secret from webhook_secrets[name].
   EOT
   type = map(object({
-    preset            = string
-    queue             = optional(string)
-    partition         = optional(string)
-    partition_header  = optional(string)
-    partition_pointer = optional(string)
-    key_header        = optional(string)
-    key_pointer       = optional(string)
-    window_seconds    = optional(number)
-    secret_arn        = optional(string)
+    preset             = string
+    queue              = optional(string)
+    partition          = optional(string)
+    partition_header   = optional(string)
+    partition_pointer  = optional(string)
+    key_header         = optional(string)
+    key_pointer        = optional(string)
+    key_content_hash   = optional(bool)
+    key_include        = optional(list(string))
+    key_exclude        = optional(list(string))
+    window_seconds     = optional(number)
+    signature          = optional(string)
+    signature_header   = optional(string)
+    signature_prefix   = optional(string)
+    signature_encoding = optional(string)
+    tolerance_seconds  = optional(number)
+    notification_url   = optional(string)
+    headers            = optional(list(string))
+    max_body_bytes     = optional(number)
+    secret_arn         = optional(string)
   }))
   default = {}
 
@@ -199,10 +216,58 @@ variable "webhook_sources" {
     condition     = alltrue([for s in values(var.webhook_sources) : contains(["github", "stripe", "standard-webhooks", "shopify", "slack", "gitlab", "twitch", "square", "linear", "paddle", "generic"], s.preset)])
     error_message = "webhook_sources: preset is github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear, paddle or generic."
   }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.signature == null || contains(["github", "stripe", "standard-webhooks", "shopify", "slack", "gitlab", "twitch", "square", "linear", "paddle", "hmac-sha256", "none"], coalesce(s.signature, "none"))])
+    error_message = "webhook_sources: signature is a preset's scheme (github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear, paddle), hmac-sha256 or none."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.preset != "generic" || s.signature != null])
+    error_message = "webhook_sources: a generic source names its signature scheme (signature = \"hmac-sha256\" with signature_header, a preset's scheme, or \"none\")."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.preset != "generic" || s.key_header != null || s.key_pointer != null || coalesce(s.key_content_hash, false)])
+    error_message = "webhook_sources: a generic source names its deduplication key: key_header, key_pointer or key_content_hash = true."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : length([for k in [s.key_header, s.key_pointer, coalesce(s.key_content_hash, false) ? "hash" : null] : k if k != null]) <= 1])
+    error_message = "webhook_sources: set at most one of key_header, key_pointer and key_content_hash."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : coalesce(s.signature, "none") != "hmac-sha256" || s.signature_header != null])
+    error_message = "webhook_sources: signature = \"hmac-sha256\" needs signature_header (the header carrying the digest)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.signature_encoding == null || contains(["hex", "base64"], coalesce(s.signature_encoding, "hex"))])
+    error_message = "webhook_sources: signature_encoding is hex or base64."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.max_body_bytes == null || (coalesce(s.max_body_bytes, 1) >= 1 && coalesce(s.max_body_bytes, 1) <= 3112960)])
+    error_message = "webhook_sources: max_body_bytes is between 1 and 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event (README, Deploy)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.window_seconds == null || coalesce(s.window_seconds, 0) >= 0])
+    error_message = "webhook_sources: window_seconds is 0 (probe off) or more."
+  }
+
+  # Cross-variable validation (Terraform 1.9 or newer). A source that checks a signature (every
+  # preset, unless signature = "none") cannot work without its secret: the function would keep it
+  # disabled (404), so plan refuses it here instead of failing on a missing map entry.
+  validation {
+    condition     = length([for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null && !contains(nonsensitive(keys(var.webhook_secrets)), name)]) == 0
+    error_message = "webhook_sources: no signing secret for ${join(", ", [for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null && !contains(nonsensitive(keys(var.webhook_secrets)), name)])}. A source that checks a signature (any preset, unless signature = \"none\") needs secret_arn, or an entry of the same name in webhook_secrets (TF_VAR_webhook_secrets='{\"<name>\":\"<secret>\"}')."
+  }
 }
 
 variable "webhook_secrets" {
-  description = "Signing secrets of the webhook sources without secret_arn, by source name. Terraform stores each in a Secrets Manager secret it creates; the function reads it there at start-up. Set it with TF_VAR_webhook_secrets rather than in a file."
+  description = "Signing secrets of the webhook sources without secret_arn, by source name (every such source that checks a signature needs one). Terraform stores each in a Secrets Manager secret it creates; the function reads it there at start-up. Set it with TF_VAR_webhook_secrets rather than in a file."
   type        = map(string)
   default     = {}
   sensitive   = true

@@ -1,7 +1,7 @@
 # Exactly on AWS: Lambda (JVM, SnapStart) behind an API Gateway HTTP API, PostgreSQL on RDS behind
 # an RDS Proxy. See README.md, "Deploy".
 terraform {
-  required_version = ">= 1.6.0, < 2.0.0"
+  required_version = ">= 1.9.0, < 2.0.0"
 
   required_providers {
     aws = {

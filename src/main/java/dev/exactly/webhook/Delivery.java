@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.exactly.http.FieldLines;
 import dev.exactly.problem.ApiProblem;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -30,7 +31,8 @@ public final class Delivery {
 
     /**
      * @param body    the exact request body (not copied: the caller must not change it)
-     * @param headers the request headers by name, each with its values in arrival order
+     * @param headers the request headers by name, each with its values in arrival order (several
+     *                values are combined by the rule of {@link FieldLines})
      */
     public Delivery(byte[] body, Map<String, List<String>> headers) {
         this.body = body;
@@ -40,6 +42,7 @@ public final class Delivery {
             all.addAll(b);
             return List.copyOf(all);
         }));
+        h.replaceAll((k, v) -> v.size() > 1 && !"Set-Cookie".equalsIgnoreCase(k) ? List.of(FieldLines.combined(k, v)) : v);
         this.headers = Collections.unmodifiableMap(h);
     }
 
@@ -48,12 +51,21 @@ public final class Delivery {
         return body;
     }
 
-    /** All headers, case-insensitive keys. */
+    /**
+     * All headers, case-insensitive keys; a header sent on several lines has one value, its
+     * lines joined by {@link FieldLines#combined} (Set-Cookie excepted).
+     */
     public Map<String, List<String>> headers() {
         return headers;
     }
 
-    /** @return the first value of the header, or null when absent */
+    /**
+     * The header's value as every verifier and key extractor reads it: a header sent on several
+     * lines has its values joined by "," ("; " for Cookie), the rule of {@link FieldLines} (which
+     * the HTTP layer has already applied in both shapes).
+     *
+     * @return the header's value, or null when absent
+     */
     public String header(String name) {
         List<String> v = headers.get(name);
         return v == null || v.isEmpty() ? null : v.get(0);

@@ -136,13 +136,13 @@ public class WebhookIngest {
                 keptHeaders(s, d), null, s.partition().named());
     }
 
-    /** The kept headers as a JSON object, lower-case names, repeated values joined by ", " (RFC 9110 section 5.3). */
+    /** The kept headers as a JSON object, lower-case names, each as {@link Delivery#header} reads it. */
     private static String keptHeaders(WebhookSource s, Delivery d) {
         ObjectNode o = MAPPER.createObjectNode();
         for (String name : s.keptHeaders()) {
-            List<String> values = d.headers().get(name);
-            if (values != null && !values.isEmpty()) {
-                o.put(name, String.join(", ", values));
+            String value = d.header(name);
+            if (value != null) {
+                o.put(name, value);
             }
         }
         return o.isEmpty() ? null : o.toString();

@@ -373,6 +373,109 @@ class TerraformConfigTest {
         assertEquals(List.of(), found, "literal secrets in infra/terraform");
     }
 
+    // --- webhook sources -----------------------------------------------------------------------
+
+    /** The fields of webhook_sources' object type, as written in variables.tf. */
+    private static List<String> webhookSourceFields() {
+        String tf = stripComments(TEXT.get("variables.tf"));
+        int start = tf.indexOf("type = map(object({", tf.indexOf("variable \"webhook_sources\""));
+        int end = tf.indexOf("}))", start);
+        assertTrue(start >= 0 && end > start, "webhook_sources is a map(object({...}))");
+        Matcher m = Pattern.compile("(?m)^\\s*([a-z_]+)\\s*=").matcher(tf.substring(start + "type = map(object({".length(), end));
+        List<String> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /**
+     * Every setting a source has in the application (exactly.webhooks.sources.<name>.*, but the
+     * secret, which goes through Secrets Manager) can be set from Terraform: a field of
+     * webhook_sources that secrets.tf writes as that setting's environment variable.
+     */
+    @Test
+    void everySourceSettingCanBeSetFromTerraform() {
+        Map<String, String> sourceKeys = new HashMap<>();
+        mappingKeys(dev.exactly.webhook.WebhooksConfig.Source.class, "exactly.webhooks.sources.x", sourceKeys);
+        Set<String> settings = new TreeSet<>();
+        sourceKeys.keySet().forEach(k -> settings.add(k.substring("EXACTLY_WEBHOOKS_SOURCES_X_".length())));
+        settings.remove("SECRET");
+        Set<String> written = new TreeSet<>(webhookSuffixes());
+        Set<String> missing = new TreeSet<>(settings);
+        missing.removeAll(written);
+        assertEquals(Set.of(), missing, "source settings Terraform cannot set");
+        Set<String> fromFields = new TreeSet<>();
+        for (String field : webhookSourceFields()) {
+            if (!field.equals("secret_arn")) {
+                fromFields.add(field.equals("partition") ? "PARTITION_NAME" : field.toUpperCase(Locale.ROOT));
+            }
+        }
+        assertEquals(written, fromFields, "each field of webhook_sources is written as its own setting");
+        assertTrue(TEXT.get("secrets.tf").contains("NOTIFICATION_URL   = s.notification_url != null ? s.notification_url : "
+                + "(coalesce(s.signature, s.preset) == \"square\" ? local.webhook_urls[name] : null)"),
+                "a square source's notification URL defaults to its own webhook URL");
+    }
+
+    /**
+     * A source that checks a signature and has neither secret_arn nor an entry in webhook_secrets
+     * is refused by a validation of webhook_sources that names it (cross-variable validation:
+     * Terraform 1.9), not by an "Invalid index" on var.webhook_secrets; the same rule decides
+     * which sources get a secret in secrets.tf.
+     */
+    @Test
+    void aSignedSourceWithoutASecretIsAValidationError() {
+        String vars = stripComments(TEXT.get("variables.tf"));
+        String rule = "coalesce(s.signature, s.preset == \"generic\" ? \"none\" : s.preset) != \"none\"";
+        Matcher v = Pattern.compile("validation \\{\\s*condition\\s*=\\s*(.*)\\n\\s*error_message\\s*=\\s*(.*)\\n").matcher(vars);
+        String condition = null;
+        String message = null;
+        while (v.find()) {
+            if (v.group(1).contains("var.webhook_secrets")) {
+                condition = v.group(1);
+                message = v.group(2);
+            }
+        }
+        assertNotNull(condition, "a validation of webhook_sources reads var.webhook_secrets");
+        assertTrue(condition.contains(rule) && condition.contains("s.secret_arn == null")
+                && condition.contains("contains(nonsensitive(keys(var.webhook_secrets)), name)"), condition);
+        assertTrue(message.contains("no signing secret for ${join(\", \", [for name, s in var.webhook_sources : name if " + rule), message);
+        assertTrue(String.valueOf(map(FILES.get("versions.tf").get("terraform")).get("required_version")).startsWith(">= 1.9"),
+                "cross-variable validation needs Terraform 1.9");
+        String secrets = stripComments(TEXT.get("secrets.tf"));
+        assertTrue(secrets.contains("if " + rule), "secrets.tf: the signed sources by the same rule");
+        assertTrue(secrets.contains("created_webhook_secrets = { for name, s in local.signed_webhook_sources : name => s if s.secret_arn == null }"));
+        assertTrue(secrets.contains("for name, s in local.signed_webhook_sources :"), "only signed sources have a secret ARN");
+    }
+
+    /** api_url has no trailing slash ($URL/api/v1/push would have two), and the webhook URLs are built on it. */
+    @Test
+    void theApiUrlHasNoTrailingSlash() {
+        Map<String, Object> outputs = blocks("output");
+        assertEquals("local.api_url", String.valueOf(map(outputs.get("api_url")).get("value")));
+        assertEquals("local.webhook_urls", String.valueOf(map(outputs.get("webhook_urls")).get("value")));
+        Map<String, Object> locals = map(FILES.get("api.tf").get("locals"));
+        assertEquals("aws_apigatewayv2_api.this.api_endpoint", String.valueOf(locals.get("api_url")),
+                "the HTTP API's endpoint (https://{api-id}.execute-api.{region}.amazonaws.com), not the stage's invoke_url ending in /");
+        assertTrue(TEXT.get("api.tf").contains("name => format(\"%s/webhooks/%s\", local.api_url, name)"), TEXT.get("api.tf"));
+    }
+
+    /**
+     * The Lambda shape's body limit fits a synchronous invocation (6 MB, 6291456 bytes: AWS Lambda
+     * quotas) once API Gateway has put the body into the event as a JSON string (each quote or
+     * backslash two bytes) or in base64, with 64 KiB left for the event's other fields; a source's
+     * max_body_bytes is validated against the same figure.
+     */
+    @Test
+    void theLambdaBodyLimitFitsTheInvocationPayload() throws IOException {
+        Properties app = applicationProperties();
+        long push = Long.parseLong(app.getProperty("%lambda.exactly.push.max-body-bytes"));
+        assertEquals((6_291_456 - 65_536) / 2, push);
+        assertEquals(push, Long.parseLong(app.getProperty("%lambda.exactly.tasks.max-body-bytes")));
+        assertTrue(stripComments(TEXT.get("variables.tf")).contains("coalesce(s.max_body_bytes, 1) <= " + push),
+                "webhook_sources' max_body_bytes is bounded by the function's limit");
+    }
+
     // --- config keys --------------------------------------------------------------------------
 
     /** Runtime keys of every Quarkus extension on the classpath, from its shipped config model. */

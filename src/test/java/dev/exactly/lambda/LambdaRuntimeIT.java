@@ -68,6 +68,9 @@ class LambdaRuntimeIT {
     private static final String STRIPE_SECRET = "whsec_stripe-secret-from-secrets-manager";
     private static final String SVIX_SECRET = "whsec_" + Base64.getEncoder().encodeToString("svix-key-from-secrets-manager!!".getBytes(StandardCharsets.UTF_8));
     private static final String ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:";
+    private static final String SQUARE_KEY = "square-signature-key-from-secrets-manager";
+    private static final String SQUARE_URL = "https://abc123.execute-api.eu-west-1.amazonaws.com/webhooks/square";
+    private static final String ACME_SECRET = "acme-secret-from-secrets-manager";
 
     private static RuntimeApiServer runtime;
     private static FakeSecretsManager secrets;
@@ -106,12 +109,16 @@ class LambdaRuntimeIT {
         sm.put(ARN + "exactly-webhook-github-AbCdEf", GITHUB_SECRET);
         sm.put(ARN + "exactly-webhook-stripe-AbCdEf", STRIPE_SECRET);
         sm.put(ARN + "exactly-webhook-svix-AbCdEf", SVIX_SECRET);
+        sm.put(ARN + "exactly-webhook-square-AbCdEf", SQUARE_KEY);
+        sm.put(ARN + "exactly-webhook-acme-AbCdEf", ACME_SECRET);
         Map<String, String> refs = new java.util.LinkedHashMap<>();
         refs.put("quarkus.datasource.username", ARN + "exactly-db-AbCdEf#username");
         refs.put("quarkus.datasource.password", ARN + "exactly-db-AbCdEf#password");
         refs.put("exactly.webhooks.sources.github.secret", ARN + "exactly-webhook-github-AbCdEf");
         refs.put("exactly.webhooks.sources.stripe.secret", ARN + "exactly-webhook-stripe-AbCdEf");
         refs.put("exactly.webhooks.sources.svix.secret", ARN + "exactly-webhook-svix-AbCdEf");
+        refs.put("exactly.webhooks.sources.square.secret", ARN + "exactly-webhook-square-AbCdEf");
+        refs.put("exactly.webhooks.sources.acme.secret", ARN + "exactly-webhook-acme-AbCdEf");
         Map<String, String> env = new HashMap<>();
         env.put("QUARKUS_PROFILE", "lambda");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db));
@@ -125,6 +132,19 @@ class LambdaRuntimeIT {
         env.put("EXACTLY_WEBHOOKS_SOURCES_STRIPE_QUEUE", "payments.stripe");
         env.put("EXACTLY_WEBHOOKS_SOURCES_SVIX_PRESET", "standard-webhooks");
         env.put("EXACTLY_WEBHOOKS_SOURCES_SVIX_PARTITION_HEADER", "x-tenant");
+        // the square and generic options, as secrets.tf writes them (names checked by TerraformConfigTest)
+        env.put("EXACTLY_WEBHOOKS_SOURCES_SQUARE_PRESET", "square");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_SQUARE_NOTIFICATION_URL", SQUARE_URL);
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_PRESET", "generic");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE", "hmac-sha256");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_HEADER", "X-Acme-Signature");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_PREFIX", "sha256=");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_ENCODING", "base64");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_KEY_CONTENT_HASH", "true");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_KEY_EXCLUDE", "/sent_at,/meta/attempt");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_HEADERS", "x-acme-signature,x-acme-event");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_MAX_BODY_BYTES", "1048576");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_WINDOW_SECONDS", "172800");
         // a test-only source that keeps the headers under test as they arrived
         env.put("EXACTLY_WEBHOOKS_SOURCES_ECHO_SIGNATURE", "none");
         env.put("EXACTLY_WEBHOOKS_SOURCES_ECHO_KEY_HEADER", "x-key");
@@ -232,6 +252,10 @@ class LambdaRuntimeIT {
         Answer large = call(runtime, ApiGatewayEvents.request("POST", "/webhooks/echo").header("x-key", "big")
                 .json("{\"padding\":\"" + "x".repeat(100) + "\"}"));
         assertProblem(large, 413);
+        // over the Lambda shape's body limit (3112960 bytes: what always fits in a 6 MB invocation), though under 6 MiB
+        Answer overEvent = call(runtime, withKey("POST", "/api/v1/push").json("{\"items\":[{\"queue\":\"lambda-ric\",\"payload\":\""
+                + "x".repeat(3_112_960) + "\"}]}"));
+        assertProblem(overEvent, 413);
     }
 
     @Test
@@ -281,6 +305,42 @@ class LambdaRuntimeIT {
         deliveries(valid, valid, tampered, "webhooks.svix");
     }
 
+    /** Square: the notification URL Terraform sets (secrets.tf: the source's own webhook URL) is signed with the body. */
+    @Test
+    @Order(7)
+    void squareWithTheNotificationUrlFromTerraform() throws Exception {
+        byte[] body = ("{\"merchant_id\":\"M1\",\"type\":\"payment.updated\",\"event_id\":\"" + UUID.randomUUID() + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        ApiGatewayEvents valid = ApiGatewayEvents.request("POST", "/webhooks/square").header("content-type", "application/json")
+                .header("x-square-hmacsha256-signature", Signing.square(SQUARE_KEY, SQUARE_URL, body)).body(body, false);
+        ApiGatewayEvents otherUrl = ApiGatewayEvents.request("POST", "/webhooks/square").header("content-type", "application/json")
+                .header("x-square-hmacsha256-signature", Signing.square(SQUARE_KEY, SQUARE_URL + "/", body)).body(body, false);
+        deliveries(valid, valid, otherUrl, "webhooks.square");
+    }
+
+    /**
+     * A generic source configured with every option Terraform's webhook_sources can set: an
+     * HMAC header with prefix and base64, a content-hash key leaving out volatile fields, kept
+     * headers, a body limit and a window.
+     */
+    @Test
+    @Order(7)
+    void aGenericSourceConfiguredAsTerraformWritesIt() throws Exception {
+        String event = "{\"type\":\"order.paid\",\"order\":" + System.nanoTime() + ",\"sent_at\":\"%s\",\"meta\":{\"attempt\":%d}}";
+        byte[] first = String.format(event, "2030-01-01T00:00:00Z", 1).getBytes(StandardCharsets.UTF_8);
+        byte[] retry = String.format(event, "2030-01-01T00:05:00Z", 2).getBytes(StandardCharsets.UTF_8);
+        ApiGatewayEvents valid = ApiGatewayEvents.request("POST", "/webhooks/acme").header("content-type", "application/json")
+                .header("x-acme-event", "order.paid").header("x-acme-signature", "sha256=" + Signing.hmacBase64(ACME_SECRET, first))
+                .body(first, false);
+        ApiGatewayEvents resent = ApiGatewayEvents.request("POST", "/webhooks/acme").header("content-type", "application/json")
+                .header("x-acme-signature", "sha256=" + Signing.hmacBase64(ACME_SECRET, retry)).body(retry, false);
+        ApiGatewayEvents unprefixed = ApiGatewayEvents.request("POST", "/webhooks/acme").header("content-type", "application/json")
+                .header("x-acme-signature", Signing.hmacBase64(ACME_SECRET, first)).body(first, false);
+        deliveries(valid, resent, unprefixed, "webhooks.acme");
+        Answer stored = call(runtime, withKey("GET", "/api/v1/queues/webhooks.acme"));
+        assertEquals(172800, stored.json().at("/options/dedupWindowSeconds").asInt(), stored.body());
+    }
+
     /** valid: queued; redelivered: duplicate with the same message id; tampered: 401 problem+json, nothing stored. */
     private static void deliveries(ApiGatewayEvents valid, ApiGatewayEvents redelivered, ApiGatewayEvents tampered, String queue) throws Exception {
         Answer first = call(runtime, valid);
@@ -308,14 +368,14 @@ class LambdaRuntimeIT {
         String key = "key,with,commas-" + System.nanoTime();
         Answer a = call(runtime, ApiGatewayEvents.request("POST", "/webhooks/echo").json("{\"a\":1}")
                 .header("accept", "text/html, application/json;q=0.9,*/*;q=0.1")
-                .header("x-repeated", "first, second,third") // how API Gateway passes a header sent three times
+                .header("x-repeated", "first,second,third") // how API Gateway passes a header sent three times
                 .header("x-key", key)
                 .cookies(List.of("session=abc", "theme=dark,blue")));
         assertEquals(200, a.status(), a.body());
         assertEquals(key, a.json().path("transactionId").asText(), "the key header, commas included");
         JsonNode stored = call(runtime, withKey("GET", "/api/v1/messages/" + a.header("exactly-message-id"))).json().path("headers");
         assertEquals("text/html, application/json;q=0.9,*/*;q=0.1", stored.path("accept").asText(), stored.toString());
-        assertEquals("first, second,third", stored.path("x-repeated").asText(), stored.toString());
+        assertEquals("first,second,third", stored.path("x-repeated").asText(), stored.toString());
         assertEquals("session=abc; theme=dark,blue", stored.path("cookie").asText(), stored.toString());
 
         Answer task = call(runtime, withKey("POST", "/api/v1/tasks").json("{\"queue\":\"ric-q\",\"id\":\"t-1\",\"type\":\"x\",\"data\":1}"));
@@ -324,6 +384,41 @@ class LambdaRuntimeIT {
         assertEquals(200, found.status(), found.body());
         assertEquals("ric-q", found.json().path("queue").asText());
         assertEquals(404, call(runtime, withKey("GET", "/api/v1/tasks/t-1?queue=other")).status());
+    }
+
+    /**
+     * Headers sent on several lines, as API Gateway hands them over (the lines joined by ",", AWS
+     * documentation, "Create AWS Lambda proxy integrations for HTTP APIs"): the verifiers and key
+     * extractors read the same combined value as in the server shape
+     * (WebhookResourceTest#aRepeatedHeaderIsReadAsItsLinesJoinedByComma sends the lines apart).
+     */
+    @Test
+    @Order(8)
+    void repeatedHeadersAreCombinedAsApiGatewayCombinesThem() throws Exception {
+        String payload = "{\"id\":\"evt_rep" + System.nanoTime() + "\",\"object\":\"event\"}";
+        long t = com.stripe.net.Webhook.Util.getTimeNow();
+        String stale = com.stripe.net.Webhook.Signature.generateSignatureHeader(payload, "whsec_rolled-away", t);
+        String valid = com.stripe.net.Webhook.Signature.generateSignatureHeader(payload, STRIPE_SECRET, t);
+        String combined = stale + "," + valid.substring(valid.indexOf("v1="));
+        Answer stripe = call(runtime, ApiGatewayEvents.request("POST", "/webhooks/stripe").json(payload).header("stripe-signature", combined));
+        assertEquals(200, stripe.status(), stripe.body());
+        assertEquals("queued", stripe.header("exactly-verdict"));
+
+        String a = UUID.randomUUID().toString();
+        String b = UUID.randomUUID().toString();
+        byte[] body = ("{\"zen\":\"repeated\",\"after\":\"" + a + "\"}").getBytes(StandardCharsets.UTF_8);
+        Answer gh = call(runtime, ApiGatewayEvents.request("POST", "/webhooks/github").header("content-type", "application/json")
+                .header("x-github-event", "push").header("x-github-delivery", a + "," + b)
+                .header("x-hub-signature-256", Signing.github(GITHUB_SECRET, body)).body(body, false));
+        assertEquals(200, gh.status(), gh.body());
+        assertEquals(a + "," + b, gh.json().path("transactionId").asText());
+        JsonNode stored = call(runtime, withKey("GET", "/api/v1/messages/" + gh.header("exactly-message-id"))).json().path("headers");
+        assertEquals(a + "," + b, stored.path("x-github-delivery").asText(), stored.toString());
+
+        String signature = Signing.github(GITHUB_SECRET, body);
+        assertProblem(call(runtime, ApiGatewayEvents.request("POST", "/webhooks/github").header("content-type", "application/json")
+                .header("x-github-delivery", UUID.randomUUID().toString())
+                .header("x-hub-signature-256", signature + "," + signature).body(body, false)), 401);
     }
 
     @Test

@@ -205,6 +205,40 @@ class WebhookResourceTest {
         assertEquals("/id", json(missing).get("errors").get(0).get("field").asText());
     }
 
+    /**
+     * A header sent on several lines reaches the verifiers and key extractors as its lines joined
+     * by "," (dev.exactly.http.FieldLines), exactly as API Gateway hands it to the Lambda shape
+     * (LambdaRuntimeIT#repeatedHeadersAreCombinedAsApiGatewayCombinesThem checks the same
+     * deliveries there).
+     */
+    @Test
+    void aRepeatedHeaderIsReadAsItsLinesJoinedByComma() throws Exception {
+        String secret = "whsec_stripe-test-secret";
+        String event = "evt_" + UUID.randomUUID().toString().replace("-", "");
+        byte[] body = utf8("{\"id\":\"" + event + "\",\"object\":\"event\"}");
+        long now = System.currentTimeMillis() / 1000;
+        // the valid v1 only on the second line: the combined value t=…,v1=<stale>,v1=<valid> verifies
+        HttpResponse<String> stripe = post("stripe", body, "Content-Type", "application/json",
+                "Stripe-Signature", "t=" + now + ",v1=" + Signing.stripeV1("whsec_rolled-away", now, body),
+                "Stripe-Signature", "v1=" + Signing.stripeV1(secret, now, body));
+        assertEquals("queued", verdict(stripe), stripe.body());
+
+        String a = id();
+        String b = id();
+        byte[] gh = utf8("{\"zen\":\"repeated\",\"after\":\"" + a + "\"}");
+        HttpResponse<String> r = post("gh", gh, "Content-Type", "application/json", "X-GitHub-Event", "push",
+                "X-GitHub-Delivery", a, "X-GitHub-Delivery", b, "X-Hub-Signature-256", Signing.github(GH_SECRET, gh));
+        assertEquals("queued", verdict(r), r.body());
+        assertEquals(a + "," + b, json(r).get("transactionId").asText(), "the key is both lines, joined by ','");
+        JsonNode kept = JSON.readTree(StoredRows.byMessageId(messageId(r)).get(0).headers());
+        assertEquals(a + "," + b, kept.get("x-github-delivery").asText(), kept.toString());
+
+        // a GitHub signature sent twice is one combined value that matches nothing
+        assertProblem(post("gh", gh, "Content-Type", "application/json", "X-GitHub-Delivery", id(),
+                "X-Hub-Signature-256", Signing.github(GH_SECRET, gh), "X-Hub-Signature-256", Signing.github(GH_SECRET, gh)),
+                401, "/problems/invalid-signature");
+    }
+
     @Test
     void standardWebhooksAreKeyedByWebhookId() throws Exception {
         String secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

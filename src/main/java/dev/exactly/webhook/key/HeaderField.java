@@ -4,8 +4,9 @@ import dev.exactly.webhook.Delivery;
 import java.util.List;
 
 /**
- * A request header's first value (names compare case-insensitively), or, when it is absent, the
- * first value of the first alias present (Svix's svix-id for webhook-id).
+ * A request header's value (names compare case-insensitively; a header sent on several lines is
+ * read as its lines joined by ",", {@link dev.exactly.http.FieldLines}), or, when it is absent, the
+ * value of the first alias present (Svix's svix-id for webhook-id).
  */
 public final class HeaderField implements DeliveryField {
 
