@@ -261,7 +261,8 @@ class TerraformConfigTest {
             }
         });
         assertEquals(List.of(), found, "environment variables reading a secret's value");
-        assertEquals(Set.of("QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256", "EXACTLY_SECRETS_PROPERTIES"),
+        assertEquals(Set.of("JAVA_TOOL_OPTIONS", "QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256",
+                        "EXACTLY_SECRETS_PROPERTIES"),
                 env.keySet(), "the function's literal environment");
         assertEquals("join(\",\", local.api_key_sha256)", env.get("EXACTLY_AUTH_API_KEY_SHA256"), "API keys only as digests");
         assertTrue(stripComments(TEXT.get("function.tf")).contains("sha256(random_password.api_key.result)"));
@@ -328,6 +329,8 @@ class TerraformConfigTest {
         applicationKeys(known);
         // read by the Lambda shape's Secrets Manager config source (src/lambda/java, not compiled here)
         known.put(env("exactly.secrets.properties"), "exactly.secrets.properties");
+        // read by the JVM itself (LambdaRuntimeIT starts the function with the same value)
+        known.put("JAVA_TOOL_OPTIONS", "the JVM");
         List<String> unknown = new ArrayList<>();
         for (String env : vars.keySet()) {
             if (!known.containsKey(env)) {

@@ -51,11 +51,25 @@ public final class FunctionProcess implements AutoCloseable {
      *                    the Lambda service itself sets
      */
     public static FunctionProcess start(String name, RuntimeApiServer runtimeApi, Map<String, String> environment) throws IOException {
-        Path task = unzipped();
+        return start(name, runtimeApi, environment, unzipped(ZIP, TASK), null);
+    }
+
+    /**
+     * Starts a function from an unzipped package.
+     *
+     * @param name             names the log file
+     * @param runtimeApi       the Runtime API it polls
+     * @param environment      the function's environment, besides the variables the Lambda service sets
+     * @param task             the unzipped package (see {@link #unzipped(Path, Path)})
+     * @param javaToolOptions  JAVA_TOOL_OPTIONS, or null for the value infra/terraform/function.tf sets
+     */
+    public static FunctionProcess start(String name, RuntimeApiServer runtimeApi, Map<String, String> environment, Path task,
+                                        String javaToolOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the JVM flags AWS suggests for short-lived functions (tiered compilation stops at C1)
-        command.addAll(List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx512m"));
+        // what the managed Java runtime passes itself (serial GC, a heap bound by the function's
+        // memory); the function's own JVM options come in JAVA_TOOL_OPTIONS, as on AWS
+        command.addAll(List.of("-XX:+UseSerialGC", "-Xmx512m"));
         command.add("-cp");
         command.add(runtimeClasspath());
         command.add(MAIN);
@@ -80,6 +94,7 @@ public final class FunctionProcess implements AutoCloseable {
         env.put("LAMBDA_TASK_ROOT", task.toAbsolutePath().toString());
         env.put("_HANDLER", handler());
         env.put("TZ", ":UTC");
+        env.put("JAVA_TOOL_OPTIONS", javaToolOptions != null ? javaToolOptions : javaToolOptions());
         env.putAll(environment);
         long start = System.nanoTime();
         return new FunctionProcess(pb.start(), log, start);
@@ -90,6 +105,15 @@ public final class FunctionProcess implements AutoCloseable {
         Matcher m = Pattern.compile("(?m)^\\s*handler\\s*=\\s*\"([^\"]+)\"").matcher(Files.readString(Path.of("infra", "terraform", "function.tf")));
         if (!m.find()) {
             throw new IllegalStateException("infra/terraform/function.tf names no handler");
+        }
+        return m.group(1);
+    }
+
+    /** The JAVA_TOOL_OPTIONS infra/terraform/function.tf gives the function. */
+    public static String javaToolOptions() throws IOException {
+        Matcher m = Pattern.compile("(?m)^\\s*JAVA_TOOL_OPTIONS\\s*=\\s*\"([^\"]+)\"").matcher(Files.readString(Path.of("infra", "terraform", "function.tf")));
+        if (!m.find()) {
+            throw new IllegalStateException("infra/terraform/function.tf sets no JAVA_TOOL_OPTIONS");
         }
         return m.group(1);
     }
@@ -144,17 +168,23 @@ public final class FunctionProcess implements AutoCloseable {
         }
     }
 
-    /** function.zip unzipped into target/lambda-task, once per zip. */
-    private static synchronized Path unzipped() throws IOException {
-        if (!Files.isRegularFile(ZIP)) {
-            throw new IllegalStateException(ZIP + " is missing: mvn -Plambda package builds it");
+    /**
+     * A package unzipped into a task directory, once per zip (again when the zip is newer).
+     *
+     * @param zipFile the package, e.g. target/function.zip
+     * @param task    the directory (emptied first)
+     * @return the task directory
+     */
+    public static synchronized Path unzipped(Path zipFile, Path task) throws IOException {
+        if (!Files.isRegularFile(zipFile)) {
+            throw new IllegalStateException(zipFile + " is missing: mvn -Plambda package builds it");
         }
-        Path stamp = TASK.resolve(".unzipped");
-        if (Files.isRegularFile(stamp) && Files.getLastModifiedTime(stamp).compareTo(Files.getLastModifiedTime(ZIP)) >= 0) {
-            return TASK;
+        Path stamp = task.resolve(".unzipped");
+        if (Files.isRegularFile(stamp) && Files.getLastModifiedTime(stamp).compareTo(Files.getLastModifiedTime(zipFile)) >= 0) {
+            return task;
         }
-        if (Files.exists(TASK)) {
-            try (Stream<Path> s = Files.walk(TASK)) {
+        if (Files.exists(task)) {
+            try (Stream<Path> s = Files.walk(task)) {
                 List<Path> all = new ArrayList<>(s.toList());
                 Collections.reverse(all);
                 for (Path p : all) {
@@ -162,11 +192,11 @@ public final class FunctionProcess implements AutoCloseable {
                 }
             }
         }
-        Files.createDirectories(TASK);
-        try (ZipFile zip = new ZipFile(ZIP.toFile())) {
+        Files.createDirectories(task);
+        try (ZipFile zip = new ZipFile(zipFile.toFile())) {
             for (ZipEntry e : Collections.list(zip.entries())) {
-                Path target = TASK.resolve(e.getName()).normalize();
-                if (!target.startsWith(TASK)) {
+                Path target = task.resolve(e.getName()).normalize();
+                if (!target.startsWith(task)) {
                     throw new IOException("zip entry outside the task root: " + e.getName());
                 }
                 if (e.isDirectory()) {
@@ -180,7 +210,7 @@ public final class FunctionProcess implements AutoCloseable {
             }
         }
         Files.writeString(stamp, "");
-        return TASK;
+        return task;
     }
 
     /** TCP connections of a process by remote port (from /proc: its socket inodes in net/tcp and tcp6). */

@@ -1,0 +1,113 @@
+package dev.exactly.lambda.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.testing.Api;
+import dev.exactly.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Cold start of function.zip packages under the AWS Lambda Java runtime interface client, side by
+ * side in one run (bench/lambda-cold-start drives it): for each round, each package in turn is
+ * started in a fresh JVM on its own unzipped task directory, exactly as {@link FunctionProcess}
+ * starts it for LambdaRuntimeIT (the JVM flags the managed runtime passes, JAVA_TOOL_OPTIONS from
+ * infra/terraform/function.tf unless a package names its own), and timed from process start to the
+ * answer of its first one-item push (and to its first /invocation/next poll: initialisation). The
+ * database is the tests' embedded PostgreSQL, migrated once; no SnapStart. Prints each run, then
+ * the medians and each package's ratio to the first one.
+ *
+ * <p>Arguments: {@code --runs N} (default 5), then one or more {@code NAME=ZIP[|JAVA_TOOL_OPTIONS]}
+ * (the first is the reference of the ratios).
+ */
+public final class ColdStartBench {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ColdStartBench() {
+    }
+
+    private record Variant(String name, Path zip, String toolOptions) {
+    }
+
+    /**
+     * @param args see the class comment
+     * @throws Exception when a package cannot be started or does not answer
+     */
+    public static void main(String[] args) throws Exception {
+        int runs = 5;
+        List<Variant> variants = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--runs")) {
+                runs = Integer.parseInt(args[++i]);
+            } else {
+                String[] nameRest = args[i].split("=", 2);
+                String[] zipOptions = nameRest[1].split("\\|", 2);
+                variants.add(new Variant(nameRest[0], Path.of(zipOptions[0]), zipOptions.length > 1 ? zipOptions[1] : null));
+            }
+        }
+        if (variants.isEmpty()) {
+            throw new IllegalArgumentException("usage: ColdStartBench [--runs N] NAME=ZIP[|JAVA_TOOL_OPTIONS] ...");
+        }
+        String db = TestDatabase.createMigratedDatabase();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("QUARKUS_PROFILE", "lambda");
+        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db));
+        env.put("QUARKUS_DATASOURCE_USERNAME", "postgres");
+        env.put("EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
+        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
+        Map<String, List<long[]>> times = new LinkedHashMap<>();
+        variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
+        System.out.printf("%-10s %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
+        for (int run = 1; run <= runs; run++) {
+            for (Variant v : variants) {
+                long[] t = once(v, env, run);
+                times.get(v.name()).add(t);
+                System.out.printf("%-10s %5d %12d %16d%n", v.name(), run, t[0], t[1]);
+            }
+        }
+        long reference = -1;
+        System.out.printf("%n%-10s %12s %16s %8s%n", "package", "median init", "median first push", "ratio");
+        for (Variant v : variants) {
+            long init = median(times.get(v.name()), 0);
+            long first = median(times.get(v.name()), 1);
+            if (reference < 0) {
+                reference = first;
+            }
+            System.out.printf("%-10s %9d ms %13d ms %8.2f%n", v.name(), init, first, first / (double) reference);
+        }
+    }
+
+    private static long[] once(Variant v, Map<String, String> env, int run) throws Exception {
+        try (RuntimeApiServer api = new RuntimeApiServer();
+             FunctionProcess fn = FunctionProcess.start("bench-" + v.name() + "-" + run, api, env,
+                     FunctionProcess.unzipped(v.zip(), Path.of("target", "lambda-task-" + v.name())), v.toolOptions())) {
+            String event = new String(ApiGatewayEvents.request("POST", "/api/v1/push")
+                    .header("authorization", "Bearer " + Api.TEST_API_KEY)
+                    .json("{\"items\":[{\"queue\":\"cold\",\"transactionId\":\"c-" + v.name() + "-" + run + "-" + System.nanoTime()
+                            + "\",\"payload\":{\"n\":1}}]}").build(), StandardCharsets.UTF_8);
+            RuntimeApiServer.Outcome outcome = api.invoke(event.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(120));
+            long done = System.nanoTime();
+            JsonNode answer = JSON.readTree(outcome.response() == null ? "{}" : outcome.response());
+            if (answer.path("statusCode").asInt() != 200) {
+                throw new IllegalStateException(v.name() + ": " + outcome + "\n" + fn.output());
+            }
+            return new long[] {TimeUnit.NANOSECONDS.toMillis(api.firstNextNanos() - fn.startNanos()),
+                    TimeUnit.NANOSECONDS.toMillis(done - fn.startNanos())};
+        }
+    }
+
+    private static long median(List<long[]> values, int index) {
+        long[] v = values.stream().mapToLong(a -> a[index]).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}
