@@ -124,10 +124,12 @@ public class BodyLimitFilter {
 
     /**
      * Reads a body sent without a Content-Length (chunked) up to the limit and hands it on as the
-     * request's body; one byte more and the request is answered 413 problem+json (and its
-     * connection closed) without reading further. Without this the HTTP layer would answer a bare
-     * 413 at quarkus.http.limits.max-body-size and log the endpoint's failed answer as an error,
-     * once per such request.
+     * routing context's body, which {@link ReadBodyHandOff} gives Quarkus REST as the entity stream
+     * (Quarkus REST would otherwise read a body set this way as zeros past 10 KiB); one byte more
+     * and the request is answered 413 problem+json (and its connection closed) without reading
+     * further. Without this the HTTP layer would answer a bare 413 at
+     * quarkus.http.limits.max-body-size and log the endpoint's failed answer as an error, once per
+     * such request.
      */
     private void readCounting(RoutingContext rc, RouteBodyLimit.Limit limit) {
         HttpServerRequest request = rc.request();
