@@ -52,6 +52,8 @@ public class ConsumeRepository {
     /** Partition ids kept at most; past it the map starts over (ids are re-learnt from pops). */
     static final int MAX_KNOWN_PARTITIONS = 100_000;
 
+    private static final String SPREAD = "SELECT spread_partitions FROM exactly.queues WHERE name = $1";
+
     private static final Buffer NO_HASH = Buffer.buffer(new byte[TransactionHash.BYTES]);
 
     /** Most dead-letter copies one pop may write (messages whose deliveries are used up). */
@@ -136,6 +138,19 @@ public class ConsumeRepository {
     /** @return how many pops and ack batches went to a single-partition function (pop_partition, ack_partition) */
     public long routedCalls() {
         return routed.sum();
+    }
+
+    /**
+     * Reads a queue's spreadPartitions (retried once on a closed connection).
+     *
+     * @param queue a queue name
+     * @return its spreadPartitions; 0 when it does not spread or does not exist
+     */
+    public Uni<Integer> spreadPartitions(String queue) {
+        return dev.exactly.db.ConnectionRetry.onceOnClosedConnection(
+                        () -> pool.preparedQuery(SPREAD).execute(Tuple.of(queue)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() == 0 ? 0 : rows.iterator().next().getInteger(0));
     }
 
     /**

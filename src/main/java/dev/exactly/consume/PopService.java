@@ -1,5 +1,7 @@
 package dev.exactly.consume;
 
+import dev.exactly.engine.KeySpread;
+import dev.exactly.problem.ApiProblem;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,21 +31,40 @@ public class PopService {
      * @param request a validated pop
      * @return messages of one leased partition in offset order; empty when none became
      *         available within {@code request.waitMillis()}
+     * @throws ApiProblem (as the Uni's failure, 400) when the pop names a partition that the
+     *         queue, which spreads by key, never stores to (checked when the first attempt finds
+     *         nothing, before any wait: a partition outside the spread holds nothing to deliver)
      */
     public Uni<List<PoppedMessage>> pop(PopRequest request) {
         long deadline = System.nanoTime() + request.waitMillis() * 1_000_000L;
-        return attempt(request, deadline, FIRST_DELAY_MS);
+        return repository.pop(request).flatMap(messages -> {
+            if (!messages.isEmpty() || request.partition() == null) {
+                return answerOrWait(request, deadline, FIRST_DELAY_MS, messages);
+            }
+            return repository.spreadPartitions(request.queue()).flatMap(n -> {
+                if (n > 0 && !KeySpread.isPartitionOf(request.partition(), n)) {
+                    throw ApiProblem.invalid(null, "partition", "queue '" + request.queue() + "' spreads its "
+                            + "messages over " + n + " partitions by key (spreadPartitions), " + KeySpread.partitionName(0)
+                            + " to " + KeySpread.partitionName(n - 1) + ", so '" + request.partition()
+                            + "' never holds a message: name one of those, or leave partition out to pop any of them");
+                }
+                return answerOrWait(request, deadline, FIRST_DELAY_MS, messages);
+            });
+        });
     }
 
     private Uni<List<PoppedMessage>> attempt(PopRequest request, long deadline, long delay) {
-        return repository.pop(request).flatMap(messages -> {
-            long leftMs = (deadline - System.nanoTime()) / 1_000_000L;
-            if (!messages.isEmpty() || leftMs <= 0) {
-                return Uni.createFrom().item(messages);
-            }
-            return sleep(Math.min(delay, leftMs))
-                    .flatMap(ignored -> attempt(request, deadline, Math.min(delay * 2, MAX_DELAY_MS)));
-        });
+        return repository.pop(request).flatMap(messages -> answerOrWait(request, deadline, delay, messages));
+    }
+
+    private Uni<List<PoppedMessage>> answerOrWait(PopRequest request, long deadline, long delay,
+                                                  List<PoppedMessage> messages) {
+        long leftMs = (deadline - System.nanoTime()) / 1_000_000L;
+        if (!messages.isEmpty() || leftMs <= 0) {
+            return Uni.createFrom().item(messages);
+        }
+        return sleep(Math.min(delay, leftMs))
+                .flatMap(ignored -> attempt(request, deadline, Math.min(delay * 2, MAX_DELAY_MS)));
     }
 
     private Uni<Void> sleep(long millis) {

@@ -56,6 +56,25 @@ public final class KeySpread {
     }
 
     /**
+     * @param name a partition name
+     * @param n    a queue's spreadPartitions (0 when it does not spread)
+     * @return true when {@code name} is one of the queue's spread partitions, {@code spread-0} to
+     *         {@code spread-<n - 1>} (no leading zeros)
+     */
+    public static boolean isPartitionOf(String name, int n) {
+        if (n < 1 || !name.startsWith(PREFIX) || name.length() > PREFIX.length() + 4) {
+            return false;
+        }
+        int i;
+        try {
+            i = Integer.parseInt(name.substring(PREFIX.length()));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        return i >= 0 && i < n && i < MAX_PARTITIONS && NAMES[i].equals(name);
+    }
+
+    /**
      * @param hash a 16-byte transaction hash
      * @param n    the queue's spreadPartitions
      * @return the name of the key's partition

@@ -32,11 +32,13 @@ public record PushCommand(String queue, String partition, String transactionId, 
      * A JSON push with no headers and no content type.
      *
      * @param partition the partition named, or null for none ({@link #DEFAULT_PARTITION}, or the key's
-     *                  partition on a queue that spreads by key)
+     *                  partition on a queue that spreads by key). {@link #DEFAULT_PARTITION} itself
+     *                  counts as none, so that it is spread there too, as a webhook source's default
+     *                  is (and a client that always sends the documented default is not refused)
      */
     public static PushCommand json(String queue, String partition, String transactionId, byte[] payload,
                                    String traceId) {
-        return partition == null
+        return partition == null || DEFAULT_PARTITION.equals(partition)
                 ? new PushCommand(queue, DEFAULT_PARTITION, transactionId, payload, null, null, traceId, false)
                 : new PushCommand(queue, partition, transactionId, payload, null, null, traceId, true);
     }

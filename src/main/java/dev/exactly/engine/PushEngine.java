@@ -2,8 +2,10 @@ package dev.exactly.engine;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -64,27 +66,50 @@ public final class PushEngine {
         if (commands.isEmpty()) {
             return Uni.createFrom().item(List.of());
         }
-        return push(commands, 0);
-    }
-
-    private Uni<List<PushVerdict>> push(List<PushCommand> commands, int reroutes) {
-        return Uni.createFrom().deferred(() -> {
-            RequestGrouping grouping = group(commands);
-            return writer.write(grouping.segments()).map(outcomes -> verdicts(grouping, outcomes));
-        }).onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
-                .recoverWithUni(() -> relearn(commands).chain(() -> push(commands, reroutes + 1)));
+        return push(commands, 0, false);
     }
 
     /**
-     * Layer 1 of a request with this instance's belief of each queue's spreadPartitions: what
-     * {@link #pushWithin} takes.
+     * One routing of the request.
+     *
+     * @param learnt true when this instance read the queues' spreadPartitions from the database
+     *               for this very request (a refusal for a named partition is then final)
+     */
+    private Uni<List<PushVerdict>> push(List<PushCommand> commands, int reroutes, boolean learnt) {
+        return group(commands, learnt).chain(grouping ->
+                writer.write(grouping.segments()).map(outcomes -> verdicts(grouping, outcomes)))
+                .onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
+                .recoverWithUni(() -> relearn(commands).chain(() -> push(commands, reroutes + 1, true)));
+    }
+
+    /**
+     * Layer 1 of a request: what {@link #pushWithin} takes. Routed with this instance's belief of
+     * each queue's spreadPartitions, which only the store may overrule for routing (EXS01). A
+     * belief is never enough to refuse, though: when it would refuse an item for naming a
+     * partition on a queue that spreads by key, the queues' values are read from the database
+     * first (the queue may have stopped spreading through another instance) and the request is
+     * grouped again with what was read.
      *
      * @param commands validated items, in request order
      * @return the grouping
-     * @throws PartitionNamedException when an item names a partition on a queue that spreads by key
+     * @throws PartitionNamedException (as the Uni's failure) when an item names a partition on a
+     *         queue that spreads by key, as the database says
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the values must
+     *         be read and the database is away
      */
-    public RequestGrouping group(List<PushCommand> commands) {
-        return RequestGrouping.of(commands, spreads::of);
+    public Uni<RequestGrouping> group(List<PushCommand> commands) {
+        return group(commands, false);
+    }
+
+    private Uni<RequestGrouping> group(List<PushCommand> commands, boolean learnt) {
+        try {
+            return Uni.createFrom().item(RequestGrouping.of(commands, spreads::of));
+        } catch (PartitionNamedException e) {
+            if (learnt) {
+                return Uni.createFrom().failure(e);
+            }
+            return relearn(commands).map(ignored -> RequestGrouping.of(commands, spreads::of));
+        }
     }
 
     /**
@@ -98,7 +123,18 @@ public final class PushEngine {
         for (PushCommand c : commands) {
             queues.add(c.queue());
         }
-        return store.spreads(queues).invoke(spreads::learnt).replaceWithVoid();
+        return spreads(queues).replaceWithVoid();
+    }
+
+    /**
+     * Reads queues' spreadPartitions from the database, and learns them.
+     *
+     * @param queues queue names
+     * @return name to spreadPartitions, every name present (0 for a queue that does not exist or does not spread)
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<Map<String, Integer>> spreads(Collection<String> queues) {
+        return store.spreads(queues).invoke(spreads::learnt);
     }
 
     /**

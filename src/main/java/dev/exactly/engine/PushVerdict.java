@@ -17,9 +17,12 @@ import java.util.UUID;
  * @param payloadMatches for a duplicate or a rejected item: whether its payload's bytes equal the
  *                      original's ({@link PayloadDigest}); null when queued, or when it is not
  *                      known (the original's data was purged, or it was stored without a digest)
+ * @param storedBy      for an item repeating an earlier item of the same request that this request
+ *                      stores (layer 1: the original is not stored before, but by that item): the
+ *                      earlier item's index; null otherwise
  */
 public record PushVerdict(int index, String queue, String partition, String transactionId, UUID messageId,
-                          PushStatus status, long offset, Boolean payloadMatches) {
+                          PushStatus status, long offset, Boolean payloadMatches, Integer storedBy) {
 
     /** The id a duplicate reports when the original's data was already purged by retention. */
     public static final UUID PURGED = new UUID(0L, 0L);
@@ -27,7 +30,13 @@ public record PushVerdict(int index, String queue, String partition, String tran
     /** A verdict without a payload comparison (queued, or a duplicate of unknown payload). */
     public PushVerdict(int index, String queue, String partition, String transactionId, UUID messageId,
                        PushStatus status, long offset) {
-        this(index, queue, partition, transactionId, messageId, status, offset, null);
+        this(index, queue, partition, transactionId, messageId, status, offset, null, null);
+    }
+
+    /** A verdict from the store (not a follower of layer 1). */
+    public PushVerdict(int index, String queue, String partition, String transactionId, UUID messageId,
+                       PushStatus status, long offset, Boolean payloadMatches) {
+        this(index, queue, partition, transactionId, messageId, status, offset, payloadMatches, null);
     }
 
     /**
@@ -37,9 +46,11 @@ public record PushVerdict(int index, String queue, String partition, String tran
      * @param followerIndex  the follower's index in the request
      * @param payloadMatches the follower's payload against the original's (null: unknown)
      * @param reject         true when the queue's payloadMismatch option is "reject"
+     * @return the follower's verdict; {@link #storedBy} names this item when this request stored it
      */
     PushVerdict inheritedBy(int followerIndex, Boolean payloadMatches, boolean reject) {
         PushStatus s = reject && Boolean.FALSE.equals(payloadMatches) ? PushStatus.REJECTED : PushStatus.DUPLICATE;
-        return new PushVerdict(followerIndex, queue, partition, transactionId, messageId, s, offset, payloadMatches);
+        return new PushVerdict(followerIndex, queue, partition, transactionId, messageId, s, offset, payloadMatches,
+                status == PushStatus.QUEUED ? Integer.valueOf(index) : storedBy);
     }
 }

@@ -41,10 +41,24 @@ public class OpenApiDocument implements OASFilter {
             Map.entry("POST /api/v1/tasks/{id}/fail", "FailRequest"),
             Map.entry("POST /api/v1/tasks/{id}/extend", "ExtendRequest"));
 
-    /** Routes whose answer can be 409 (a lease or transaction conflict, an unresolved ack). */
-    static final List<String> CONFLICTS = List.of("POST /api/v1/ack", "POST /api/v1/transaction",
-            "POST /api/v1/tasks/{id}/complete", "POST /api/v1/tasks/{id}/fail", "POST /api/v1/tasks/{id}/extend",
-            "DELETE /api/v1/tasks/{id}");
+    private static final String LEASE_CONFLICT = "A lease, ack or transaction conflict; nothing was changed";
+    private static final String SPREAD_CHANGE_REFUSED = "/problems/spread-change-refused: spreadPartitions may change "
+            + "only while no partition of the queue holds a transaction hash (a full replace that omits it would reset "
+            + "it to 0); nothing was changed";
+
+    /**
+     * Routes whose answer can be 409, with what it means there: a lease or transaction conflict,
+     * an unresolved ack, or a refused spreadPartitions change.
+     */
+    static final Map<String, String> CONFLICTS = Map.of(
+            "POST /api/v1/ack", LEASE_CONFLICT,
+            "POST /api/v1/transaction", LEASE_CONFLICT,
+            "POST /api/v1/tasks/{id}/complete", LEASE_CONFLICT,
+            "POST /api/v1/tasks/{id}/fail", LEASE_CONFLICT,
+            "POST /api/v1/tasks/{id}/extend", LEASE_CONFLICT,
+            "DELETE /api/v1/tasks/{id}", LEASE_CONFLICT,
+            "POST /api/v1/configure", SPREAD_CHANGE_REFUSED,
+            "PATCH /api/v1/queues/{queue}", SPREAD_CHANGE_REFUSED);
 
     /**
      * Routes whose answer can be 422: an idempotency key repeated with another payload in a queue
@@ -127,8 +141,8 @@ public class OpenApiDocument implements OASFilter {
         if (path.contains("{")) {
             problem(responses, "404", "No such resource");
         }
-        if (CONFLICTS.contains(route)) {
-            problem(responses, "409", "A lease, ack or transaction conflict; nothing was changed");
+        if (CONFLICTS.containsKey(route)) {
+            problem(responses, "409", CONFLICTS.get(route));
         }
         if (PAYLOAD_MISMATCHES.contains(route)) {
             problem(responses, "422", "A transactionId (or webhook key) already stored with another payload, in a "

@@ -67,9 +67,24 @@ public class ApiProblem extends RuntimeException {
      */
     public static ApiProblem payloadMismatch(String envelope, Integer index, String transactionId, String queue,
                                              String partition, java.util.UUID original) {
+        return payloadMismatch(envelope, index, transactionId, queue, partition, original, null);
+    }
+
+    /**
+     * 422 payload-mismatch, as {@link #payloadMismatch(String, Integer, String, String, String, java.util.UUID)},
+     * for an item that may repeat an earlier item of the same request.
+     *
+     * @param storedBy the index (in {@code envelope}) of the earlier item of the same request that
+     *                 stores the original now, or null when the original was stored before
+     */
+    public static ApiProblem payloadMismatch(String envelope, Integer index, String transactionId, String queue,
+                                             String partition, java.util.UUID original, Integer storedBy) {
         String where = envelope == null ? "" : envelope + "[" + index + "]: ";
-        String detail = where + "transactionId '" + transactionId + "' is already stored in queue " + queue
-                + ", partition " + partition + " (message " + original + ") with another payload; nothing was "
+        String stored = storedBy == null
+                ? "is already stored in queue " + queue + ", partition " + partition + " (message " + original + ")"
+                : "repeats " + envelope + "[" + storedBy + "] of this request, which stores it in queue " + queue
+                        + ", partition " + partition + " (message " + original + "),";
+        String detail = where + "transactionId '" + transactionId + "' " + stored + " with another payload; nothing was "
                 + "written for " + (envelope == null ? "it" : "this item") + " (the queue's payloadMismatch is reject)";
         return new ApiProblem(422, "payload-mismatch", "Payload mismatch", detail,
                 List.of(new FieldError(index, "payload", "differs from the payload stored under this transactionId")));

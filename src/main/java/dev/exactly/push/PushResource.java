@@ -4,6 +4,7 @@ import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
 import dev.exactly.http.JsonRequest;
+import dev.exactly.wiring.PayloadMismatchMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -18,12 +19,14 @@ public class PushResource {
 
     private final PushEngine engine;
     private final ExactlyConfig config;
+    private final PayloadMismatchMetrics mismatches;
     private final PushRequests reader = new PushRequests();
 
     /** Constructor injection. */
-    public PushResource(PushEngine engine, ExactlyConfig config) {
+    public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches) {
         this.engine = engine;
         this.config = config;
+        this.mismatches = mismatches;
     }
 
     /**
@@ -45,13 +48,17 @@ public class PushResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push messages with exact deduplication by transactionId",
             description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
-                    + "transactionIds compare byte for byte (no Unicode normalisation). A duplicate carries "
+                    + "transactionIds compare byte for byte (no Unicode normalisation). On a queue with "
+                    + "spreadPartitions the transactionId chooses the partition (spread-<i>): an item naming a "
+                    + "partition there is refused (400, nothing written); absent, null and Default count as none. "
+                    + "status: queued, duplicate or rejected. A duplicate carries "
                     + "payloadMatches; in a queue with payloadMismatch reject, a duplicate with another payload is "
                     + "status rejected (a one-item request: 422 problem+json).")
     public Uni<PushResponse> push(byte[] body) {
         JsonRequest.checkSize(body, config.push().maxBodyBytes());
         var commands = reader.read(body, config.push().maxItems());
         return engine.push(commands).map(verdicts -> {
+            mismatches.count(PayloadMismatchMetrics.Entry.PUSH, verdicts);
             if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {
                 throw PushResult.mismatch(verdicts.get(0), "items", 0);
             }

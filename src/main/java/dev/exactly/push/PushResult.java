@@ -6,6 +6,7 @@ import dev.exactly.engine.PushVerdict;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.Problem;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * One item's verdict on the wire.
@@ -25,7 +26,8 @@ import java.util.UUID;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PushResult(int index, String queue, String partition, String transactionId, UUID messageId,
-                         String status, Boolean payloadMatches, Problem problem) {
+                         @Schema(enumeration = {"queued", "duplicate", "rejected"}) String status,
+                         Boolean payloadMatches, Problem problem) {
 
     /**
      * The wire form of a verdict.
@@ -42,6 +44,7 @@ public record PushResult(int index, String queue, String partition, String trans
 
     /** The 422 problem of a rejected item. */
     static ApiProblem mismatch(PushVerdict v, String envelope, int index) {
-        return ApiProblem.payloadMismatch(envelope, index, v.transactionId(), v.queue(), v.partition(), v.messageId());
+        return ApiProblem.payloadMismatch(envelope, index, v.transactionId(), v.queue(), v.partition(), v.messageId(),
+                v.storedBy());
     }
 }

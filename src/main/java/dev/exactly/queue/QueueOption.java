@@ -150,6 +150,11 @@ public enum QueueOption {
         return min;
     }
 
+    /** The largest valid value ({@link Integer#MAX_VALUE} when the option has no upper bound). */
+    public int max() {
+        return max;
+    }
+
     /** @return the option named {@code wire}, or null */
     public static QueueOption byWire(String wire) {
         for (QueueOption o : values()) {

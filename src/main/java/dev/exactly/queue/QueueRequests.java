@@ -120,8 +120,10 @@ public final class QueueRequests {
             } else if (!v.isIntegralNumber()) {
                 errors.add(ErrorPath.ROOT.error(field, "must be an integer"));
             } else if (!v.canConvertToInt()) {
+                // beyond an int: the option's own range when it has one (spreadPartitions: 0, or 2 to 1024)
+                String own = o.check(v.bigIntegerValue().signum() < 0 ? Integer.MIN_VALUE : Integer.MAX_VALUE);
                 errors.add(ErrorPath.ROOT.error(field,
-                        "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
+                        own != null ? own : "must be an integer from " + o.min() + " to " + Integer.MAX_VALUE));
             } else if (o.check(v.intValue()) != null) {
                 errors.add(ErrorPath.ROOT.error(field, o.check(v.intValue())));
             } else {

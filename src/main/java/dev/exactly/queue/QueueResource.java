@@ -129,8 +129,20 @@ public class QueueResource {
         return write(queue, options, false).map(c -> QueueView.of(c.after()));
     }
 
-    /** Writes the options, tells the cache, and answers a refused spreadPartitions change with 409. */
+    /**
+     * Writes the options, tells the cache, and answers a refused spreadPartitions change with 409.
+     *
+     * @throws ApiProblem 400 for spreadPartitions on a dead-letter queue (nothing written)
+     */
     private Uni<QueueRepository.Change> write(String queue, Map<QueueOption, Integer> options, boolean replace) {
+        if (queue.endsWith(DeadLetters.SUFFIX) && options.getOrDefault(QueueOption.SPREAD_PARTITIONS, 0) != 0) {
+            // its copies go to the partition named like their origin's (sql/R__consume.sql), which
+            // a spread of its own would not be: the same key would be probed in two partitions
+            throw ApiProblem.invalid(null, "options." + QueueOption.SPREAD_PARTITIONS.wire(), "queue '" + queue
+                    + "' is a dead-letter queue (its name ends in " + DeadLetters.SUFFIX + "): each dead letter is "
+                    + "copied to the partition named like its origin's (spread-<i> when the origin queue spreads by "
+                    + "key), so it cannot spread by key itself; spread the origin queue");
+        }
         return queues.write(queue, options, replace).invoke(c -> cache.queueReconfigured(queue))
                 .onFailure(QueueRepository.SpreadChangeRefused.class).transform(e -> new ApiProblem(409,
                         "spread-change-refused", "Spread change refused", e.getMessage(),

@@ -1,6 +1,7 @@
 package dev.exactly.task;
 
 import dev.exactly.engine.MessageIds;
+import dev.exactly.wiring.PayloadMismatchMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
@@ -16,15 +17,18 @@ import java.util.UUID;
 public class TaskService {
 
     private final TaskRepository store;
+    private final PayloadMismatchMetrics mismatches;
 
     /** Constructor injection. */
-    public TaskService(TaskRepository store) {
+    public TaskService(TaskRepository store, PayloadMismatchMetrics mismatches) {
         this.store = store;
+        this.mismatches = mismatches;
     }
 
     /**
      * Enqueues tasks in order, each on its own (a batch is not atomic: every task gets its own
-     * verdict and is committed on its own). A task without an id gets a UUIDv7.
+     * verdict and is committed on its own). A task without an id gets a UUIDv7. A duplicate by id
+     * whose type or data differs is counted ({@link PayloadMismatchMetrics}, entry task).
      *
      * @return one outcome per task, in order
      */
@@ -33,7 +37,13 @@ public class TaskService {
         for (NewTask t : tasks) {
             withIds.add(t.taskId() != null ? t : t.withTaskId(MessageIds.next().toString()));
         }
-        return store.enqueue(withIds);
+        return store.enqueue(withIds).invoke(outcomes -> {
+            for (Enqueued e : outcomes) {
+                if (Boolean.FALSE.equals(e.payloadMatches())) {
+                    mismatches.count(PayloadMismatchMetrics.Entry.TASK, false);
+                }
+            }
+        });
     }
 
     /** Claims up to {@code c.limit()} tasks; empty when none is claimable. */

@@ -47,6 +47,21 @@ public class TransactionConflict extends RuntimeException {
                 operation, item, transactionId, originalMessageId, null, "payload-mismatch", false));
     }
 
+    /**
+     * A push item repeats the transactionId of an earlier item of the same transaction and
+     * partition with another payload, in a queue whose payloadMismatch option is "reject": 422,
+     * as for a key already stored with another payload.
+     */
+    public static TransactionConflict payloadMismatchInTransaction(int operation, int item, String transactionId,
+                                                                   int leaderOperation, int leaderItem) {
+        String original = "operations[" + leaderOperation + "].items[" + leaderItem + "]";
+        return new TransactionConflict(new TransactionProblem("/problems/payload-mismatch", "Transaction rolled back",
+                422, "operations[" + operation + "].items[" + item + "]: transactionId '" + transactionId
+                        + "' repeats " + original + " of this transaction (same queue and partition) with another "
+                        + "payload, and the queue rejects a payload mismatch; nothing of the transaction was applied",
+                operation, item, transactionId, null, original, "payload-mismatch", false));
+    }
+
     /** A push item repeats the transactionId of an earlier item of the same transaction and partition. */
     public static TransactionConflict duplicateInTransaction(int operation, int item, String transactionId,
                                                              int leaderOperation, int leaderItem,

@@ -16,6 +16,7 @@ import dev.exactly.engine.PushVerdict;
 import dev.exactly.engine.RequestGrouping;
 import dev.exactly.engine.Segment;
 import dev.exactly.push.PushResult;
+import dev.exactly.wiring.PayloadMismatchMetrics;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -47,12 +48,15 @@ public class TransactionService {
     private final Pool pool;
     private final PushEngine engine;
     private final ConsumeRepository consume;
+    private final PayloadMismatchMetrics mismatches;
 
     /** Constructor injection. */
-    public TransactionService(Pool pool, PushEngine engine, ConsumeRepository consume) {
+    public TransactionService(Pool pool, PushEngine engine, ConsumeRepository consume,
+                              PayloadMismatchMetrics mismatches) {
         this.pool = pool;
         this.engine = engine;
         this.consume = consume;
+        this.mismatches = mismatches;
     }
 
     /**
@@ -91,30 +95,51 @@ public class TransactionService {
                 ackAt.add(i);
             }
         }
-        RequestGrouping grouping;
-        try {
-            grouping = engine.group(pushes);
-        } catch (PartitionNamedException e) {
-            int[] at = pushAt.get(e.index());
-            return Uni.createFrom().failure(ApiProblem.invalid(null,
-                    "operations[" + at[0] + "].items[" + at[1] + "].partition", e.getMessage()));
-        }
+        return engine.group(pushes)
+                .onFailure(PartitionNamedException.class).transform(e -> {
+                    int[] at = pushAt.get(((PartitionNamedException) e).index());
+                    return ApiProblem.invalid(null, "operations[" + at[0] + "].items[" + at[1] + "].partition",
+                            e.getMessage());
+                })
+                .chain(grouping -> run(ops, pushes, pushAt, acks, ackAt, grouping))
+                .onFailure(TransactionConflict.class).invoke(e -> count((TransactionConflict) e))
+                .onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
+                .recoverWithUni(() -> engine.relearn(pushes).chain(() -> run(ops, reroutes + 1)));
+    }
+
+    /**
+     * The transaction itself, once its pushes are grouped. An item that repeats an earlier item's
+     * transactionId with the same payload fails it at once (409); one whose payload differs needs
+     * its queue's payloadMismatch option, which the store tells: the transaction runs, and is
+     * rolled back with 409 (report) or 422 (reject) once the verdicts are known.
+     */
+    private Uni<TransactionResponse> run(List<TransactionOperation> ops, List<PushCommand> pushes, List<int[]> pushAt,
+                                         List<AckCommand> acks, List<Integer> ackAt, RequestGrouping grouping) {
         for (int k = 0; k < grouping.size(); k++) {
             int leader = grouping.leaderOf(k);
             if (leader != k) {
+                if (!grouping.samePayloadAsLeader(k)) {
+                    break; // settled by pushAll, with the queue's option
+                }
                 int[] at = pushAt.get(k);
                 int[] first = pushAt.get(leader);
                 return Uni.createFrom().failure(TransactionConflict.duplicateInTransaction(at[0], at[1],
-                        pushes.get(k).transactionId(), first[0], first[1], grouping.samePayloadAsLeader(k)));
+                        pushes.get(k).transactionId(), first[0], first[1], true));
             }
         }
         List<PartitionKey> pushPartitions = grouping.segments().stream().map(Segment::partition).toList();
         return pool.withTransaction(conn -> ackAll(conn, acks, ackAt, pushPartitions)
                         .flatMap(ackResults -> pushAll(conn, grouping, pushAt)
                                 .map(verdicts -> respond(ops, verdicts, pushAt, ackResults, ackAt))))
-                .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .onFailure(e -> e instanceof SpreadChangedException && reroutes < MAX_REROUTES)
-                .recoverWithUni(() -> engine.relearn(pushes).chain(() -> run(ops, reroutes + 1)));
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /** Counts a rollback for a payload mismatch (a 409 duplicate with payloadMatches false, or a 422). */
+    private void count(TransactionConflict c) {
+        TransactionProblem p = c.problem();
+        if (Boolean.FALSE.equals(p.payloadMatches())) {
+            mismatches.count(PayloadMismatchMetrics.Entry.TRANSACTION, p.status() == 422);
+        }
     }
 
     private Uni<List<AckResult>> ackAll(SqlConnection conn, List<AckCommand> acks, List<Integer> ackAt,
@@ -140,6 +165,20 @@ public class TransactionService {
      */
     private Uni<List<PushVerdict>> pushAll(SqlConnection conn, RequestGrouping grouping, List<int[]> pushAt) {
         return engine.pushWithin(grouping, conn).map(verdicts -> {
+            // items repeating an earlier item of the transaction first, as when they fail before it runs
+            for (PushVerdict v : verdicts) {
+                int leader = grouping.leaderOf(v.index());
+                if (leader != v.index()) {
+                    int[] at = pushAt.get(v.index());
+                    int[] first = pushAt.get(leader);
+                    if (v.status() == PushStatus.REJECTED) {
+                        throw TransactionConflict.payloadMismatchInTransaction(at[0], at[1], v.transactionId(),
+                                first[0], first[1]);
+                    }
+                    throw TransactionConflict.duplicateInTransaction(at[0], at[1], v.transactionId(), first[0],
+                            first[1], grouping.samePayloadAsLeader(v.index()));
+                }
+            }
             for (PushVerdict v : verdicts) {
                 int[] at = pushAt.get(v.index());
                 if (v.status() == PushStatus.REJECTED) {

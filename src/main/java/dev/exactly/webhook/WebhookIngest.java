@@ -2,7 +2,6 @@ package dev.exactly.webhook;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.exactly.engine.PartitionNamedException;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushVerdict;
@@ -17,6 +16,9 @@ import java.util.List;
  * signature, deduplication key and partition, then one push of the exact body bytes with the
  * kept headers. Every check runs before anything is written; the first stored delivery of a
  * source in this process settles its queue's deduplication window first ({@link QueueWindows}).
+ * On a queue that spreads by key (spreadPartitions) a delivery goes to its key's partition, also
+ * when the source chooses a partition (a refused delivery would be lost: not every provider
+ * retries); such a source is named in a warning ({@link SpreadSourceWarnings}).
  * Counts deliveries received, stored, duplicate and rejected by reason, and redeliveries whose
  * body differs from the original's ({@link WebhookMetrics}). A redelivery whose body differs is
  * answered as a duplicate flagged {@code payloadMatches: false}, or, when its queue's
@@ -34,13 +36,16 @@ public class WebhookIngest {
     private final PushEngine engine;
     private final QueueWindows windows;
     private final WebhookMetrics metrics;
+    private final SpreadSourceWarnings spreadWarnings;
 
     /** Constructor injection. */
-    public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics) {
+    public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics,
+                         SpreadSourceWarnings spreadWarnings) {
         this.sources = sources;
         this.engine = engine;
         this.windows = windows;
         this.metrics = metrics;
+        this.spreadWarnings = spreadWarnings;
     }
 
     /**
@@ -49,9 +54,8 @@ public class WebhookIngest {
      * @return the verdict: queued, or duplicate with the original message's id
      * @throws ApiProblem 404 for an unknown or disabled source, 413 over the source's body limit,
      *                    401 for a missing or wrong signature, 400 when the key or partition is missing
-     *                    or invalid, or when the source chooses a partition and its queue spreads by
-     *                    key (spreadPartitions), 422 for a redelivery whose body differs when the queue
-     *                    rejects a payload mismatch; nothing is written in any of these cases
+     *                    or invalid, 422 for a redelivery whose body differs when the queue rejects a
+     *                    payload mismatch; nothing of the delivery is written in any of these cases
      */
     public Uni<WebhookReceipt> ingest(String sourceName, Delivery delivery) {
         WebhookSource s = sources.find(sourceName);
@@ -66,15 +70,9 @@ public class WebhookIngest {
             metrics.rejected(s.name(), p);
             throw p;
         }
-        return windows.ensure(s).chain(() -> engine.push(List.of(command)))
-                .onFailure(PartitionNamedException.class).transform(e -> {
-                    ApiProblem p = ApiProblem.invalid(null, "partition", "source " + s.name() + " chooses the partition ("
-                            + s.partition().describe() + "), but " + e.getMessage()
-                            + ": remove the source's partition setting");
-                    metrics.rejected(s.name(), p);
-                    return p;
-                }).map(v -> {
+        return windows.ensure(s).chain(() -> engine.push(List.of(command))).map(v -> {
             PushVerdict verdict = v.get(0);
+            spreadWarnings.delivered(s, command.partition(), verdict);
             if (Boolean.FALSE.equals(verdict.payloadMatches())) {
                 metrics.payloadMismatch(s.name());
             }
@@ -131,9 +129,11 @@ public class WebhookIngest {
         }
         String partition = s.partition().partition(d);
         String contentType = d.header("Content-Type");
+        // never "named": a queue that spreads by key spreads the delivery whatever partition the
+        // source chose (a refusal would lose it: providers such as GitHub do not retry)
         return new PushCommand(s.queue(), partition, key, d.body(),
                 contentType == null || contentType.isBlank() ? UNKNOWN_MEDIA_TYPE : contentType.trim(),
-                keptHeaders(s, d), null, s.partition().named());
+                keptHeaders(s, d), null, false);
     }
 
     /** The kept headers as a JSON object, lower-case names, each as {@link Delivery#header} reads it. */

@@ -21,9 +21,9 @@ import java.util.TreeMap;
  * the original's, answered duplicate or, when the queue rejects mismatches, refused; tag
  * {@code source}) and
  * {@code exactly_webhook_deliveries_rejected_total} (tags {@code source} and {@code reason}: one of
- * {@link Reason}). Cardinality is bounded: the source tag takes configured names only (a delivery
- * to an unknown source is counted nowhere) and the reason a fixed set. Every counter is
- * registered at start-up, so each starts at 0.
+ * {@link Reason}). Cardinality is bounded: the source tag takes the names of enabled sources only
+ * (configured with a secret; a delivery to an unknown or disabled source is counted nowhere) and
+ * the reason a fixed set. Every counter is registered at start-up, so each starts at 0.
  */
 @Startup
 @ApplicationScoped
@@ -71,13 +71,14 @@ public class WebhookMetrics {
     private final Map<String, Meters> bySource = new TreeMap<>();
 
     /**
-     * Constructor injection: registers the counters of every configured source, enabled or not.
+     * Constructor injection: registers the counters of every enabled source.
      *
      * @param registry the registry
-     * @param config   the webhook sources
+     * @param sources  the enabled webhook sources
      */
-    public WebhookMetrics(MeterRegistry registry, WebhooksConfig config) {
-        for (String s : config.sources().keySet()) {
+    public WebhookMetrics(MeterRegistry registry, WebhookSources sources) {
+        for (WebhookSource source : sources.all()) {
+            String s = source.name();
             Map<Reason, Counter> rejected = new EnumMap<>(Reason.class);
             for (Reason r : Reason.values()) {
                 rejected.put(r, Counter.builder("exactly.webhook.deliveries.rejected").tag("source", s)
@@ -125,7 +126,7 @@ public class WebhookMetrics {
     private Meters meters(String source) {
         Meters m = bySource.get(source);
         if (m == null) {
-            throw new IllegalArgumentException("not a configured webhook source: " + source);
+            throw new IllegalArgumentException("not an enabled webhook source: " + source);
         }
         return m;
     }

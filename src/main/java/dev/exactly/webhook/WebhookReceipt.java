@@ -3,6 +3,7 @@ package dev.exactly.webhook;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.exactly.engine.PushVerdict;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * The answer to an accepted delivery (new or duplicate), sent with HTTP 200.
@@ -18,7 +19,8 @@ import java.util.UUID;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WebhookReceipt(String source, String queue, String partition, String transactionId, UUID messageId,
-                             String verdict, Boolean payloadMatches) {
+                             @Schema(enumeration = {"queued", "duplicate"}) String verdict,
+                             Boolean payloadMatches) {
 
     /** The receipt of one pushed delivery. */
     static WebhookReceipt of(String source, PushVerdict v) {

@@ -60,8 +60,11 @@ class GeneratedClientIT {
         List<PushResult> first = push.push(request).getResults();
         List<PushResult> again = push.push(request).getResults();
 
-        assertEquals(List.of("queued", "queued"), first.stream().map(PushResult::getStatus).toList());
-        assertEquals(List.of("duplicate", "duplicate"), again.stream().map(PushResult::getStatus).toList());
+        // status is an enum in the document, so the generated client has one
+        assertEquals(List.of(PushResult.StatusEnum.QUEUED, PushResult.StatusEnum.QUEUED),
+                first.stream().map(PushResult::getStatus).toList());
+        assertEquals(List.of(PushResult.StatusEnum.DUPLICATE, PushResult.StatusEnum.DUPLICATE),
+                again.stream().map(PushResult::getStatus).toList());
         assertEquals(first.get(0).getMessageId(), again.get(0).getMessageId());
 
         ConsumeResourceApi consume = new ConsumeResourceApi(client);

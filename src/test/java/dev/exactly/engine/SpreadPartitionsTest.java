@@ -181,7 +181,7 @@ class SpreadPartitionsTest {
         spread("named", 4);
         PushEngine fresh = new PushEngine(new PushRepository(poolA), DedupCache.DISABLED);
         List<PushCommand> req = List.of(unnamed("named", "a"),
-                PushCommand.json("named", "Default", "b", "{}".getBytes(StandardCharsets.UTF_8), null));
+                PushCommand.json("named", "eu", "b", "{}".getBytes(StandardCharsets.UTF_8), null));
         // the fresh instance believes 0: the store refuses its routing, it learns 4, then refuses the item
         Throwable t = assertThrows(CompletionException.class, () -> fresh.push(req).subscribeAsCompletionStage().join());
         PartitionNamedException e = assertInstanceOf(PartitionNamedException.class, t.getCause());
@@ -191,6 +191,56 @@ class SpreadPartitionsTest {
         PushVerdict plain = fresh.push(List.of(PushCommand.json("plain", "eu", "b", "{}".getBytes(StandardCharsets.UTF_8), null)))
                 .await().atMost(WAIT).get(0);
         assertEquals("eu", plain.partition());
+    }
+
+    @Test
+    void defaultAndNoPartitionAreTheSameOnASpreadQueue() {
+        spread("dflt", 4);
+        PushEngine a = new PushEngine(new PushRepository(poolA), DedupCache.DISABLED);
+        PushVerdict v = a.push(List.of(PushCommand.json("dflt", "Default", "k", "{}".getBytes(StandardCharsets.UTF_8),
+                null))).await().atMost(WAIT).get(0);
+        assertEquals(PushStatus.QUEUED, v.status());
+        assertEquals(KeySpread.partitionOf(TransactionHash.of("k"), 4), v.partition());
+        // and on a queue that does not spread, Default is Default
+        assertEquals("Default", a.push(List.of(PushCommand.json("plain-dflt", "Default", "k",
+                "{}".getBytes(StandardCharsets.UTF_8), null))).await().atMost(WAIT).get(0).partition());
+    }
+
+    @Test
+    void anInstanceNeverRefusesANamedPartitionOnAStaleBeliefThatTheQueueSpreads() {
+        // instance a (pool A) changes the option, instance b (pool B, its own engine) pushes
+        PushRepository storeB = new PushRepository(poolB);
+        PushEngine b = new PushEngine(storeB, DedupCache.DISABLED);
+        spread("stale", 4);
+        PushCommand named = PushCommand.json("stale", "eu", "k", "{}".getBytes(StandardCharsets.UTF_8), null);
+        // b learns N = 4 (its first routing is refused by the store, then it refuses the item)
+        Throwable t = assertThrows(CompletionException.class, () -> b.push(List.of(named)).subscribeAsCompletionStage().join());
+        assertInstanceOf(PartitionNamedException.class, t.getCause());
+        // a turns spreading off (the queue holds no hash): b still believes 4
+        spreadOn(poolA, "stale", 0);
+        long calls = storeB.calls();
+        PushVerdict v = b.push(List.of(named)).await().atMost(WAIT).get(0);
+        assertEquals(PushStatus.QUEUED, v.status());
+        assertEquals("eu", v.partition(), "the database says the queue does not spread: the named partition is honoured");
+        assertEquals(1, storeB.calls() - calls, "one push: the belief was checked with a read, not a refused push");
+        // the same for a transaction's grouping (what /api/v1/transaction runs), and b now knows
+        PushCommand other = PushCommand.json("stale", "us", "k2", "{}".getBytes(StandardCharsets.UTF_8), null);
+        assertEquals("us", b.group(List.of(other)).await().atMost(WAIT).segments().get(0).partition().partition());
+        // and a refusal stays a refusal when the database confirms the spread
+        spreadOn(poolA, "stale-on", 4);
+        PushEngine c = new PushEngine(new PushRepository(poolA), DedupCache.DISABLED);
+        assertThrows(CompletionException.class, () -> c.push(List.of(unnamed("stale-on", "x"),
+                PushCommand.json("stale-on", "eu", "y", "{}".getBytes(StandardCharsets.UTF_8), null)))
+                .subscribeAsCompletionStage().join());
+        Throwable again = assertThrows(CompletionException.class, () -> c.group(List.of(
+                PushCommand.json("stale-on", "eu", "y", "{}".getBytes(StandardCharsets.UTF_8), null)))
+                .subscribeAsCompletionStage().join());
+        assertInstanceOf(PartitionNamedException.class, again.getCause());
+        assertEquals(1, number("SELECT count(*) FROM exactly.messages"), "only b's honoured push");
+    }
+
+    private static void spreadOn(Pool pool, String queue, int n) {
+        new QueueRepository(pool).write(queue, Map.of(QueueOption.SPREAD_PARTITIONS, n), false).await().atMost(WAIT);
     }
 
     @Test

@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.engine.PushStatus;
+import dev.exactly.queue.QueueOption;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,5 +84,44 @@ class OpenApiDocumentTest {
         assertEquals(null, d.getString("components.schemas.TaskView.properties.data.type"));
         assertEquals(null, d.getString("components.schemas.PushItem.properties.payload.type"));
         assertFalse(d.getMap("components.schemas").containsKey(OpenApiDocument.ANY_JSON));
+    }
+
+    @Test
+    void theQueueOptionsSchemaListsExactlyTheQueueOptionsWithTheirBounds() {
+        JsonPath d = document();
+        String at = "components.schemas.QueueOptionsInput";
+        assertEquals(false, d.get(at + ".additionalProperties"));
+        Map<String, Object> properties = d.getMap(at + ".properties");
+        assertEquals(java.util.Arrays.stream(QueueOption.values()).map(QueueOption::wire).collect(Collectors.toSet()),
+                properties.keySet(), "QueueOptionsInput must list every option QueueOption has, and no other");
+        for (QueueOption o : QueueOption.values()) {
+            String p = at + ".properties." + o.wire();
+            if (o.named()) {
+                assertEquals(o.names(), d.getList(p + ".enum"), o.wire());
+            } else {
+                assertEquals("integer", d.getString(p + ".type"), o.wire());
+                assertEquals(o.min(), d.getInt(p + ".minimum"), o.wire());
+                if (o.max() != Integer.MAX_VALUE) {
+                    assertEquals(o.max(), d.getInt(p + ".maximum"), o.wire());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRefusedSpreadChangeAndTheVerdictsAreDescribed() {
+        JsonPath d = document();
+        for (String[] op : new String[][] {{"/api/v1/configure", "post"}, {"/api/v1/queues/{queue}", "patch"}}) {
+            String base = at(op[0], op[1]) + ".responses.'409'";
+            assertEquals("#/components/schemas/Problem",
+                    d.getString(base + ".content.'application/problem+json'.schema.'$ref'"), op[1] + " " + op[0]);
+            assertTrue(d.getString(base + ".description").contains("spread-change-refused"), op[1] + " " + op[0]);
+        }
+        assertTrue(d.getString(at("/api/v1/push", "post") + ".description").contains("spreadPartitions"));
+        assertTrue(d.getString("components.schemas.PushItem.properties.partition.description")
+                .contains("spreadPartitions"));
+        assertEquals(java.util.Arrays.stream(PushStatus.values()).map(PushStatus::wire).toList(),
+                d.getList("components.schemas.PushResult.properties.status.enum"));
+        assertEquals(List.of("queued", "duplicate"), d.getList("components.schemas.WebhookReceipt.properties.verdict.enum"));
     }
 }

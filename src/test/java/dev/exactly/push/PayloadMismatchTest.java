@@ -30,6 +30,9 @@ class PayloadMismatchTest {
     @Inject
     Pool pool;
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
+
     private static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID();
     }
@@ -221,5 +224,80 @@ class PayloadMismatchTest {
                 + "{\"type\":\"push\",\"items\":[" + item(other, "y", "2") + "]}]}";
         api().body(twice).post("/api/v1/transaction").then().statusCode(409)
                 .body("duplicateOf", equalTo("operations[0].items[0]")).body("payloadMatches", equalTo(false));
+    }
+
+    private double mismatches(String entry, String outcome) {
+        return registry.find("exactly.payload.mismatch").tag("entry", entry).tag("outcome", outcome).counter().count();
+    }
+
+    @Test
+    void aKeyRepeatedInsideATransactionWithAnotherPayloadIsA422InARejectQueue() {
+        String q = unique("mm-txn-twice");
+        mismatch(q, "reject");
+        double rejected = mismatches("transaction", "rejected");
+        String twice = "{\"operations\":[{\"type\":\"push\",\"items\":[" + item(q, "y", "1") + "]},"
+                + "{\"type\":\"push\",\"items\":[" + item(q, "y", "2") + "]}]}";
+        api().body(twice).post("/api/v1/transaction").then().statusCode(422)
+                .contentType("application/problem+json")
+                .body("type", equalTo("/problems/payload-mismatch"))
+                .body("operation", equalTo(1)).body("item", equalTo(0))
+                .body("duplicateOf", equalTo("operations[0].items[0]"))
+                .body("payloadMatches", equalTo(false))
+                .body("detail", org.hamcrest.Matchers.containsString("repeats operations[0].items[0] of this transaction"));
+        assertEquals(0, longOf(pool, "SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p "
+                + "ON p.id = m.partition_id JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = $1", q),
+                "rolled back: nothing written");
+        assertEquals(rejected + 1, mismatches("transaction", "rejected"));
+        // the same payload twice is a duplicate whatever the option
+        String same = "{\"operations\":[{\"type\":\"push\",\"items\":[" + item(q, "z", "1") + "," + item(q, "z", "1")
+                + "]}]}";
+        api().body(same).post("/api/v1/transaction").then().statusCode(409)
+                .body("type", equalTo("/problems/duplicate")).body("payloadMatches", equalTo(true));
+    }
+
+    @Test
+    void anItemRepeatingOneThisRequestStoresIsNotSaidToBeAlreadyStored() {
+        String q = unique("mm-same-request");
+        mismatch(q, "reject");
+        JsonPath r = push(items(item(q, "k", "1"), item(q, "k", "2")));
+        assertEquals(List.of("queued", "rejected"), r.getList("results.status"));
+        String detail = r.getString("results[1].problem.detail");
+        assertTrue(detail.startsWith("items[1]: transactionId 'k' repeats items[0] of this request, which stores it"),
+                detail);
+        assertFalse(detail.contains("already stored"), detail);
+        assertTrue(detail.contains(r.getString("results[0].messageId")), detail);
+        // a stored original is still "already stored"
+        JsonPath again = push(items(item(q, "k", "3"), item(q, "n", "1")));
+        assertTrue(again.getString("results[0].problem.detail").contains("is already stored in queue " + q),
+                again.getString("results[0].problem.detail"));
+    }
+
+    @Test
+    void mismatchesOutsideWebhooksAreCountedByEntryAndOutcome() {
+        String report = unique("mm-count-report");
+        String reject = unique("mm-count-reject");
+        mismatch(reject, "reject");
+        push(items(item(report, "a", "1"), item(reject, "a", "1")));
+        double pushReported = mismatches("push", "reported");
+        double pushRejected = mismatches("push", "rejected");
+        double task = mismatches("task", "reported");
+        push(items(item(report, "a", "2"), item(report, "a", "1"), item(reject, "a", "2")));
+        assertEquals(pushReported + 1, mismatches("push", "reported"), "only the item whose payload differs");
+        assertEquals(pushRejected + 1, mismatches("push", "rejected"));
+
+        String taskQueue = unique("mm-count-task");
+        String enqueue = "{\"queue\":\"" + taskQueue + "\",\"id\":\"t-1\",\"type\":\"x\",\"data\":";
+        api().body(enqueue + "1}").post("/api/v1/tasks").then().statusCode(200).body("status", equalTo("enqueued"));
+        api().body(enqueue + "1}").post("/api/v1/tasks").then().statusCode(200).body("payloadMatches", equalTo(true));
+        api().body(enqueue + "2}").post("/api/v1/tasks").then().statusCode(200).body("payloadMatches", equalTo(false));
+        assertEquals(task + 1, mismatches("task", "reported"));
+
+        String text = io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        for (String entry : List.of("push", "transaction", "task")) {
+            for (String outcome : List.of("reported", "rejected")) {
+                assertTrue(text.contains("exactly_payload_mismatch_total{entry=\"" + entry + "\",outcome=\"" + outcome
+                        + "\"}"), entry + " " + outcome);
+            }
+        }
     }
 }

@@ -3,7 +3,6 @@ package dev.exactly.push;
 import static dev.exactly.testing.Api.api;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.exactly.engine.KeySpread;
@@ -37,7 +36,7 @@ class SpreadHttpTest {
     @Test
     void theOptionIsZeroOrTwoTo1024() {
         String q = queue("bounds");
-        for (int bad : new int[] {1, -1, 1025}) {
+        for (String bad : new String[] {"1", "-1", "1025", "2147483648", "-2147483649", "99999999999999999999"}) {
             api().body("{\"options\":{\"spreadPartitions\":" + bad + "}}").patch("/api/v1/queues/" + q).then()
                     .statusCode(400).contentType("application/problem+json")
                     .body("errors[0].field", equalTo("options.spreadPartitions"))
@@ -57,12 +56,63 @@ class SpreadHttpTest {
                 .body("results[0].partition", equalTo(KeySpread.partitionOf(TransactionHash.of("order-42"), 16)))
                 .body("results[0].status", equalTo("queued"));
         api().body("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"b\",\"payload\":1},"
-                        + "{\"queue\":\"" + q + "\",\"partition\":\"Default\",\"transactionId\":\"c\",\"payload\":2}]}")
+                        + "{\"queue\":\"" + q + "\",\"partition\":\"eu\",\"transactionId\":\"c\",\"payload\":2}]}")
                 .post("/api/v1/push").then().statusCode(400).contentType("application/problem+json")
                 .body("errors[0].index", equalTo(1)).body("errors[0].field", equalTo("partition"))
                 .body("detail", containsString("spreads its messages over 16 partitions"));
         assertEquals(1, Db.number("SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
                 + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = '" + q + "'"), "the refused request wrote nothing");
+    }
+
+    @Test
+    void defaultAndNullMeanNoPartitionOnASpreadQueueInAPushAndInATransaction() {
+        String q = queue("dflt");
+        spread(q, 8);
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"partition\":\"Default\",\"transactionId\":\"a\",\"payload\":1},"
+                        + "{\"queue\":\"" + q + "\",\"partition\":null,\"transactionId\":\"b\",\"payload\":1}]}")
+                .post("/api/v1/push").then().statusCode(200)
+                .body("results[0].partition", equalTo(KeySpread.partitionOf(TransactionHash.of("a"), 8)))
+                .body("results[1].partition", equalTo(KeySpread.partitionOf(TransactionHash.of("b"), 8)));
+        api().body("{\"operations\":[{\"type\":\"push\",\"items\":[{\"queue\":\"" + q
+                        + "\",\"partition\":\"Default\",\"transactionId\":\"c\",\"payload\":1}]}]}")
+                .post("/api/v1/transaction").then().statusCode(200)
+                .body("results[0].items[0].partition", equalTo(KeySpread.partitionOf(TransactionHash.of("c"), 8)));
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = '" + q + "' AND p.name = 'Default'"));
+    }
+
+    @Test
+    void aPopOfAPartitionOutsideTheSpreadIsRefusedNamingTheRange() {
+        String q = queue("pop-range");
+        spread(q, 4);
+        for (String bad : new String[] {"spread-4", "spread-99", "Default", "spread-01"}) {
+            api().body("{\"queue\":\"" + q + "\",\"partition\":\"" + bad + "\"}").post("/api/v1/pop").then()
+                    .statusCode(400).contentType("application/problem+json")
+                    .body("errors[0].field", equalTo("partition"))
+                    .body("detail", containsString("spread-0 to spread-3"));
+        }
+        api().body("{\"queue\":\"" + q + "\",\"partition\":\"spread-3\"}").post("/api/v1/pop").then()
+                .statusCode(200).body("messages.size()", equalTo(0));
+        // a queue that does not spread: any partition, an empty answer
+        api().body("{\"queue\":\"" + queue("pop-plain") + "\",\"partition\":\"spread-99\"}").post("/api/v1/pop")
+                .then().statusCode(200).body("messages.size()", equalTo(0));
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = '" + q + "'"), "the refused pops wrote nothing");
+    }
+
+    @Test
+    void aDeadLetterQueueCannotSpreadByKey() {
+        String q = queue("dl") + ".dlq";
+        api().body("{\"options\":{\"spreadPartitions\":4}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("options.spreadPartitions"))
+                .body("detail", containsString("dead-letter queue"));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"spreadPartitions\":4}}").post("/api/v1/configure").then()
+                .statusCode(400);
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+        // 0 (off) is its only value, and other options are free
+        api().body("{\"options\":{\"spreadPartitions\":0,\"retryLimit\":1}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(200);
     }
 
     @Test
@@ -88,7 +138,7 @@ class SpreadHttpTest {
     }
 
     @Test
-    void webhookDeliveriesSpreadByTheirKeyAndASourceThatNamesItsPartitionIsRefused() throws Exception {
+    void webhookDeliveriesSpreadByTheirKeyAlsoWhenTheSourceChoosesAPartition() throws Exception {
         spread("webhooks.gh-spread", 8);
         String delivery = UUID.randomUUID().toString();
         byte[] body = "{\"zen\":\"spread\"}".getBytes(StandardCharsets.UTF_8);
@@ -100,12 +150,22 @@ class SpreadHttpTest {
         assertEquals(1, Db.number("SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p "
                 + "ON p.id = m.partition_id WHERE m.message_id = '" + WebhookClient.messageId(first) + "' AND p.name = '"
                 + KeySpread.partitionOf(TransactionHash.of(delivery), 8) + "'"), "stored in the delivery id's partition");
+        // a source that takes its partition from a header: spread too, not refused (GitHub would not retry)
+        String other = UUID.randomUUID().toString();
         HttpResponse<String> named = WebhookClient.post("gh-spread-named", body, "Content-Type", "application/json",
-                "X-GitHub-Event", "push", "X-GitHub-Delivery", UUID.randomUUID().toString(),
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", other,
                 "X-Hub-Signature-256", Signing.github("gh-test-secret", body));
-        assertEquals(400, named.statusCode(), named.body());
-        org.hamcrest.MatcherAssert.assertThat(named.body(), containsString("chooses the partition"));
-        org.hamcrest.MatcherAssert.assertThat(named.headers().firstValue("Content-Type").orElse(""),
-                startsWith("application/problem+json"));
+        assertEquals(200, named.statusCode(), named.body());
+        assertEquals("queued", WebhookClient.verdict(named));
+        org.hamcrest.MatcherAssert.assertThat(named.body(), containsString(
+                "\"partition\":\"" + KeySpread.partitionOf(TransactionHash.of(other), 8) + "\""));
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = 'webhooks.gh-spread' AND p.name = 'push'"), "the header's partition was not used");
+        // its redelivery is a duplicate in the same partition
+        HttpResponse<String> again = WebhookClient.post("gh-spread-named", body, "Content-Type", "application/json",
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", other,
+                "X-Hub-Signature-256", Signing.github("gh-test-secret", body));
+        assertEquals("duplicate", WebhookClient.verdict(again));
+        assertEquals(WebhookClient.messageId(named), WebhookClient.messageId(again));
     }
 }

@@ -71,7 +71,8 @@ class HostileInputPropertyTest {
         db = TestDatabase.createMigratedDatabase();
         pool = TestDatabase.pool(vertx, db, 4);
         pool.query("SELECT 1").executeAndAwait();
-        push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config());
+        push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config(),
+                new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
         configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool), DedupCache.DISABLED);
     }
 

@@ -67,7 +67,8 @@ final class TaskTesting {
 
         SecondInstance() {
             pool = AppDatabase.pool(vertx, 8);
-            service = new TaskService(new TaskRepository(pool));
+            service = new TaskService(new TaskRepository(pool),
+                    new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
         }
 
         @Override

@@ -50,8 +50,8 @@ public final class PartitionSelector {
 
     /**
      * @return true when the source chooses the partition (a header, a pointer, or a fixed name
-     *         other than Default): a queue that spreads by key then refuses its deliveries; false
-     *         for the default, which such a queue replaces with the key's partition
+     *         other than Default): a queue that spreads by key spreads its deliveries anyway, and
+     *         the source is named in a warning; false for the default
      */
     public boolean named() {
         return field != null || !PushCommand.DEFAULT_PARTITION.equals(fixed);
