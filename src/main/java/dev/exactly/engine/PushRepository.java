@@ -189,6 +189,12 @@ public final class PushRepository {
         calls.increment();
         return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> {
             List<SegmentOutcome> out = outcomes(segments, rows, retry);
+            if (client != pool) {
+                // in a caller's transaction, which may still roll back: a partition it created
+                // would vanish with it, and its id would send the next push in a transaction
+                // (which cannot go by name again) to no partition
+                return out;
+            }
             if (partitionIds.size() >= MAX_KNOWN_PARTITIONS) {
                 partitionIds.clear();
             }

@@ -137,6 +137,20 @@ class TransactionTest {
     }
 
     @Test
+    void aPartitionCreatedByARolledBackTransactionIsCreatedAgainByTheNextOne() {
+        push("t-gone-dup", "p", "dup", "1");
+        String fresh = "t-gone-" + java.util.UUID.randomUUID();
+        // two partitions (a bundle): the new one is created, then rolled back with the duplicate
+        api().body(Map.of("operations", List.of(pushOp(item(fresh, "p", "a", 1), item("t-gone-dup", "p", "dup", 2)))))
+                .post("/api/v1/transaction").then().statusCode(409);
+        // the same new partition alone (one segment): it must not be addressed by the vanished id
+        api().body(Map.of("operations", List.of(pushOp(item(fresh, "p", "a", 1))))).post("/api/v1/transaction")
+                .then().statusCode(200).body("results[0].items[0].status", equalTo("queued"));
+        api().body(Map.of("operations", List.of(pushOp(item(fresh, "p", "b", 1))))).post("/api/v1/transaction")
+                .then().statusCode(200).body("results[0].items[0].status", equalTo("queued"));
+    }
+
+    @Test
     void anUnresolvedAckRollsEverythingBack() {
         push("t-unres-src", "p", "in-1", "{}");
         Map<String, Object> m = pop("t-unres-src", "p", "g", 1).get(0);
