@@ -416,6 +416,56 @@ BEGIN
 END
 $$;
 
+-- The partition a key is routed to in a queue that spreads by key over p_n partitions:
+-- 'spread-' || (the high 64 bits of its 16-byte transaction hash, big-endian, unsigned) mod p_n,
+-- the rule of dev.exactly.engine.KeySpread (SpreadPartitionsTest checks that both agree).
+CREATE OR REPLACE FUNCTION exactly.spread_partition(p_hash bytea, p_n integer)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE STRICT
+AS $$
+    SELECT 'spread-' || mod(('x' || encode(substring(p_hash FROM 1 FOR 8), 'hex'))::bit(64)::bigint::numeric
+                            + CASE WHEN get_byte(p_hash, 0) >= 128 THEN 18446744073709551616 ELSE 0 END,
+                            p_n)::text
+$$;
+
+-- The partition of an ack by transactionId that names none: on a queue that spreads by key, the
+-- key's partition (where every message of that key is stored); otherwise the partition whose
+-- cursor of the consumer group holds the lease the ack names, or held it last (a repeated ack
+-- after its lease was released); otherwise 'Default'. Each lookup is one indexed statement.
+CREATE OR REPLACE FUNCTION exactly.ack_partition_name(p_queue text, p_group text, p_lease uuid, p_hash bytea)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
+DECLARE
+    v_qid    bigint;
+    v_spread integer;
+    v_pid    bigint;
+    v_name   text;
+BEGIN
+    SELECT q.id, q.spread_partitions INTO v_qid, v_spread FROM exactly.queues q WHERE q.name = p_queue;
+    IF NOT FOUND THEN
+        RETURN 'Default';
+    END IF;
+    IF v_spread > 0 THEN
+        RETURN exactly.spread_partition(p_hash, v_spread);
+    END IF;
+    SELECT c.partition_id INTO v_pid FROM exactly.consumer_cursors c
+    WHERE c.lease_id = p_lease AND c.consumer_group = p_group;
+    IF v_pid IS NULL THEN
+        SELECT c.partition_id INTO v_pid FROM exactly.consumer_cursors c
+        WHERE c.prev_lease_id = p_lease AND c.consumer_group = p_group;
+    END IF;
+    IF v_pid IS NOT NULL THEN
+        SELECT n.name INTO v_name FROM exactly.partition_names n WHERE n.id = v_pid AND n.queue_id = v_qid;
+    END IF;
+    RETURN COALESCE(v_name, 'Default');
+END
+$$;
+
 -- Acks a batch of messages; one result row per item, in item order. Items are independent
 -- (an item's error does not undo the others); a caller that needs all-or-nothing runs it in a
 -- transaction and rolls back on any result other than 'acked'.
@@ -485,6 +535,7 @@ DECLARE
     rel        record;
     pair       record;
     v_clock    timestamptz;
+    v_name     text;
 BEGIN
     -- 1. Resolve every item without locks, and predict which may need a dead-letter partition
     --    (status dlq, or failed/retry with no retry left), so that those partition rows are
@@ -495,6 +546,7 @@ BEGIN
     --    does not dead-letter.
     FOR i IN 1..n LOOP
         r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL; r_limit := NULL; r_cpid := NULL;
+        v_name := p_partitions[i];
         IF p_message_ids[i] IS NOT NULL THEN
             IF p_pid IS NULL THEN
                 SELECT m.partition_id, m."offset" INTO r_pid, r_off
@@ -513,9 +565,12 @@ BEGIN
                 r_pid := NULL; r_off := NULL; r_q := NULL; r_p := NULL;
             END IF;
         ELSE
+            -- no partition named: see exactly.ack_partition_name
+            v_name := COALESCE(p_partitions[i],
+                               exactly.ack_partition_name(p_queues[i], p_groups[i], p_leases[i], p_hashes[i]));
             SELECT p.id, q.name, p.name, q.retry_limit INTO r_pid, r_q, r_p, r_limit
             FROM exactly.queues q JOIN exactly.partition_names p ON p.queue_id = q.id
-            WHERE q.name = p_queues[i] AND p.name = p_partitions[i];
+            WHERE q.name = p_queues[i] AND p.name = v_name;
             IF r_pid IS NOT NULL THEN
                 r_off := exactly.resolve_offset(r_pid, p_groups[i], p_leases[i], p_hashes[i]);
                 -- a hash outlives its message's data (kept for the window): an ack naming purged
@@ -543,7 +598,7 @@ BEGIN
         v_cpid := v_cpid || r_cpid;
         v_off := v_off || r_off;
         v_qname := v_qname || COALESCE(r_q, p_queues[i]);
-        v_pname := v_pname || COALESCE(r_p, p_partitions[i]);
+        v_pname := v_pname || COALESCE(r_p, v_name);
         v_limit := v_limit || r_limit;
         IF r_pid IS NOT NULL AND (p_statuses[i] = 'dlq' OR (p_statuses[i] IN ('failed', 'retry') AND
                 COALESCE((SELECT d.attempts FROM exactly.deliveries d

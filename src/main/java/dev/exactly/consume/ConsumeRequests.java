@@ -86,8 +86,10 @@ public final class ConsumeRequests {
 
     /**
      * Reads one ack: {@code {"queue"?,"partition"?,"consumerGroup"?,"leaseId","transactionId"|"messageId",
-     * "status","error"?}}. With a transactionId the queue is required and the partition defaults to
-     * "Default"; with a messageId both are optional and, when given, must match the message.
+     * "status","error"?}}. With a transactionId the queue is required and a partition that is not
+     * given is found by the database (the key's partition on a queue that spreads by key, else
+     * the lease's partition, else "Default"); with a messageId both are optional and, when given,
+     * must match the message.
      *
      * @param node   the ack object (anything else is refused)
      * @param at     where it is: the root, a batch item, or a transaction's operation
@@ -137,9 +139,6 @@ public final class ConsumeRequests {
         }
         if (errors.size() > before) {
             return null;
-        }
-        if (txn != null && partition == null) {
-            partition = Names.DEFAULT_PARTITION;
         }
         return new AckCommand(queue, partition, group == null ? PopRequest.DEFAULT_GROUP : group, lease, txn,
                 messageId, status, error);

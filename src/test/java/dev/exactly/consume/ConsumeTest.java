@@ -392,4 +392,31 @@ class ConsumeTest {
                 partitionId(pool, "c-bad", "p")));
         ack(ackById(m, "g", "completed")).then().statusCode(200).body("replay", equalTo(null));
     }
+
+    /** An ack by transactionId that names no partition. */
+    private static Map<String, Object> ackByTxnOnly(String queue, String txn, Object leaseId, String group) {
+        Map<String, Object> a = new java.util.LinkedHashMap<>(ackByTxn(queue, "x", txn, leaseId, group, "completed"));
+        a.remove("partition");
+        return a;
+    }
+
+    @Test
+    void anAckByTransactionIdWithoutPartitionIsResolvedInTheLeasesPartition() {
+        String q = "c-txn-lease-" + java.util.UUID.randomUUID();
+        push(q, "eu", "k-1", "1");
+        push(q, "Default", "k-1", "2"); // the same key in Default: another message
+        Map<String, Object> m = pop(q, "eu", "g", 1).get(0);
+        ack(ackByTxnOnly(q, "k-1", m.get("leaseId"), "g")).then().statusCode(200)
+                .body("result", equalTo("acked")).body("partition", equalTo("eu"))
+                .body("messageId", equalTo(m.get("messageId")));
+        // repeated after the lease was released (everything it delivered is acked): a replay there
+        ack(ackByTxnOnly(q, "k-1", m.get("leaseId"), "g")).then().statusCode(200)
+                .body("replay", equalTo(true)).body("partition", equalTo("eu"));
+        // a lease that is no cursor's: Default, as before (there it is not this lease's: unresolved
+        // by the lease, which holds nothing of Default)
+        ack(ackByTxnOnly(q, "k-1", java.util.UUID.randomUUID().toString(), "g")).then().statusCode(409)
+                .body("type", containsString("lease-mismatch"));
+        // the Default message is still undelivered to g
+        assertEquals("2", String.valueOf(pop(q, "Default", "g", 1).get(0).get("payload")));
+    }
 }

@@ -106,6 +106,20 @@ class SpreadPartitionsTest {
     }
 
     @Test
+    void theDatabasesSpreadPartitionFunctionRoutesAsKeySpreadDoes() {
+        Random rnd = new Random(16);
+        for (int i = 0; i < 300; i++) {
+            String key = i < 100 ? "k-" + i : UUID.randomUUID().toString() + rnd.nextInt();
+            byte[] hash = TransactionHash.of(key);
+            int n = 2 + rnd.nextInt(KeySpread.MAX_PARTITIONS - 1);
+            String sql = poolA.preparedQuery("SELECT exactly.spread_partition($1, $2)")
+                    .execute(Tuple.of(io.vertx.core.buffer.Buffer.buffer(hash), n)).await().atMost(WAIT)
+                    .iterator().next().getString(0);
+            assertEquals(KeySpread.partitionOf(hash, n), sql, key + " over " + n);
+        }
+    }
+
+    @Test
     void theSameKeyLandsInTheSamePartitionAcrossRequestsAndInstances() {
         spread("hot", 16);
         PushEngine a = new PushEngine(new PushRepository(poolA), DedupCache.DISABLED);

@@ -168,4 +168,42 @@ class SpreadHttpTest {
         assertEquals("duplicate", WebhookClient.verdict(again));
         assertEquals(WebhookClient.messageId(named), WebhookClient.messageId(again));
     }
+
+    @Test
+    void anAckByTransactionIdWithoutPartitionFindsTheKeysPartitionAlsoInATransaction() {
+        String q = queue("ack");
+        spread(q, 4);
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < 12; i++) {
+            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(q).append("\",\"transactionId\":\"k-")
+                    .append(i).append("\",\"payload\":").append(i).append("}");
+        }
+        api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
+        java.util.Set<String> acked = new java.util.HashSet<>();
+        for (int round = 0; round < 8 && acked.size() < 12; round++) {
+            io.restassured.path.json.JsonPath popped = api().body("{\"queue\":\"" + q + "\",\"consumerGroup\":\"g\",\"batch\":20}")
+                    .post("/api/v1/pop").then().statusCode(200).extract().jsonPath();
+            java.util.List<java.util.Map<String, Object>> messages = popped.getList("messages");
+            for (int i = 0; i < messages.size(); i++) {
+                java.util.Map<String, Object> m = messages.get(i);
+                String ack = "{\"queue\":\"" + q + "\",\"transactionId\":\"" + m.get("transactionId")
+                        + "\",\"consumerGroup\":\"g\",\"leaseId\":\"" + m.get("leaseId") + "\",\"status\":\"completed\"}";
+                if (i == 0) {
+                    // inside a transaction too
+                    api().body("{\"operations\":[" + ack.replaceFirst("\\{", "{\"type\":\"ack\",") + "]}")
+                            .post("/api/v1/transaction").then().statusCode(200)
+                            .body("results[0].ack.result", equalTo("acked"))
+                            .body("results[0].ack.partition", equalTo(m.get("partition")));
+                } else {
+                    api().body(ack).post("/api/v1/ack").then().statusCode(200).body("result", equalTo("acked"))
+                            .body("partition", equalTo(m.get("partition")))
+                            .body("messageId", equalTo(m.get("messageId")));
+                }
+                // repeated: a replay, never unresolved
+                api().body(ack).post("/api/v1/ack").then().statusCode(200).body("replay", equalTo(true));
+                acked.add((String) m.get("transactionId"));
+            }
+        }
+        assertEquals(12, acked.size(), "every message was popped and acked by its transactionId alone");
+    }
 }
