@@ -57,7 +57,8 @@ public final class PushEngine {
      * @param commands validated items, in request order (may be empty)
      * @return one verdict per item, in request order
      * @throws PartitionNamedException (as the Uni's failure, nothing written) when an item names a
-     *         partition on a queue that spreads by key
+     *         partition on a queue that spreads by key, as the database says (never on this
+     *         instance's belief alone, see {@link #group})
      * @throws SpreadChangedException (as the Uni's failure, nothing written) when the option kept
      *         changing while the request was routed again
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
