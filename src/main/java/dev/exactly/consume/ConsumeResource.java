@@ -38,6 +38,8 @@ public class ConsumeResource {
      * {@code {"queue","partition"?,"consumerGroup"?="__default","batch"?=1,"leaseSeconds"?,"waitMillis"?=0}}.
      *
      * @return {@code {"messages":[…]}}, empty when nothing is available (after waiting up to waitMillis)
+     * @throws ApiProblem 400 for bad input, or a partition outside the spread of a queue that
+     *         spreads by key (which never holds a message)
      */
     @POST
     @Path("/pop")
@@ -49,7 +51,8 @@ public class ConsumeResource {
 
     /**
      * Acks one delivered message. Body: {@code {"leaseId","transactionId"|"messageId","status",
-     * "queue"?,"partition"?,"consumerGroup"?,"error"?}}.
+     * "queue"?,"partition"?,"consumerGroup"?,"error"?}}; a transactionId ack without partition is
+     * resolved in the key's partition (a queue that spreads by key) or the lease's.
      *
      * @return the result; an ack that cannot be resolved (409, type /problems/unresolved) or
      *         whose lease does not hold the message (409, /problems/lease-mismatch) changes nothing
