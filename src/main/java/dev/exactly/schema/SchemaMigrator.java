@@ -3,7 +3,6 @@ package dev.exactly.schema;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 
 /**
@@ -15,11 +14,11 @@ import org.flywaydb.core.api.output.MigrateResult;
 @ApplicationScoped
 public class SchemaMigrator {
 
-    private final Flyway flyway;
+    private final FlywaySource flywaySource;
 
-    /** Constructor injection: the Flyway of the default datasource (quarkus-flyway). */
-    public SchemaMigrator(Flyway flyway) {
-        this.flyway = flyway;
+    /** Constructor injection: the shape's Flyway of the default datasource. */
+    public SchemaMigrator(FlywaySource flywaySource) {
+        this.flywaySource = flywaySource;
     }
 
     /**
@@ -39,7 +38,7 @@ public class SchemaMigrator {
      */
     public Uni<Outcome> migrate() {
         return Uni.createFrom().item(() -> {
-            MigrateResult r = flyway.migrate();
+            MigrateResult r = flywaySource.flyway().migrate();
             String version = r.targetSchemaVersion != null ? r.targetSchemaVersion : r.initialSchemaVersion;
             return new Outcome(r.migrationsExecuted, version);
         }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.testing.Api;
 import dev.exactly.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Cold start of function.zip packages under the AWS Lambda Java runtime interface client, side by
@@ -23,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * answer of its first one-item push (and to its first /invocation/next poll: initialisation). The
  * database is the tests' embedded PostgreSQL, migrated once; no SnapStart. Prints each run, then
  * the medians and each package's ratio to the first one.
+ *
+ * <p>After the timed rounds, each package is started once more with {@code -Xlog:class+load} added
+ * to its JAVA_TOOL_OPTIONS (untimed: logging slows the start) and the classes loaded from process
+ * start to the first answer are counted; the list is kept in
+ * {@code target/cold-start-classes-NAME.log} for comparing packages.
  *
  * <p>Arguments: {@code --runs N} (default 5), then one or more {@code NAME=ZIP[|JAVA_TOOL_OPTIONS]}
  * (the first is the reference of the ratios).
@@ -75,19 +82,43 @@ public final class ColdStartBench {
                 System.out.printf("%-10s %5d %12d %16d%n", v.name(), run, t[0], t[1]);
             }
         }
+        Map<String, Long> classes = new LinkedHashMap<>();
+        for (Variant v : variants) {
+            classes.put(v.name(), classesLoaded(v, env));
+        }
         long reference = -1;
-        System.out.printf("%n%-10s %12s %16s %8s%n", "package", "median init", "median first push", "ratio");
+        long referenceClasses = -1;
+        System.out.printf("%n%-10s %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
+                "classes loaded", "ratio");
         for (Variant v : variants) {
             long init = median(times.get(v.name()), 0);
             long first = median(times.get(v.name()), 1);
+            long loaded = classes.get(v.name());
             if (reference < 0) {
                 reference = first;
+                referenceClasses = loaded;
             }
-            System.out.printf("%-10s %9d ms %13d ms %8.2f%n", v.name(), init, first, first / (double) reference);
+            System.out.printf("%-10s %9d ms %13d ms %8.2f %16d %8.2f%n", v.name(), init, first, first / (double) reference,
+                    loaded, loaded / (double) referenceClasses);
         }
     }
 
+    /** Starts v once with -Xlog:class+load and counts the classes loaded up to its first answer. */
+    private static long classesLoaded(Variant v, Map<String, String> env) throws Exception {
+        Path log = Path.of("target", "cold-start-classes-" + v.name() + ".log").toAbsolutePath();
+        Files.deleteIfExists(log);
+        String options = (v.toolOptions() != null ? v.toolOptions() : FunctionProcess.javaToolOptions())
+                + " -Xlog:class+load=info:file=" + log;
+        return once(new Variant(v.name(), v.zip(), options), env, 0, log)[2];
+    }
+
     private static long[] once(Variant v, Map<String, String> env, int run) throws Exception {
+        return once(v, env, run, null);
+    }
+
+    /** One start: {init ms, first answer ms, classes in classLog when the answer came (0 without one)}. */
+    private static long[] once(Variant v, Map<String, String> env, int run, Path classLog) throws Exception {
+        long[] times;
         try (RuntimeApiServer api = new RuntimeApiServer();
              FunctionProcess fn = FunctionProcess.start("bench-" + v.name() + "-" + run, api, env,
                      FunctionProcess.unzipped(v.zip(), Path.of("target", "lambda-task-" + v.name())), v.toolOptions())) {
@@ -97,13 +128,20 @@ public final class ColdStartBench {
                             + "\",\"payload\":{\"n\":1}}]}").build(), StandardCharsets.UTF_8);
             RuntimeApiServer.Outcome outcome = api.invoke(event.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(120));
             long done = System.nanoTime();
+            long loaded = 0;
+            if (classLog != null) {
+                try (Stream<String> lines = Files.lines(classLog)) {
+                    loaded = lines.count();
+                }
+            }
             JsonNode answer = JSON.readTree(outcome.response() == null ? "{}" : outcome.response());
             if (answer.path("statusCode").asInt() != 200) {
                 throw new IllegalStateException(v.name() + ": " + outcome + "\n" + fn.output());
             }
-            return new long[] {TimeUnit.NANOSECONDS.toMillis(api.firstNextNanos() - fn.startNanos()),
-                    TimeUnit.NANOSECONDS.toMillis(done - fn.startNanos())};
+            times = new long[] {TimeUnit.NANOSECONDS.toMillis(api.firstNextNanos() - fn.startNanos()),
+                    TimeUnit.NANOSECONDS.toMillis(done - fn.startNanos()), loaded};
         }
+        return times;
     }
 
     private static long median(List<long[]> values, int index) {
