@@ -48,6 +48,24 @@ class ColdStartTest {
         assertTrue(Listener.attempts.get() > 0, "the push tried the database");
     }
 
+    /**
+     * Start-up builds no JDBC pool and no Flyway (the Lambda profile sets no JDBC URL, which leaves
+     * the Agroal datasource and quarkus-flyway's beans inactive; the migrate call makes its own
+     * Flyway), and the Lambda build has no OpenAPI extension: /q/openapi is not served.
+     */
+    @Test
+    void startUpBuildsNoJdbcDatasourceNorFlywayAndServesNoOpenApi() {
+        assertFalse(active(io.agroal.api.AgroalDataSource.class), "the JDBC datasource bean is active");
+        assertFalse(active(org.flywaydb.core.Flyway.class), "quarkus-flyway's Flyway bean is active");
+        anonymous().get("/q/openapi").then().statusCode(404);
+    }
+
+    private static boolean active(Class<?> type) {
+        io.quarkus.arc.InjectableInstance<?> instance = io.quarkus.arc.Arc.container().select(type);
+        assertTrue(instance.isResolvable(), type + " has a bean");
+        return instance.getHandle().getBean().isActive();
+    }
+
     /** The lambda config profile with the datasource on the counting listener. */
     public static class CountingDatabase implements QuarkusTestProfile {
         @Override
