@@ -772,3 +772,38 @@ BEGIN
                                                  p_hashes, p_statuses, p_errors, p_dlq_ids, p_dlq_hashes, p_pid);
 END
 $$;
+
+-- Extends the pop lease p_lease (a consumer's heartbeat, as SQS's ChangeMessageVisibility): when a
+-- consumer group's cursor still holds it and it has not expired, it now ends p_seconds from now
+-- (NULL: the queue's lease_time), whatever it was before, and the row says so (extended = true).
+-- An expired lease is not revived, even before another consumer took it over: the row then carries
+-- extended = false and its old expiry, and nothing changes. No row when no cursor holds the lease:
+-- it was taken over after it expired, released once everything it delivered was acked, or never
+-- granted. An extension is not a delivery (attempts unchanged) and covers the same offsets.
+-- Takes only the cursor row's lock (no partition row), so it fits the global lock order; it waits
+-- for an ack or pop busy with that cursor, and a pop that meets the extended cursor skips it.
+CREATE OR REPLACE FUNCTION exactly.extend_lease(p_lease uuid, p_seconds integer)
+RETURNS TABLE (extended boolean, queue text, partition text, consumer_group text, lease_from bigint,
+               lease_to bigint, lease_expires_at timestamptz)
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
+BEGIN
+    RETURN QUERY
+    UPDATE exactly.consumer_cursors c
+    SET lease_expires_at = clock_timestamp() + make_interval(secs => COALESCE(p_seconds, q.lease_time))
+    FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+    WHERE p.id = c.partition_id AND c.lease_id = p_lease AND c.lease_expires_at > clock_timestamp()
+    RETURNING true, q.name, p.name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT false, q.name, p.name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at
+    FROM exactly.consumer_cursors c
+    JOIN exactly.partitions p ON p.id = c.partition_id
+    JOIN exactly.queues q ON q.id = p.queue_id
+    WHERE c.lease_id = p_lease;
+END
+$$;

@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Data access for consumption: {@code exactly.pop} and {@code exactly.ack_batch}
- * (sql/R__consume.sql). Each call is one statement, one round trip.
+ * Data access for consumption: {@code exactly.pop}, {@code exactly.ack_batch} and
+ * {@code exactly.extend_lease} (sql/R__consume.sql). Each call is one statement, one round trip.
  *
  * <p>Partition ids learnt from pops (a pop's rows name their partition's id) route later calls
  * on that partition to its single-partition functions: a pop of a named partition goes to
@@ -53,6 +53,8 @@ public class ConsumeRepository {
     static final int MAX_KNOWN_PARTITIONS = 100_000;
 
     private static final String SPREAD = "SELECT spread_partitions FROM exactly.queues WHERE name = $1";
+    private static final String EXTEND = "SELECT extended, queue, partition, consumer_group, lease_from, lease_to, "
+            + "lease_expires_at FROM exactly.extend_lease($1, $2)";
 
     private static final Buffer NO_HASH = Buffer.buffer(new byte[TransactionHash.BYTES]);
 
@@ -151,6 +153,37 @@ public class ConsumeRepository {
                         () -> pool.preparedQuery(SPREAD).execute(Tuple.of(queue)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? 0 : rows.iterator().next().getInteger(0));
+     * What an extension found: the lease as it now is, whether it was extended.
+     *
+     * @param extended true when the lease was held and unexpired, and now ends at its new expiry;
+     *                 false when it had expired (nothing changed; {@code lease} shows the old expiry)
+     * @param lease    the lease
+     */
+    public record Extension(boolean extended, PopLease lease) {
+    }
+
+    /**
+     * Extends a pop lease: when a consumer group still holds it unexpired, it now ends
+     * {@code seconds} from now (the database clock). One statement, in its own transaction.
+     *
+     * @param leaseId the lease a pop handed out
+     * @param seconds seconds from now, or null for the queue's leaseTime
+     * @return what was found; null when no consumer group holds the lease (taken over after it
+     *         expired, released once everything it delivered was acked, or never granted)
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<Extension> extend(UUID leaseId, Integer seconds) {
+        return pool.preparedQuery(EXTEND).execute(Tuple.of(leaseId, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return null;
+                    }
+                    Row r = rows.iterator().next();
+                    return new Extension(r.getBoolean("extended"), new PopLease(leaseId, r.getString("queue"),
+                            r.getString("partition"), r.getString("consumer_group"), r.getLong("lease_from"),
+                            r.getLong("lease_to"), r.getOffsetDateTime("lease_expires_at")));
+                });
     }
 
     /**

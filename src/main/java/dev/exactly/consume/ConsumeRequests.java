@@ -30,6 +30,7 @@ public final class ConsumeRequests {
             Set.of("queue", "partition", "consumerGroup", "batch", "leaseSeconds", "waitMillis");
     private static final Set<String> ACK_FIELDS =
             Set.of("queue", "partition", "consumerGroup", "leaseId", "transactionId", "messageId", "status", "error");
+    private static final Set<String> EXTEND_FIELDS = Set.of("leaseId", "leaseSeconds");
     private static final ArrayEnvelope ACKS = ArrayEnvelope.of("items", MAX_ACKS, "acks per request");
 
     private ConsumeRequests() {
@@ -66,6 +67,33 @@ public final class ConsumeRequests {
      */
     public static List<AckCommand> ackBatch(byte[] body) {
         return ACKS.read(body, (p, at, errors) -> ack(p.readValueAsTree(), at, errors));
+    }
+
+    /**
+     * A pop lease extension: the lease and its new length counted from now.
+     *
+     * @param leaseId      the lease a pop handed out
+     * @param leaseSeconds seconds from now, 1 to {@link PopRequest#MAX_LEASE_SECONDS}, or null for the queue's leaseTime
+     */
+    public record LeaseExtension(UUID leaseId, Integer leaseSeconds) {
+    }
+
+    /**
+     * Reads an extend body, {@code {"leaseId","leaseSeconds"?}} (the body a task extension takes).
+     * A leaseSeconds over {@link PopRequest#MAX_LEASE_SECONDS} is refused, as a pop asking for it is,
+     * never shortened: a consumer must not believe it holds a lease longer than it does.
+     *
+     * @param body UTF-8 JSON
+     * @return the extension
+     * @throws ApiProblem 400 naming every bad field (an unknown one included)
+     */
+    public static LeaseExtension extension(byte[] body) {
+        return JsonTree.read(body, (root, errors) -> {
+            JsonTree.unknownFields(root, EXTEND_FIELDS, ErrorPath.ROOT, errors);
+            UUID lease = JsonTree.uuid(root, "leaseId", true, ErrorPath.ROOT, errors);
+            Integer seconds = integer(root, "leaseSeconds", 1, PopRequest.MAX_LEASE_SECONDS, errors);
+            return errors.isEmpty() ? new LeaseExtension(lease, seconds) : null;
+        });
     }
 
     private static PopRequest pop(JsonNode root, List<FieldError> errors) {

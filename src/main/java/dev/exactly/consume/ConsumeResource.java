@@ -13,8 +13,9 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * Consumption: POST /api/v1/pop (lease a partition, get its next messages in offset order, with
- * optional long-poll), POST /api/v1/ack and POST /api/v1/ack/batch (settle, retry or dead-letter
- * delivered messages, by messageId or transactionId).
+ * optional long-poll), POST /api/v1/pop/extend (extend a pop's lease, a heartbeat), POST
+ * /api/v1/ack and POST /api/v1/ack/batch (settle, retry or dead-letter delivered messages, by
+ * messageId or transactionId).
  */
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
@@ -47,6 +48,41 @@ public class ConsumeResource {
     @Operation(summary = "Lease a partition and receive its next messages in offset order (long-poll with waitMillis)")
     public Uni<PopResponse> pop(byte[] body) {
         return pops.pop(ConsumeRequests.pop(body)).map(PopResponse::new);
+    }
+
+    /**
+     * Extends a pop lease (a consumer's heartbeat, as a task worker extends a task lease). Body:
+     * {@code {"leaseId","leaseSeconds"?}}, leaseSeconds 1 to {@link PopRequest#MAX_LEASE_SECONDS},
+     * default the queue's leaseTime; a larger one is refused (400), never shortened. The lease then
+     * ends leaseSeconds from now and still covers the messages it delivered; an extension is not a
+     * delivery.
+     *
+     * @return the lease with its new {@code leaseExpiresAt}
+     * @throws ApiProblem 409 {@code /problems/lease-conflict} when the lease expired, was taken
+     *                    over, released or never granted; nothing is changed
+     */
+    @POST
+    @Path("/pop/extend")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Extend a pop's lease (heartbeat)",
+            description = "Body: {\"leaseId\", \"leaseSeconds\"? (the queue's leaseTime; 1 to 604800)}, as a task "
+                    + "extension takes. The lease then ends leaseSeconds from now and keeps its partition and "
+                    + "offsets; the answer is the lease with its new leaseExpiresAt. Only a lease its consumer "
+                    + "group still holds, unexpired, can be extended: an expired, taken-over or released lease "
+                    + "gets 409.")
+    public Uni<PopLease> extendLease(byte[] body) {
+        ConsumeRequests.LeaseExtension request = ConsumeRequests.extension(body);
+        return store.extend(request.leaseId(), request.leaseSeconds()).map(found -> {
+            if (found != null && found.extended()) {
+                return found.lease();
+            }
+            String why = found == null
+                    ? "no consumer group holds this lease: it expired and was taken over, was released once "
+                            + "everything it delivered was acked, or was never granted"
+                    : "the lease expired at " + found.lease().leaseExpiresAt() + " and cannot be revived; pop again";
+            throw new ApiProblem(409, "lease-conflict", "Lease conflict", why,
+                    List.of(new FieldError(null, "leaseId", why)));
+        });
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.exactly.http;
 
 import dev.exactly.consume.AckBatchResponse;
 import dev.exactly.consume.AckResult;
+import dev.exactly.consume.PopLease;
 import dev.exactly.consume.PopResponse;
 import dev.exactly.consume.PoppedMessage;
 import dev.exactly.message.MessageView;
@@ -42,7 +43,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         QueueListResponse.class, QueueListResponse.Entry.class, QueueStats.class, QueueStats.Group.class,
         MessageView.class,
         SchemaMigrator.Outcome.class,
-        PopResponse.class, PoppedMessage.class, AckBatchResponse.class, AckResult.class,
+        PopResponse.class, PoppedMessage.class, PopLease.class, AckBatchResponse.class, AckResult.class,
         EnqueueResult.class, BatchResponse.class, ClaimResponse.class, TaskView.class,
         TaskListResponse.class,
         TransactionResponse.class, TransactionResponse.OperationResult.class, TransactionProblem.class,

@@ -28,6 +28,7 @@ public class OpenApiDocument implements OASFilter {
     static final Map<String, String> REQUEST_SCHEMAS = Map.ofEntries(
             Map.entry("POST /api/v1/push", "PushRequest"),
             Map.entry("POST /api/v1/pop", "PopRequest"),
+            Map.entry("POST /api/v1/pop/extend", "ExtendRequest"),
             Map.entry("POST /api/v1/ack", "AckRequest"),
             Map.entry("POST /api/v1/ack/batch", "AckBatchRequest"),
             Map.entry("POST /api/v1/transaction", "TransactionRequest"),
@@ -52,6 +53,7 @@ public class OpenApiDocument implements OASFilter {
      */
     static final Map<String, String> CONFLICTS = Map.of(
             "POST /api/v1/ack", LEASE_CONFLICT,
+            "POST /api/v1/pop/extend", LEASE_CONFLICT,
             "POST /api/v1/transaction", LEASE_CONFLICT,
             "POST /api/v1/tasks/{id}/complete", LEASE_CONFLICT,
             "POST /api/v1/tasks/{id}/fail", LEASE_CONFLICT,
