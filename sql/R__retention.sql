@@ -110,3 +110,25 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- Deletes up to p_limit buckets of exactly.duplicate_counts that no stats read any more: those
+-- that start before their queue's deduplication window (and those of a queue that is gone), oldest
+-- first, in one short statement. Returns how many it deleted; the maintenance job calls it until a
+-- step deletes fewer than p_limit. Touches only the unlogged table, and no partition lock.
+CREATE OR REPLACE FUNCTION exactly.purge_duplicate_counts(p_limit integer)
+RETURNS integer
+LANGUAGE sql AS $$
+    WITH old AS (
+        SELECT d.queue_id, d.bucket
+        FROM exactly.duplicate_counts d
+        LEFT JOIN exactly.queues q ON q.id = d.queue_id
+        WHERE q.id IS NULL OR d.bucket < clock_timestamp() - make_interval(secs => q.dedup_window_seconds)
+        ORDER BY d.bucket
+        LIMIT p_limit
+    ), del AS (
+        DELETE FROM exactly.duplicate_counts d USING old
+        WHERE d.queue_id = old.queue_id AND d.bucket = old.bucket
+        RETURNING 1
+    )
+    SELECT count(*)::integer FROM del
+$$;

@@ -48,3 +48,41 @@ LANGUAGE sql STABLE AS $$
     GROUP BY pg.consumer_group
     ORDER BY pg.consumer_group
 $$;
+
+-- Adds one instance's in-memory counts of the duplicates it answered (the three arrays are one
+-- count each: queue name, the start of the minute they were answered in, how many) to
+-- exactly.duplicate_counts, and returns how many buckets it wrote. Counts of a queue that does not
+-- exist are dropped (cannot happen: a duplicate names a stored message). Rows are upserted in key
+-- order, so concurrent flushes of several instances lock shared buckets in one order and cannot
+-- deadlock. It writes only the unlogged table: no WAL but the commit record, and the commit does
+-- not wait for a WAL flush (see sql/V13__duplicate_counts.sql).
+CREATE OR REPLACE FUNCTION exactly.add_duplicates(p_queues text[], p_buckets timestamptz[], p_counts bigint[])
+RETURNS integer
+LANGUAGE sql AS $$
+    WITH ins AS (
+        INSERT INTO exactly.duplicate_counts AS d (queue_id, bucket, duplicates)
+        SELECT q.id, u.b, sum(u.n)
+        FROM unnest(p_queues, p_buckets, p_counts) AS u(q, b, n)
+        JOIN exactly.queues q ON q.name = u.q
+        WHERE u.n > 0
+        GROUP BY q.id, u.b
+        ORDER BY q.id, u.b
+        ON CONFLICT (queue_id, bucket) DO UPDATE SET duplicates = d.duplicates + EXCLUDED.duplicates
+        RETURNING 1
+    )
+    SELECT count(*)::integer FROM ins
+$$;
+
+-- The duplicates answered in queue p_queue over its deduplication window, as flushed so far: the
+-- sum of its buckets that start within the window (a bucket that straddles the window's start is
+-- left out, so nothing older than the window is counted). 0 when none; NULL when no such queue.
+CREATE OR REPLACE FUNCTION exactly.queue_duplicates(p_queue text)
+RETURNS TABLE (r_duplicates bigint, r_window integer)
+LANGUAGE sql STABLE AS $$
+    SELECT COALESCE((SELECT sum(d.duplicates) FROM exactly.duplicate_counts d
+                     WHERE d.queue_id = q.id
+                       AND d.bucket >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)), 0)::bigint,
+           q.dedup_window_seconds
+    FROM exactly.queues q
+    WHERE q.name = p_queue
+$$;

@@ -153,6 +153,9 @@ public class ConsumeRepository {
                         () -> pool.preparedQuery(SPREAD).execute(Tuple.of(queue)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? 0 : rows.iterator().next().getInteger(0));
+    }
+
+    /**
      * What an extension found: the lease as it now is, whether it was extended.
      *
      * @param extended true when the lease was held and unexpired, and now ends at its new expiry;

@@ -18,7 +18,8 @@ import java.util.Set;
  * non-duplicates, all segments of a request in one round trip), or through the server's fusion
  * layer (layer 2, {@link dev.exactly.engine.fusion.FusingWriter}). The store (layer 3) is the
  * only authority. A push inside a caller's transaction ({@link #pushWithin}) goes straight to the
- * store on the caller's connection. Thread-safe; holds no per-request state.
+ * store on the caller's connection. Thread-safe; holds no per-request state (the duplicate tally
+ * is a shared counter).
  */
 public final class PushEngine {
 
@@ -28,6 +29,7 @@ public final class PushEngine {
     private final SegmentWriter writer;
     private final PushRepository store;
     private final QueueSpreads spreads = new QueueSpreads();
+    private final DuplicateTally duplicates;
 
     /**
      * An unfused engine.
@@ -44,15 +46,27 @@ public final class PushEngine {
      * @param store  the store under {@code writer}, used directly by pushes inside a caller's transaction
      */
     public PushEngine(SegmentWriter writer, PushRepository store) {
+        this(writer, store, null);
+    }
+
+    /**
+     * @param writer     where leader segments go: {@link DirectWriter} or a fusing writer over one
+     * @param store      the store under {@code writer}, used directly by pushes inside a caller's transaction
+     * @param duplicates where the duplicates {@link #push} answers are counted, by queue and minute; null for nowhere
+     */
+    public PushEngine(SegmentWriter writer, PushRepository store, DuplicateTally duplicates) {
         this.writer = writer;
         this.store = store;
+        this.duplicates = duplicates;
     }
 
     /**
      * Pushes a request's items. Items of a queue that spreads by key go to their key's partition
      * ({@link KeySpread}); should the store find that a queue's spreadPartitions is not what this
      * instance believed (nothing is then written), the instance learns the stored values and
-     * routes the request again, up to {@link #MAX_REROUTES} times.
+     * routes the request again, up to {@link #MAX_REROUTES} times. The duplicates among the
+     * verdicts (of stored messages and of earlier items of the request alike) are counted in this
+     * instance's {@link DuplicateTally}, in memory: nothing more is written for them.
      *
      * @param commands validated items, in request order (may be empty)
      * @return one verdict per item, in request order
@@ -67,7 +81,8 @@ public final class PushEngine {
         if (commands.isEmpty()) {
             return Uni.createFrom().item(List.of());
         }
-        return push(commands, 0, false);
+        Uni<List<PushVerdict>> verdicts = push(commands, 0, false);
+        return duplicates == null ? verdicts : verdicts.invoke(duplicates::record);
     }
 
     /**
@@ -142,7 +157,8 @@ public final class PushEngine {
      * Pushes already grouped items on a connection inside a transaction the caller owns (work that
      * must commit or roll back together with the push). Every segment probes its whole window
      * ({@link DedupCache#PROBE_ALL}); neither the warm cache nor fusion is involved, since the
-     * transaction may still roll back. The partitions' row locks are held until the caller's
+     * transaction may still roll back (its duplicates are not counted in the tally either: the
+     * transaction is refused for them). The partitions' row locks are held until the caller's
      * transaction ends; nothing is committed or retried here.
      *
      * @param grouping   the request's items after layer 1 ({@link #group})

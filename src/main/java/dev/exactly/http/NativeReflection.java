@@ -41,6 +41,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         Problem.class, FieldError.class,
         QueueView.class, QueueView.Reset.class,
         QueueListResponse.class, QueueListResponse.Entry.class, QueueStats.class, QueueStats.Group.class,
+        QueueStats.Duplicates.class,
         MessageView.class,
         SchemaMigrator.Outcome.class,
         PopResponse.class, PoppedMessage.class, PopLease.class, AckBatchResponse.class, AckResult.class,

@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import dev.exactly.consume.DeadLetters;
+import dev.exactly.duplicate.DuplicateCountRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
@@ -28,14 +29,17 @@ public class QueueGauges {
     private static final Logger LOG = Logger.getLogger(QueueGauges.class);
 
     private final QueueStatsRepository stats;
+    private final DuplicateCountRepository duplicates;
     private final MeterRegistry registry;
     private final List<String> queues;
     private final int maxGroups;
     private final Map<String, AtomicReference<Double>> values = new ConcurrentHashMap<>();
 
     /** Constructor injection. */
-    public QueueGauges(QueueStatsRepository stats, MeterRegistry registry, QueueMetricsConfig config) {
+    public QueueGauges(QueueStatsRepository stats, DuplicateCountRepository duplicates, MeterRegistry registry,
+                       QueueMetricsConfig config) {
         this.stats = stats;
+        this.duplicates = duplicates;
         this.registry = registry;
         this.queues = config.queues().orElse(List.of());
         this.maxGroups = config.maxGroups();
@@ -64,13 +68,15 @@ public class QueueGauges {
 
     private Uni<Void> refresh(String queue) {
         return stats.size(queue).flatMap(size -> stats.size(DeadLetters.queueOf(queue)).flatMap(dead ->
-                stats.groups(queue).map(groups -> {
+                duplicates.window(queue).flatMap(dup -> stats.groups(queue).map(groups -> {
                     set("exactly.queue.partitions", "partitions of the queue", queue, null,
                             size == null ? Double.NaN : size.partitions());
                     set("exactly.queue.messages", "messages the queue stores", queue, null,
                             size == null ? Double.NaN : size.messages());
                     set("exactly.queue.dead.letters", "messages in the queue's dead-letter queue", queue, null,
                             dead == null ? 0 : dead.messages());
+                    set("exactly.queue.duplicates", "pushes answered duplicate over the queue's deduplication window "
+                            + "(at least)", queue, null, dup == null ? Double.NaN : dup.atLeast());
                     for (QueueStatsRepository.GroupLag g : groups.subList(0, Math.min(maxGroups, groups.size()))) {
                         set("exactly.queue.lag.messages", "messages a consumer group has not settled", queue,
                                 g.group(), g.lag());
@@ -79,7 +85,7 @@ public class QueueGauges {
                                 g.ageSeconds() == null ? 0 : g.ageSeconds());
                     }
                     return null;
-                })));
+                }))));
     }
 
     private void set(String name, String description, String queue, String group, double value) {

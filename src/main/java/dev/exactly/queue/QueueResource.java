@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import dev.exactly.consume.DeadLetters;
+import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
@@ -34,12 +35,15 @@ public class QueueResource {
 
     private final QueueRepository queues;
     private final QueueStatsRepository stats;
+    private final DuplicateCountRepository duplicates;
     private final DedupCache cache;
 
     /** Constructor injection; the cache is told of every options change made here. */
-    public QueueResource(QueueRepository queues, QueueStatsRepository stats, DedupCache cache) {
+    public QueueResource(QueueRepository queues, QueueStatsRepository stats, DuplicateCountRepository duplicates,
+                         DedupCache cache) {
         this.queues = queues;
         this.stats = stats;
+        this.duplicates = duplicates;
         this.cache = cache;
     }
 
@@ -64,10 +68,12 @@ public class QueueResource {
     @GET
     @Path("/queues/{queue}/stats")
     @Operation(summary = "A queue's figures: partitions, messages stored, lag and oldest undelivered age per "
-            + "consumer group, dead-letter depth",
+            + "consumer group, dead-letter depth, duplicates answered over the window",
             description = "Each figure is read from one database snapshot without locks. lag counts the messages a "
                     + "group has not settled (acked completed or dead-lettered), over every partition; a group is "
-                    + "listed once it has popped from the queue.")
+                    + "listed once it has popped from the queue. duplicates.atLeast counts the pushes answered "
+                    + "duplicate in the minutes that start within the queue's deduplication window, as every "
+                    + "instance has written its in-memory count so far (every few seconds): a lower bound.")
     public Uni<QueueStats> stats(@PathParam("queue") String queue) {
         checkQueueName(queue);
         String dlq = DeadLetters.queueOf(queue);
@@ -75,10 +81,12 @@ public class QueueResource {
             if (size == null) {
                 throw ApiProblem.notFound("no queue named '" + queue + "'");
             }
-            return stats.size(dlq).flatMap(dead -> stats.groups(queue).map(groups -> new QueueStats(queue,
-                    size.partitions(), size.messages(), dlq, dead == null ? 0 : dead.messages(),
-                    groups.stream().map(g -> new QueueStats.Group(g.group(), g.lag(), g.oldest(), g.ageSeconds()))
-                            .toList())));
+            return stats.size(dlq).flatMap(dead -> stats.groups(queue).flatMap(groups -> duplicates.window(queue)
+                    .map(dup -> new QueueStats(queue, size.partitions(), size.messages(), dlq,
+                            dead == null ? 0 : dead.messages(),
+                            groups.stream().map(g -> new QueueStats.Group(g.group(), g.lag(), g.oldest(),
+                                    g.ageSeconds())).toList(),
+                            dup == null ? null : new QueueStats.Duplicates(dup.atLeast(), dup.windowSeconds())))));
         });
     }
 

@@ -14,9 +14,24 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param deadLetterQueue the name of its dead-letter queue
  * @param deadLetters     messages stored in the dead-letter queue (0 when it does not exist yet)
  * @param consumerGroups  every consumer group that has read from the queue, by name
+ * @param duplicates      the duplicates answered over the queue's deduplication window
  */
 public record QueueStats(String queue, long partitions, long messages, String deadLetterQueue, long deadLetters,
-                         List<Group> consumerGroups) {
+                         List<Group> consumerGroups, Duplicates duplicates) {
+
+    /**
+     * The pushes answered {@code duplicate} in the queue over its deduplication window (push API,
+     * webhooks, redrives), as the instances have written their in-memory counts so far.
+     *
+     * @param atLeast       a lower bound: the duplicates answered in the minutes that start within
+     *                      the window and were written by then (each instance writes its counts
+     *                      every few seconds; counts an instance held when it stopped without a
+     *                      shutdown, e.g. a Lambda instance reclaimed while frozen, are never written)
+     * @param windowSeconds the window they were counted over: the queue's dedupWindowSeconds
+     */
+    @Schema(name = "DuplicatesAnswered")
+    public record Duplicates(long atLeast, int windowSeconds) {
+    }
 
     /**
      * A consumer group's backlog.

@@ -9,8 +9,10 @@ package dev.exactly.retention;
  * @param purgedHashes   transaction hashes deleted (below the data watermark and outside the
  *                       queue's deduplication window)
  * @param purgedTasks    finished (completed or dead) tasks deleted past their queue's task retention
+ * @param purgedDuplicateBuckets minute buckets of duplicate counts deleted, that started before their
+ *                       queue's deduplication window (no stats read them any more)
  * @param more           true when the run stopped at exactly.maintenance.max-steps with work left
  */
 public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, long purgedTasks,
-                                boolean more) {
+                                long purgedDuplicateBuckets, boolean more) {
 }

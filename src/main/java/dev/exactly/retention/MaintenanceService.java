@@ -1,5 +1,6 @@
 package dev.exactly.retention;
 
+import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.task.FinishedTaskPurge;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,8 +14,9 @@ import org.jboss.logging.Logger;
  * after another, so a run holds at most one partition lock at a time and never blocks pushes to
  * other partitions. Concurrent runs (scheduler and admin endpoint, or several instances) are safe:
  * each step re-reads its partition's watermarks under the lock. Then, within the same step budget,
- * it deletes finished tasks past their queue's task retention ({@link FinishedTaskPurge}), also in
- * bounded steps of one short transaction each.
+ * it deletes finished tasks past their queue's task retention ({@link FinishedTaskPurge}), then the
+ * duplicate-count buckets older than their queue's window ({@link DuplicateCountRepository#purge}),
+ * each in bounded steps of one short transaction.
  */
 @ApplicationScoped
 public class MaintenanceService {
@@ -23,12 +25,15 @@ public class MaintenanceService {
 
     private final RetentionRepository repository;
     private final FinishedTaskPurge tasks;
+    private final DuplicateCountRepository duplicates;
     private final MaintenanceConfig config;
 
     /** Constructor injection. */
-    public MaintenanceService(RetentionRepository repository, FinishedTaskPurge tasks, MaintenanceConfig config) {
+    public MaintenanceService(RetentionRepository repository, FinishedTaskPurge tasks,
+                              DuplicateCountRepository duplicates, MaintenanceConfig config) {
         this.repository = repository;
         this.tasks = tasks;
+        this.duplicates = duplicates;
         this.config = config;
     }
 
@@ -46,11 +51,12 @@ public class MaintenanceService {
                             ? purgeTasks(totals) : Uni.createFrom().item(totals.report(true)));
                 })
                 .invoke(r -> {
-                    if (r.purgedMessages() > 0 || r.purgedHashes() > 0 || r.purgedTasks() > 0) {
+                    if (r.purgedMessages() > 0 || r.purgedHashes() > 0 || r.purgedTasks() > 0
+                            || r.purgedDuplicateBuckets() > 0) {
                         LOG.infof("maintenance: purged %d messages and %d transaction hashes over %d partitions, "
-                                        + "and %d finished tasks, in %d steps%s",
-                                r.purgedMessages(), r.purgedHashes(), r.partitions(), r.purgedTasks(), r.steps(),
-                                r.more() ? " (step budget reached, more to do)" : "");
+                                        + "%d finished tasks and %d duplicate-count buckets, in %d steps%s",
+                                r.purgedMessages(), r.purgedHashes(), r.partitions(), r.purgedTasks(),
+                                r.purgedDuplicateBuckets(), r.steps(), r.more() ? " (step budget reached, more to do)" : "");
                     }
                 });
     }
@@ -82,7 +88,20 @@ public class MaintenanceService {
         return tasks.step(config.batchSize()).flatMap(deleted -> {
             totals.steps++;
             totals.tasks += deleted;
-            return deleted < config.batchSize() ? Uni.createFrom().item(totals.report(false)) : purgeTasks(totals);
+            return deleted < config.batchSize() ? purgeDuplicateCounts(totals) : purgeTasks(totals);
+        });
+    }
+
+    /** Deletes duplicate-count buckets no window reaches, a step at a time, within the budget. */
+    private Uni<MaintenanceReport> purgeDuplicateCounts(Totals totals) {
+        if (totals.steps >= config.maxSteps()) {
+            return Uni.createFrom().item(totals.report(true));
+        }
+        return duplicates.purge(config.batchSize()).flatMap(deleted -> {
+            totals.steps++;
+            totals.duplicateBuckets += deleted;
+            return deleted < config.batchSize() ? Uni.createFrom().item(totals.report(false))
+                    : purgeDuplicateCounts(totals);
         });
     }
 
@@ -92,13 +111,14 @@ public class MaintenanceService {
         long messages;
         long hashes;
         long tasks;
+        long duplicateBuckets;
 
         Totals(int partitions) {
             this.partitions = partitions;
         }
 
         MaintenanceReport report(boolean more) {
-            return new MaintenanceReport(partitions, steps, messages, hashes, tasks, more);
+            return new MaintenanceReport(partitions, steps, messages, hashes, tasks, duplicateBuckets, more);
         }
     }
 }

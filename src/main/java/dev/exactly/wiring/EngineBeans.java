@@ -4,6 +4,7 @@ import dev.exactly.config.ExactlyConfig;
 import dev.exactly.config.FusionConfig;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.DirectWriter;
+import dev.exactly.engine.DuplicateTally;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushRepository;
 import dev.exactly.engine.SegmentWriter;
@@ -21,12 +22,14 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import java.time.Duration;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 /**
  * Wires the engine (which knows nothing of CDI) to this application's pool and config: the warm
  * dedup cache when {@code exactly.dedup-cache.enabled} (server shape), the fusion layer when
- * {@code exactly.fusion.enabled} (server shape), and their Micrometer meters ({@link EngineMetrics}).
+ * {@code exactly.fusion.enabled} (server shape), the duplicate tally, and their Micrometer meters
+ * ({@link EngineMetrics}).
  */
 @ApplicationScoped
 public class EngineBeans {
@@ -75,10 +78,21 @@ public class EngineBeans {
         }
     }
 
+    /**
+     * This instance's in-memory count of the duplicates its engine answered, which
+     * dev.exactly.duplicate.DuplicateFlusher writes to the database.
+     */
+    @Produces
+    @Singleton
+    public DuplicateTally duplicateTally() {
+        return new DuplicateTally();
+    }
+
     /** The push engine of this instance. */
     @Produces
     @ApplicationScoped
-    public PushEngine pushEngine(Pool pool, DedupCache cache, FusionConfig fusion, Instance<MeterRegistry> registry) {
+    public PushEngine pushEngine(Pool pool, DedupCache cache, FusionConfig fusion, DuplicateTally duplicates,
+                                 Instance<MeterRegistry> registry) {
         PushRepository store = new PushRepository(pool);
         SegmentWriter writer = new DirectWriter(store, cache);
         FusingWriter fusing = null;
@@ -93,7 +107,7 @@ public class EngineBeans {
         if (registry.isResolvable()) {
             EngineMetrics.bindEngine(registry.get(), store, fusing);
         }
-        return new PushEngine(writer, store);
+        return new PushEngine(writer, store, duplicates);
     }
 
     /** Stops the linger timer (lingers already scheduled still flush). */

@@ -73,7 +73,8 @@ class HostileInputPropertyTest {
         pool.query("SELECT 1").executeAndAwait();
         push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config(),
                 new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
-        configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool), DedupCache.DISABLED);
+        configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool),
+                new dev.exactly.duplicate.DuplicateCountRepository(pool), DedupCache.DISABLED);
     }
 
     @AfterContainer
