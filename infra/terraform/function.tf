@@ -67,8 +67,10 @@ resource "aws_lambda_function" "this" {
     }, local.webhook_environment)
   }
 
+  # The application writes one JSON object per line (QUARKUS_PROFILE=lambda turns on Quarkus' JSON
+  # console format), so Lambda keeps each as it is and filters application logs by its "level".
   logging_config {
-    log_format = "Text"
+    log_format = "JSON"
     log_group  = aws_cloudwatch_log_group.function.name
   }
 

@@ -1,7 +1,10 @@
 package dev.exactly.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import dev.exactly.duplicate.DuplicateFlusher;
+import dev.exactly.http.LogContext;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
+import io.quarkus.arc.Arc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,6 +12,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jboss.logging.MDC;
 
 /**
  * The function's handler (infra/terraform names {@code dev.exactly.lambda.FunctionHandler::handleRequest}):
@@ -18,13 +26,22 @@ import java.util.Set;
  * the messages of the whole cause chain (e.g. the config key at fault, or the secret that could
  * not be read), so the init error in the Lambda console and logs names what to fix.
  *
+ * <p>Each invocation carries its AWS request id in the logging context ({@link LogContext#AWS_REQUEST_ID};
+ * {@link InvocationLogContext} puts it on the request's own context), and writes the duplicate
+ * counts of earlier invocations ({@link DuplicateFlusher#flushIfDue}, at most once a second) while
+ * it runs: a frozen instance runs no timer, so this is how its counts reach the database.
+ *
  * <p>Deliberately not a {@code RequestStreamHandler} implementation: the Lambda runtime loads a
  * handler by method name and signature (InputStream, OutputStream, Context), and Quarkus' Lambda
  * extension accepts no second implementation next to its own.
  */
 public final class FunctionHandler {
 
+    /** Longest wait, at the end of an invocation, for the duplicate counts it started writing. */
+    static final long FLUSH_WAIT_MILLIS = 2000;
+
     private final QuarkusStreamHandler quarkus;
+    private volatile DuplicateFlusher duplicates;
 
     /**
      * Starts the application (Quarkus' initialisation, before any invocation and before a
@@ -42,6 +59,10 @@ public final class FunctionHandler {
 
     /**
      * One invocation: an API Gateway HTTP API (payload format 2.0) event in, its response out.
+     * The duplicate counts of earlier invocations are written alongside, when due (one statement
+     * on its own pooled connection, unlogged, so it does not wait for a WAL flush); the invocation
+     * waits at most {@link #FLUSH_WAIT_MILLIS} for it at the end, and a write still running then,
+     * or failed, keeps its counts for a later one.
      *
      * @param input   the event JSON
      * @param output  where the response JSON goes
@@ -49,7 +70,33 @@ public final class FunctionHandler {
      * @throws IOException when the event cannot be read or the response written
      */
     public void handleRequest(InputStream input, OutputStream output, Context context) throws IOException {
-        quarkus.handleRequest(input, output, context);
+        String requestId = context == null ? null : context.getAwsRequestId();
+        if (requestId != null) {
+            MDC.put(LogContext.AWS_REQUEST_ID, requestId);
+        }
+        CompletableFuture<Integer> flush = duplicates().flushIfDue().subscribeAsCompletionStage();
+        try {
+            quarkus.handleRequest(input, output, context);
+        } finally {
+            try {
+                flush.get(FLUSH_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // flushIfDue never fails; a write still running finishes (or fails and keeps its counts) later
+            }
+            MDC.remove(LogContext.AWS_REQUEST_ID);
+        }
+    }
+
+    /** The application's flusher, looked up once Quarkus runs (the constructor started it). */
+    private DuplicateFlusher duplicates() {
+        DuplicateFlusher d = duplicates;
+        if (d == null) {
+            d = Arc.container().instance(DuplicateFlusher.class).get();
+            duplicates = d;
+        }
+        return d;
     }
 
     /** @return the distinct messages of a throwable and its causes, outermost first, joined by ": " */

@@ -4,6 +4,7 @@ import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
 import dev.exactly.http.JsonRequest;
+import dev.exactly.http.LogContext;
 import dev.exactly.wiring.PayloadMismatchMetrics;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -57,6 +58,7 @@ public class PushResource {
     public Uni<PushResponse> push(byte[] body) {
         JsonRequest.checkSize(body, config.push().maxBodyBytes());
         var commands = reader.read(body, config.push().maxItems());
+        LogContext.pushTo(commands);
         return engine.push(commands).map(verdicts -> {
             mismatches.count(PayloadMismatchMetrics.Entry.PUSH, verdicts);
             if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {

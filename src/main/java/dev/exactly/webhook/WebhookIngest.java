@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushVerdict;
+import dev.exactly.http.LogContext;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
 import io.smallrye.mutiny.Uni;
@@ -70,6 +71,7 @@ public class WebhookIngest {
             metrics.rejected(s.name(), p);
             throw p;
         }
+        LogContext.pushTo(List.of(command));
         return windows.ensure(s).chain(() -> engine.push(List.of(command))).map(v -> {
             PushVerdict verdict = v.get(0);
             spreadWarnings.delivered(s, command.partition(), verdict);

@@ -160,6 +160,19 @@ class TerraformConfigTest {
     }
 
     @Test
+    void theFunctionsLogFormatIsJsonAsTheLambdaShapeWritesIt() throws IOException {
+        Map<String, Object> logging = map(onlyResource("aws_lambda_function").get("logging_config"));
+        assertEquals("JSON", logging.get("log_format"),
+                "the Lambda shape writes one JSON object per line: the function's log format must say JSON");
+        assertEquals("aws_cloudwatch_log_group.function.name", String.valueOf(logging.get("log_group")),
+                "into the log group whose retention the module sets");
+        Properties app = applicationProperties();
+        assertEquals("true", app.getProperty("%lambda.quarkus.log.console.json.enabled"),
+                "QUARKUS_PROFILE=lambda turns on Quarkus' JSON console format");
+        assertEquals("lambda", environment().get("QUARKUS_PROFILE").replace("\"", ""), "the function runs the lambda profile");
+    }
+
+    @Test
     void snapStartOnPublishedVersionsBehindAnAlias() {
         Map<String, Object> fn = onlyResource("aws_lambda_function");
         assertEquals("PublishedVersions", map(fn.get("snap_start")).get("apply_on"));

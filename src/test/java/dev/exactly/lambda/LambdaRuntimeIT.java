@@ -459,6 +459,62 @@ class LambdaRuntimeIT {
     }
 
     /**
+     * The function's output (its stdout and stderr, as CloudWatch Logs would get them) is JSON, one
+     * object per line: every line the application logged parses alone as an object with timestamp,
+     * level, logger and message, none is Quarkus' text format, and the line QueueWindows logged while
+     * the first GitHub delivery was served carries that invocation's AWS request id and the
+     * delivery's queue and partition.
+     */
+    @Test
+    @Order(12)
+    void logsAreOneJsonObjectPerLine() throws Exception {
+        assertEquals("JSON", FunctionProcess.logFormat(), "infra/terraform sets the function's log format to JSON");
+        List<JsonNode> logged = new ArrayList<>();
+        Pattern text = Pattern.compile("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2},\\d{3} +(TRACE|DEBUG|INFO|WARN|ERROR|FATAL) ");
+        for (String line : function.output().split("\n")) {
+            assertTrue(!text.matcher(line).find(), "a text log line: " + line);
+            if (line.startsWith("{")) {
+                JsonNode o = JSON.readTree(line);
+                assertTrue(o.isObject(), line);
+                for (String field : List.of("timestamp", "level", "logger", "message")) {
+                    assertTrue(o.hasNonNull(field), field + " in " + line);
+                }
+                java.time.OffsetDateTime.parse(o.path("timestamp").asText()); // RFC 3339, which Lambda reads
+                logged.add(o);
+            }
+        }
+        assertTrue(logged.size() >= 5, "the application's lines:\n" + function.output());
+        JsonNode window = logged.stream().filter(o -> o.path("message").asText().startsWith("webhook source github: created queue"))
+                .findFirst().orElseThrow(() -> new AssertionError("no QueueWindows line:\n" + function.output()));
+        assertEquals("INFO", window.path("level").asText(), window.toString());
+        assertEquals("dev.exactly.webhook.QueueWindows", window.path("logger").asText(), window.toString());
+        assertTrue(runtime.requestIds().contains(window.at("/mdc/AWSRequestId").asText()),
+                "the invocation's request id: " + window);
+        assertEquals("webhooks.github", window.at("/mdc/queue").asText(), window.toString());
+        assertEquals("Default", window.at("/mdc/partition").asText(), window.toString());
+    }
+
+    /**
+     * A frozen instance runs no timer: the duplicates it answered reach the database on a later
+     * invocation (at most once a second), which waits for that write before it ends.
+     */
+    @Test
+    @Order(13)
+    void duplicateCountsAreWrittenOnTheNextInvocation() throws Exception {
+        String queue = "lambda-dups-" + System.nanoTime();
+        assertEquals("queued", call(runtime, withKey("POST", "/api/v1/push").json(push(queue, "d-1")))
+                .json().at("/results/0/status").asText());
+        assertEquals("duplicate", call(runtime, withKey("POST", "/api/v1/push").json(push(queue, "d-1")))
+                .json().at("/results/0/status").asText());
+        Thread.sleep(1100); // past the shortest interval between two piggybacked writes
+        call(runtime, withKey("GET", "/api/v1/queues/" + queue)); // carries the write, and waits for it
+        Answer stats = call(runtime, withKey("GET", "/api/v1/queues/" + queue + "/stats"));
+        assertEquals(200, stats.status(), stats.body());
+        assertEquals(1, stats.json().at("/duplicates/atLeast").asLong(), stats.body());
+        assertEquals(3600, stats.json().at("/duplicates/windowSeconds").asInt(), stats.body());
+    }
+
+    /**
      * SnapStart as the runtime client runs it (AWS_LAMBDA_INITIALIZATION_TYPE=snap-start): init,
      * the before-checkpoint hooks, /restore/next (here the process is as the snapshot would hold
      * it: no database socket open, none in pg_stat_activity), the after-restore hooks, then the

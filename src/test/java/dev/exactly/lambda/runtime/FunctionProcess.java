@@ -95,6 +95,8 @@ public final class FunctionProcess implements AutoCloseable {
         env.put("_HANDLER", handler());
         env.put("TZ", ":UTC");
         env.put("JAVA_TOOL_OPTIONS", javaToolOptions != null ? javaToolOptions : javaToolOptions());
+        // what Lambda sets from the function's logging_config (infra/terraform/function.tf)
+        env.put("AWS_LAMBDA_LOG_FORMAT", logFormat());
         env.putAll(environment);
         long start = System.nanoTime();
         return new FunctionProcess(pb.start(), log, start);
@@ -114,6 +116,15 @@ public final class FunctionProcess implements AutoCloseable {
         Matcher m = Pattern.compile("(?m)^\\s*JAVA_TOOL_OPTIONS\\s*=\\s*\"([^\"]+)\"").matcher(Files.readString(Path.of("infra", "terraform", "function.tf")));
         if (!m.find()) {
             throw new IllegalStateException("infra/terraform/function.tf sets no JAVA_TOOL_OPTIONS");
+        }
+        return m.group(1);
+    }
+
+    /** The log format of infra/terraform/function.tf (logging_config.log_format): JSON or Text. */
+    public static String logFormat() throws IOException {
+        Matcher m = Pattern.compile("(?m)^\\s*log_format\\s*=\\s*\"([^\"]+)\"").matcher(Files.readString(Path.of("infra", "terraform", "function.tf")));
+        if (!m.find()) {
+            throw new IllegalStateException("infra/terraform/function.tf sets no log_format");
         }
         return m.group(1);
     }

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -36,6 +37,8 @@ import java.util.concurrent.TimeoutException;
  * Accepted posts answer 202, as the real API does.
  */
 public final class RuntimeApiServer implements AutoCloseable {
+
+    private final List<String> handedOut = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** What the function answered for one invocation: its response, or its error report. */
     public record Outcome(String response, String error, String errorType) {
@@ -95,6 +98,11 @@ public final class RuntimeApiServer implements AutoCloseable {
     /** Completes with the first /runtime/init/error or /runtime/restore/error report. */
     public CompletableFuture<ReportedError> initError() {
         return initError;
+    }
+
+    /** The request ids handed to the function so far (Lambda-Runtime-Aws-Request-Id), in order. */
+    public List<String> requestIds() {
+        return List.copyOf(handedOut);
     }
 
     /** System.nanoTime() of the first /invocation/next (the function finished initialising), 0 before. */
@@ -158,6 +166,7 @@ public final class RuntimeApiServer implements AutoCloseable {
             return;
         }
         running.put(inv.id(), inv);
+        handedOut.add(inv.id());
         ex.getResponseHeaders().add("Content-Type", "application/json");
         ex.getResponseHeaders().add("Lambda-Runtime-Aws-Request-Id", inv.id());
         ex.getResponseHeaders().add("Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + 30_000));

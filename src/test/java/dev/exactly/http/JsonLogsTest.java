@@ -1,0 +1,111 @@
+package dev.exactly.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.webhook.Signing;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import org.jboss.logmanager.ExtHandler;
+import org.jboss.logmanager.ExtLogRecord;
+import org.jboss.logmanager.LogContext;
+import org.jboss.logmanager.Logger;
+import org.jboss.logmanager.handlers.ConsoleHandler;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The server shape with JSON logs selected ({@code quarkus.log.console.json.enabled=true}, as
+ * QUARKUS_LOG_CONSOLE_JSON_ENABLED=true does): the console handler's formatter writes each record
+ * as one JSON object on one line, with level, logger, message and the MDC the push path's adapter
+ * put there (queue, partition). The records are formatted by the console handler's own formatter,
+ * as they are logged, on the thread that logs them.
+ */
+@QuarkusTest
+@TestProfile(JsonLogsTest.Json.class)
+class JsonLogsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** JSON console logs on. */
+    public static class Json implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.log.console.json.enabled", "true");
+        }
+    }
+
+    /** Collects what the console's formatter makes of each record. */
+    static final class Capture extends ExtHandler {
+        final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        protected void doPublish(ExtLogRecord record) {
+            lines.add(getFormatter().format(record));
+        }
+    }
+
+    private static Formatter consoleFormatter() {
+        Deque<Handler> todo = new ArrayDeque<>(List.of(LogContext.getLogContext().getLogger("").getHandlers()));
+        while (!todo.isEmpty()) {
+            Handler h = todo.pop();
+            if (h instanceof ConsoleHandler) {
+                return h.getFormatter();
+            }
+            if (h instanceof ExtHandler e) {
+                todo.addAll(List.of(e.getHandlers()));
+            }
+        }
+        throw new AssertionError("no console handler");
+    }
+
+    @Test
+    void aLogLineOfThePushPathIsOneJsonObjectWithItsQueueAndPartition() throws Exception {
+        Capture capture = new Capture();
+        capture.setFormatter(consoleFormatter());
+        Logger root = LogContext.getLogContext().getLogger("");
+        root.addHandler(capture);
+        try {
+            // the first delivery of a source in this (fresh) database creates its queue, and says so
+            byte[] body = "{\"zen\":\"Design for failure.\"}".getBytes(StandardCharsets.UTF_8);
+            given().header("X-GitHub-Event", "ping").header("X-GitHub-Delivery", UUID.randomUUID().toString())
+                    .header("X-Hub-Signature-256", Signing.github("gh-test-secret", body))
+                    .contentType("application/json").body(body).post("/webhooks/gh").then().statusCode(200);
+        } finally {
+            root.removeHandler(capture);
+        }
+        List<String> lines;
+        synchronized (capture.lines) {
+            lines = List.copyOf(capture.lines);
+        }
+        JsonNode window = null;
+        for (String line : lines) {
+            assertTrue(line.endsWith("\n") && line.indexOf('\n') == line.length() - 1, "one line: " + line);
+            JsonNode o = JSON.readTree(line);
+            assertTrue(o.isObject(), line);
+            if (o.path("message").asText().startsWith("webhook source gh: created queue webhooks.gh")) {
+                window = o;
+            }
+        }
+        assertTrue(window != null, "the QueueWindows line among " + lines);
+        assertEquals("INFO", window.path("level").asText(), window.toString());
+        assertEquals("dev.exactly.webhook.QueueWindows", window.path("logger").asText(), window.toString());
+        assertEquals("webhooks.gh", window.at("/mdc/queue").asText(), window.toString());
+        assertEquals("Default", window.at("/mdc/partition").asText(), window.toString());
+        assertTrue(window.hasNonNull("timestamp"), window.toString());
+        java.time.OffsetDateTime.parse(window.path("timestamp").asText());
+    }
+}
