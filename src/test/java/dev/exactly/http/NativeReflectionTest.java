@@ -42,6 +42,9 @@ class NativeReflectionTest {
     private static final Set<String> NOT_WIRE = Set.of(
             "dev.exactly.consume.AckCommand",                     // a parsed ack (read by hand)
             "dev.exactly.consume.PopRequest",                     // a parsed pop request
+            "dev.exactly.consume.ConsumeRequests$LeaseExtension", // a parsed pop lease extension
+            "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
+            "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
             "dev.exactly.http.ErrorPath",                         // where a field error is, in a request
             "dev.exactly.http.RouteBodyLimit$Limit",              // a route's body limit (configuration)
             "dev.exactly.http.JsonRequest$Raw",                   // a parser's raw value
