@@ -82,8 +82,8 @@ class JsonLogsTest {
             // the first delivery of a source in this (fresh) database creates its queue, and says so
             byte[] body = "{\"zen\":\"Design for failure.\"}".getBytes(StandardCharsets.UTF_8);
             given().header("X-GitHub-Event", "ping").header("X-GitHub-Delivery", UUID.randomUUID().toString())
-                    .header("X-Hub-Signature-256", Signing.github("gh-test-secret", body))
-                    .contentType("application/json").body(body).post("/webhooks/gh").then().statusCode(200);
+                    .header("X-Hub-Signature-256", Signing.github("gh-test-secret", body)).header("X-Tenant", "acme")
+                    .contentType("application/json").body(body).post("/webhooks/gh-tenant").then().statusCode(200);
         } finally {
             root.removeHandler(capture);
         }
@@ -96,15 +96,15 @@ class JsonLogsTest {
             assertTrue(line.endsWith("\n") && line.indexOf('\n') == line.length() - 1, "one line: " + line);
             JsonNode o = JSON.readTree(line);
             assertTrue(o.isObject(), line);
-            if (o.path("message").asText().startsWith("webhook source gh: created queue webhooks.gh")) {
+            if (o.path("message").asText().startsWith("webhook source gh-tenant: created queue webhooks.gh-tenant")) {
                 window = o;
             }
         }
         assertTrue(window != null, "the QueueWindows line among " + lines);
         assertEquals("INFO", window.path("level").asText(), window.toString());
         assertEquals("dev.exactly.webhook.QueueWindows", window.path("logger").asText(), window.toString());
-        assertEquals("webhooks.gh", window.at("/mdc/queue").asText(), window.toString());
-        assertEquals("Default", window.at("/mdc/partition").asText(), window.toString());
+        assertEquals("webhooks.gh-tenant", window.at("/mdc/queue").asText(), window.toString());
+        assertEquals("acme", window.at("/mdc/partition").asText(), window.toString());
         assertTrue(window.hasNonNull("timestamp"), window.toString());
         java.time.OffsetDateTime.parse(window.path("timestamp").asText());
     }

@@ -461,9 +461,9 @@ class LambdaRuntimeIT {
     /**
      * The function's output (its stdout and stderr, as CloudWatch Logs would get them) is JSON, one
      * object per line: every line the application logged parses alone as an object with timestamp,
-     * level, logger and message, none is Quarkus' text format, and the line QueueWindows logged while
-     * the first GitHub delivery was served carries that invocation's AWS request id and the
-     * delivery's queue and partition.
+     * level, logger and message, none is Quarkus' text format, and the lines QueueWindows logged while
+     * the first GitHub and Standard Webhooks deliveries were served carry their invocation's AWS
+     * request id, the delivery's queue and, where the source names it, its partition.
      */
     @Test
     @Order(12)
@@ -484,14 +484,25 @@ class LambdaRuntimeIT {
             }
         }
         assertTrue(logged.size() >= 5, "the application's lines:\n" + function.output());
-        JsonNode window = logged.stream().filter(o -> o.path("message").asText().startsWith("webhook source github: created queue"))
-                .findFirst().orElseThrow(() -> new AssertionError("no QueueWindows line:\n" + function.output()));
-        assertEquals("INFO", window.path("level").asText(), window.toString());
-        assertEquals("dev.exactly.webhook.QueueWindows", window.path("logger").asText(), window.toString());
-        assertTrue(runtime.requestIds().contains(window.at("/mdc/AWSRequestId").asText()),
-                "the invocation's request id: " + window);
-        assertEquals("webhooks.github", window.at("/mdc/queue").asText(), window.toString());
-        assertEquals("Default", window.at("/mdc/partition").asText(), window.toString());
+        JsonNode github = logged(logged, "webhook source github: created queue");
+        assertEquals("INFO", github.path("level").asText(), github.toString());
+        assertEquals("dev.exactly.webhook.QueueWindows", github.path("logger").asText(), github.toString());
+        assertTrue(runtime.requestIds().contains(github.at("/mdc/AWSRequestId").asText()),
+                "the invocation's request id: " + github);
+        assertEquals("webhooks.github", github.at("/mdc/queue").asText(), github.toString());
+        assertTrue(github.at("/mdc/partition").isMissingNode(), "the source names no partition: " + github);
+        // the Standard Webhooks source takes the partition from a header
+        JsonNode svix = logged(logged, "webhook source svix: created queue");
+        assertEquals("webhooks.svix", svix.at("/mdc/queue").asText(), svix.toString());
+        assertEquals("acme", svix.at("/mdc/partition").asText(), svix.toString());
+        assertTrue(runtime.requestIds().contains(svix.at("/mdc/AWSRequestId").asText()), svix.toString());
+        assertNotEquals(github.at("/mdc/AWSRequestId").asText(), svix.at("/mdc/AWSRequestId").asText(),
+                "each line names its own invocation");
+    }
+
+    private static JsonNode logged(List<JsonNode> lines, String messageStart) {
+        return lines.stream().filter(o -> o.path("message").asText().startsWith(messageStart)).findFirst()
+                .orElseThrow(() -> new AssertionError("no line '" + messageStart + "…':\n" + function.output()));
     }
 
     /**
