@@ -106,8 +106,8 @@ public class DuplicateFlusher {
     }
 
     /** The scheduled write (the first one interval after start-up, so starting connects nothing). */
-    @Scheduled(identity = "exactly-duplicate-counts", every = "${exactly.duplicate-counts.flush-every:5s}",
-            delayed = "${exactly.duplicate-counts.flush-every:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(identity = "exactly-duplicate-counts", every = "${exactly.duplicate-counts.flush-every}",
+            delayed = "${exactly.duplicate-counts.flush-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return quietly(flush()).replaceWithVoid();
     }

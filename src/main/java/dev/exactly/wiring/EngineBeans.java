@@ -21,8 +21,8 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
-import java.time.Duration;
 import jakarta.inject.Singleton;
+import java.time.Duration;
 import org.jboss.logging.Logger;
 
 /**
