@@ -55,7 +55,7 @@ $$;
 -- exist are dropped (cannot happen: a duplicate names a stored message). Rows are upserted in key
 -- order, so concurrent flushes of several instances lock shared buckets in one order and cannot
 -- deadlock. It writes only the unlogged table: no WAL but the commit record, and the commit does
--- not wait for a WAL flush (see sql/V18__duplicate_counts.sql).
+-- not wait for a WAL flush (see sql/V19__duplicate_counts.sql).
 CREATE OR REPLACE FUNCTION exactly.add_duplicates(p_queues text[], p_buckets timestamptz[], p_counts bigint[])
 RETURNS integer
 LANGUAGE sql AS $$

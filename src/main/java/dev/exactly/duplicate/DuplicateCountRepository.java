@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * Data access for the counts of duplicates answered (the unlogged table
- * {@code exactly.duplicate_counts}, sql/V18__duplicate_counts.sql): adding an instance's counts
+ * {@code exactly.duplicate_counts}, sql/V19__duplicate_counts.sql): adding an instance's counts
  * ({@code exactly.add_duplicates}), a queue's sum over its window ({@code exactly.queue_duplicates})
  * and the purge of buckets no window reaches any more ({@code exactly.purge_duplicate_counts}).
  * Each call is one statement in its own transaction; none of them runs on a push's path.

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 
 /**
  * This instance's count of the duplicates it answered, per queue and minute, kept in memory until
- * it is drained to the database (sql/V18__duplicate_counts.sql). A duplicate answer writes nothing
+ * it is drained to the database (sql/V19__duplicate_counts.sql). A duplicate answer writes nothing
  * in the database (the lock-free first look answers from a read-only transaction), so the count is
  * taken here, after the verdicts, and written later by a separate transaction.
  *
