@@ -17,7 +17,7 @@ public final class LogContext {
     public static final String AWS_REQUEST_ID = "AWSRequestId";
     /** The queue a request pushes to, when it pushes to one. */
     public static final String QUEUE = "queue";
-    /** The partition a request pushes to, when the producer (or the webhook source) named one. */
+    /** The partition a request pushes to, when the producer named one. */
     public static final String PARTITION = "partition";
 
     private LogContext() {
@@ -27,8 +27,8 @@ public final class LogContext {
      * Names the queue, and the partition, that validated push commands go to: each only when the
      * commands share it (a request spanning several leaves it out rather than naming one of them),
      * and the partition only when it was named ({@link PushCommand#partitionNamed()}): an item that
-     * names none goes to the default partition or, on a queue that spreads by key, to its key's,
-     * which only the engine knows.
+     * names none (and a webhook delivery, whatever its source's partition) goes to that partition or,
+     * on a queue that spreads by key, to its key's, which only the engine knows.
      *
      * @param commands the request's commands (nothing is put for none)
      */

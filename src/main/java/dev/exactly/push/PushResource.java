@@ -13,10 +13,13 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.jboss.logging.Logger;
 
 /** POST /api/v1/push: push messages, each answered with an exact deduplication verdict. */
 @Path("/api/v1/push")
 public class PushResource {
+
+    private static final Logger LOG = Logger.getLogger(PushResource.class);
 
     private final PushEngine engine;
     private final ExactlyConfig config;
@@ -60,6 +63,10 @@ public class PushResource {
         var commands = reader.read(body, config.push().maxItems());
         LogContext.pushTo(commands);
         return engine.push(commands).map(verdicts -> {
+            if (LOG.isDebugEnabled()) {
+                LOG.debugf("push: %d items, %d duplicate", verdicts.size(),
+                        verdicts.stream().filter(v -> v.status() == PushStatus.DUPLICATE).count());
+            }
             mismatches.count(PayloadMismatchMetrics.Entry.PUSH, verdicts);
             if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {
                 throw PushResult.mismatch(verdicts.get(0), "items", 0);

@@ -1,5 +1,6 @@
 package dev.exactly.http;
 
+import static dev.exactly.testing.Api.api;
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The server shape with JSON logs selected ({@code quarkus.log.console.json.enabled=true}, as
  * QUARKUS_LOG_CONSOLE_JSON_ENABLED=true does): the console handler's formatter writes each record
- * as one JSON object on one line, with level, logger, message and the MDC the push path's adapter
- * put there (queue, partition). The records are formatted by the console handler's own formatter,
+ * as one JSON object on one line, with level, logger, message and the MDC the push path's adapters
+ * put there (queue; the partition when the producer named it). The records are formatted by the console handler's own formatter,
  * as they are logged, on the thread that logs them.
  */
 @QuarkusTest
@@ -44,7 +45,8 @@ class JsonLogsTest {
     public static class Json implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.log.console.json.enabled", "true");
+            return Map.of("quarkus.log.console.json.enabled", "true",
+                    "quarkus.log.category.\"dev.exactly.push\".level", "DEBUG");
         }
     }
 
@@ -79,6 +81,9 @@ class JsonLogsTest {
         Logger root = LogContext.getLogContext().getLogger("");
         root.addHandler(capture);
         try {
+            // a push naming its partition (PushResource logs each push at DEBUG, on in this profile)
+            api().body("{\"items\":[{\"queue\":\"logs-q\",\"partition\":\"p1\",\"transactionId\":\"t\",\"payload\":1}]}")
+                    .post("/api/v1/push").then().statusCode(200);
             // the first delivery of a source in this (fresh) database creates its queue, and says so
             byte[] body = "{\"zen\":\"Design for failure.\"}".getBytes(StandardCharsets.UTF_8);
             given().header("X-GitHub-Event", "ping").header("X-GitHub-Delivery", UUID.randomUUID().toString())
@@ -92,6 +97,7 @@ class JsonLogsTest {
             lines = List.copyOf(capture.lines);
         }
         JsonNode window = null;
+        JsonNode push = null;
         for (String line : lines) {
             assertTrue(line.endsWith("\n") && line.indexOf('\n') == line.length() - 1, "one line: " + line);
             JsonNode o = JSON.readTree(line);
@@ -99,13 +105,22 @@ class JsonLogsTest {
             if (o.path("message").asText().startsWith("webhook source gh-tenant: created queue webhooks.gh-tenant")) {
                 window = o;
             }
+            if (o.path("message").asText().equals("push: 1 items, 0 duplicate")) {
+                push = o;
+            }
         }
+        assertTrue(push != null, "the push line among " + lines);
+        assertEquals("DEBUG", push.path("level").asText(), push.toString());
+        assertEquals("dev.exactly.push.PushResource", push.path("logger").asText(), push.toString());
+        assertEquals("logs-q", push.at("/mdc/queue").asText(), push.toString());
+        assertEquals("p1", push.at("/mdc/partition").asText(), push.toString());
+        assertTrue(push.hasNonNull("timestamp"), push.toString());
+        java.time.OffsetDateTime.parse(push.path("timestamp").asText());
+        // a webhook delivery: the queue; no partition, since a queue that spreads by key replaces the source's
         assertTrue(window != null, "the QueueWindows line among " + lines);
         assertEquals("INFO", window.path("level").asText(), window.toString());
         assertEquals("dev.exactly.webhook.QueueWindows", window.path("logger").asText(), window.toString());
         assertEquals("webhooks.gh-tenant", window.at("/mdc/queue").asText(), window.toString());
-        assertEquals("acme", window.at("/mdc/partition").asText(), window.toString());
-        assertTrue(window.hasNonNull("timestamp"), window.toString());
-        java.time.OffsetDateTime.parse(window.path("timestamp").asText());
+        assertTrue(window.at("/mdc/partition").isMissingNode(), window.toString());
     }
 }
