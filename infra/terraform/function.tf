@@ -6,20 +6,12 @@
 locals {
   handler = "dev.exactly.lambda.FunctionHandler::handleRequest"
 
-  api_key_sha256 = concat(
-    [sha256(random_password.api_key.result), sha256(random_password.maintenance_key.result)],
-    var.extra_api_key_sha256,
-  )
+  api_key_sha256 = concat([sha256(random_password.api_key.result)], var.extra_api_key_sha256)
 }
 
-# The API key handed to the operator (terraform output -raw api_key) and the one the maintenance
-# schedule sends. The function only ever sees their SHA-256 digests.
+# The API key handed to the operator (terraform output -raw api_key). The function only ever sees
+# its SHA-256 digest. (The maintenance schedule needs no key: schedule.tf.)
 resource "random_password" "api_key" {
-  length  = 43
-  special = false
-}
-
-resource "random_password" "maintenance_key" {
   length  = 43
   special = false
 }
@@ -64,6 +56,8 @@ resource "aws_lambda_function" "this" {
       QUARKUS_DATASOURCE_REACTIVE_URL = "postgresql://${aws_db_proxy.this.endpoint}:5432/${var.db_name}?sslmode=require"
       EXACTLY_AUTH_API_KEY_SHA256     = join(",", local.api_key_sha256)
       EXACTLY_SECRETS_PROPERTIES      = jsonencode(local.secret_properties)
+      # not read by the function: new secret versions force a new function version (secrets.tf)
+      EXACTLY_SECRETS_VERSION = join(",", local.secret_version_ids)
     }, local.webhook_environment)
   }
 

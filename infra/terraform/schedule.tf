@@ -1,6 +1,9 @@
 # Maintenance (retention, hash purge): an EventBridge rule invokes the "live" alias on a schedule
-# with an API Gateway payload 2.0 event for POST /api/v1/admin/maintenance, carrying the
-# maintenance key (generated; its digest is among the function's accepted keys).
+# with EventBridge's own scheduled event (source "aws.events", detail-type "Scheduled Event"): the
+# target sets no input, so nothing secret is stored in it (events:ListTargetsByRule shows a
+# target's input). The function runs maintenance for that event without an API key; only
+# principals allowed lambda:InvokeFunction (this rule, by the permission below) can send it, and
+# API Gateway requests never look like it (README, Deploy to AWS).
 
 resource "aws_cloudwatch_event_rule" "maintenance" {
   name                = "${var.name}-maintenance"
@@ -11,28 +14,6 @@ resource "aws_cloudwatch_event_rule" "maintenance" {
 resource "aws_cloudwatch_event_target" "maintenance" {
   rule = aws_cloudwatch_event_rule.maintenance.name
   arn  = aws_lambda_alias.live.arn
-  input = jsonencode({
-    version        = "2.0"
-    routeKey       = "$default"
-    rawPath        = "/api/v1/admin/maintenance"
-    rawQueryString = ""
-    headers = {
-      authorization  = "Bearer ${random_password.maintenance_key.result}"
-      "content-type" = "application/json"
-    }
-    requestContext = {
-      http = {
-        method   = "POST"
-        path     = "/api/v1/admin/maintenance"
-        protocol = "HTTP/1.1"
-        sourceIp = "127.0.0.1"
-      }
-      routeKey = "$default"
-      stage    = "$default"
-    }
-    body            = "{}"
-    isBase64Encoded = false
-  })
 }
 
 resource "aws_lambda_permission" "maintenance" {

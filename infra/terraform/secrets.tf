@@ -29,6 +29,18 @@ locals {
 
   function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))
 
+  # The function reads its secrets once, at start-up (before the SnapStart snapshot), so a changed
+  # secret reaches it only in a new published version. The version ids (never the values) of the
+  # secrets this module writes, plus var.secrets_revision for secrets referenced by secret_arn,
+  # go into the function's environment as EXACTLY_SECRETS_VERSION: a new secret value gives a new
+  # version id, which changes the function's configuration, so apply publishes a new version and
+  # moves the "live" alias to it. The function does not read the variable.
+  secret_version_ids = concat(
+    [aws_secretsmanager_secret_version.db.version_id],
+    [for name in sort(keys(local.created_webhook_secrets)) : aws_secretsmanager_secret_version.webhook[name].version_id],
+    var.secrets_revision == "" ? [] : [var.secrets_revision],
+  )
+
   # One environment variable per set option of each source: exactly.webhooks.sources.<name>.<option>
   # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION> (lists comma-separated). A square source's
   # notification URL defaults to its own webhook URL, the one to enter in the Square subscription.

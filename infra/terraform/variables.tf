@@ -266,6 +266,12 @@ variable "webhook_sources" {
   }
 }
 
+variable "secrets_revision" {
+  description = "Change it (any new text, e.g. a date) after changing a secret you reference with secret_arn: the function reads its secrets only when a version starts, and this makes apply publish a new version. Secrets the module creates need no such step (their version ids do it)."
+  type        = string
+  default     = ""
+}
+
 variable "webhook_secrets" {
   description = "Signing secrets of the webhook sources without secret_arn, by source name (every such source that checks a signature needs one). Terraform stores each in a Secrets Manager secret it creates; the function reads it there at start-up. Set it with TF_VAR_webhook_secrets rather than in a file."
   type        = map(string)

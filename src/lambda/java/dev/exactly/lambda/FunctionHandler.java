@@ -1,13 +1,18 @@
 package dev.exactly.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.duplicate.DuplicateFlusher;
 import dev.exactly.http.LogContext;
+import dev.exactly.retention.MaintenanceReport;
+import dev.exactly.retention.MaintenanceService;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
 import io.quarkus.arc.Arc;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jboss.logging.Logger;
 import org.jboss.logging.MDC;
 
 /**
@@ -31,6 +37,12 @@ import org.jboss.logging.MDC;
  * counts of earlier invocations ({@link DuplicateFlusher#flushIfDue}, at most once a second) while
  * it runs: a frozen instance runs no timer, so this is how its counts reach the database.
  *
+ * <p>EventBridge's own scheduled event (infra/terraform/schedule.tf gives its target no input;
+ * see {@link ScheduledEvent}) runs the maintenance job directly, without an API key: only a
+ * principal allowed lambda:InvokeFunction on the function can send it (the schedule rule, by its
+ * resource policy), and API Gateway turns every HTTP request into an event that never looks like
+ * it. So no key travels in the rule's target, where events:ListTargetsByRule would show it.
+ *
  * <p>Deliberately not a {@code RequestStreamHandler} implementation: the Lambda runtime loads a
  * handler by method name and signature (InputStream, OutputStream, Context), and Quarkus' Lambda
  * extension accepts no second implementation next to its own.
@@ -39,6 +51,11 @@ public final class FunctionHandler {
 
     /** Longest wait, at the end of an invocation, for the duplicate counts it started writing. */
     static final long FLUSH_WAIT_MILLIS = 2000;
+
+    private static final Logger LOG = Logger.getLogger(FunctionHandler.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Kept free of the invocation's deadline, so a slow run ends as an error, not a timeout. */
+    private static final long DEADLINE_MARGIN_MILLIS = 1_000;
 
     private final QuarkusStreamHandler quarkus;
     private volatile DuplicateFlusher duplicates;
@@ -58,8 +75,9 @@ public final class FunctionHandler {
     }
 
     /**
-     * One invocation: an API Gateway HTTP API (payload format 2.0) event in, its response out.
-     * The duplicate counts of earlier invocations are written alongside, when due (one statement
+     * One invocation: an API Gateway HTTP API (payload format 2.0) event in, its response out; or
+     * EventBridge's scheduled event in, the maintenance run's {@link MaintenanceReport} JSON out
+     * (what POST /api/v1/admin/maintenance answers). The duplicate counts of earlier invocations are written alongside, when due (one statement
      * on its own pooled connection, unlogged, so it does not wait for a WAL flush); the invocation
      * waits at most {@link #FLUSH_WAIT_MILLIS} for it at the end, and a write still running then,
      * or failed, keeps its counts for a later one.
@@ -67,7 +85,10 @@ public final class FunctionHandler {
      * @param input   the event JSON
      * @param output  where the response JSON goes
      * @param context the invocation's context
-     * @throws IOException when the event cannot be read or the response written
+     * @throws IOException           when the event cannot be read or the response written
+     * @throws IllegalStateException when a scheduled maintenance run fails (the database is
+     *                               away, or the run outlasts the invocation's deadline): the
+     *                               runtime reports it as the invocation's error
      */
     public void handleRequest(InputStream input, OutputStream output, Context context) throws IOException {
         String requestId = context == null ? null : context.getAwsRequestId();
@@ -76,7 +97,12 @@ public final class FunctionHandler {
         }
         CompletableFuture<Integer> flush = duplicates().flushIfDue().subscribeAsCompletionStage();
         try {
-            quarkus.handleRequest(input, output, context);
+            byte[] event = input.readAllBytes();
+            if (ScheduledEvent.matches(event)) {
+                JSON.writeValue(output, maintenance(context));
+            } else {
+                quarkus.handleRequest(new ByteArrayInputStream(event), output, context);
+            }
         } finally {
             try {
                 flush.get(FLUSH_WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -86,6 +112,20 @@ public final class FunctionHandler {
                 // flushIfDue never fails; a write still running finishes (or fails and keeps its counts) later
             }
             MDC.remove(LogContext.AWS_REQUEST_ID);
+        }
+    }
+
+    /** Runs the maintenance job once, waiting at most until shortly before the invocation's deadline. */
+    private static MaintenanceReport maintenance(Context context) {
+        long budget = context == null ? 30_000 : context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MILLIS;
+        try {
+            MaintenanceReport r = Arc.container().instance(MaintenanceService.class).get().run()
+                    .await().atMost(Duration.ofMillis(Math.max(budget, 1)));
+            LOG.infof("scheduled maintenance (EventBridge): %d partitions, %d steps, purged %d messages, %d hashes, %d tasks%s",
+                    r.partitions(), r.steps(), r.purgedMessages(), r.purgedHashes(), r.purgedTasks(), r.more() ? ", more to do" : "");
+            return r;
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("scheduled maintenance run failed: " + describe(e), e);
         }
     }
 

@@ -208,8 +208,23 @@ class TerraformConfigTest {
         Map<String, Object> rule = onlyResource("aws_cloudwatch_event_rule");
         assertEquals("var.maintenance_schedule", String.valueOf(rule.get("schedule_expression")));
         assertEquals("aws_lambda_alias.live.arn", String.valueOf(onlyResource("aws_cloudwatch_event_target").get("arn")));
-        assertTrue(TEXT.get("schedule.tf").contains("rawPath        = \"/api/v1/admin/maintenance\""),
-                "the schedule sends an API Gateway v2 event for the maintenance endpoint");
+        assertEquals("events.amazonaws.com", resource("aws_lambda_permission", "maintenance").get("principal"));
+    }
+
+    /**
+     * The schedule's target stores nothing secret (events:ListTargetsByRule shows a target's
+     * input): it sets no input at all, so EventBridge sends its own scheduled event, which the
+     * function's handler runs maintenance for without an API key; and no maintenance key exists.
+     */
+    @Test
+    void theScheduleSendsEventBridgesOwnEventWithNoKey() {
+        Map<String, Object> target = onlyResource("aws_cloudwatch_event_target");
+        for (String input : List.of("input", "input_path", "input_transformer")) {
+            assertFalse(target.containsKey(input), "the maintenance target sets no " + input + ": " + target);
+        }
+        String all = String.join("\n", TEXT.values().stream().map(TerraformConfigTest::stripComments).toList());
+        assertFalse(all.contains("maintenance_key"), "no maintenance key is generated or sent");
+        assertFalse(stripComments(TEXT.get("schedule.tf")).contains("authorization"), "no credential in schedule.tf");
         assertEquals("events.amazonaws.com", resource("aws_lambda_permission", "maintenance").get("principal"));
     }
 
@@ -267,7 +282,7 @@ class TerraformConfigTest {
     void noEnvironmentVariableCarriesASecretValue() {
         Map<String, String> env = environment();
         List<String> found = new ArrayList<>();
-        Pattern secretValue = Pattern.compile("secret_string|random_password\\.(?!api_key|maintenance_key)|var\\.webhook_secrets|jsondecode|db_credentials|password");
+        Pattern secretValue = Pattern.compile("secret_string|random_password\\.(?!api_key)|var\\.webhook_secrets|jsondecode|db_credentials|password");
         env.forEach((k, v) -> {
             if (secretValue.matcher(v).find()) {
                 found.add(k + " = " + v);
@@ -275,7 +290,7 @@ class TerraformConfigTest {
         });
         assertEquals(List.of(), found, "environment variables reading a secret's value");
         assertEquals(Set.of("JAVA_TOOL_OPTIONS", "QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256",
-                        "EXACTLY_SECRETS_PROPERTIES"),
+                        "EXACTLY_SECRETS_PROPERTIES", "EXACTLY_SECRETS_VERSION"),
                 env.keySet(), "the function's literal environment");
         assertEquals("join(\",\", local.api_key_sha256)", env.get("EXACTLY_AUTH_API_KEY_SHA256"), "API keys only as digests");
         assertTrue(stripComments(TEXT.get("function.tf")).contains("sha256(random_password.api_key.result)"));
@@ -289,6 +304,33 @@ class TerraformConfigTest {
         assertFalse(webhookEnv.contains("secret"), "a source's variables carry no secret: " + webhookEnv);
         assertFalse(TEXT.get("variables.tf").isEmpty());
         assertEquals(Boolean.TRUE, map(blocks("variable").get("webhook_secrets")).get("sensitive"), "webhook_secrets is sensitive");
+    }
+
+    /**
+     * A secret changed through Terraform reaches the function: it reads secrets only when a
+     * version starts, so the version ids of every secret the module writes (the database's and
+     * each created webhook secret's; never their values) and var.secrets_revision (for secrets
+     * referenced by secret_arn) are in its environment, and a new secret version changes the
+     * function's configuration, which publishes a new version (publish = true) that the alias
+     * follows.
+     */
+    @Test
+    void aChangedSecretPublishesANewVersion() {
+        assertEquals("join(\",\", local.secret_version_ids)", environment().get("EXACTLY_SECRETS_VERSION"));
+        String secrets = stripComments(TEXT.get("secrets.tf"));
+        int start = secrets.indexOf("secret_version_ids = concat(");
+        assertTrue(start >= 0, "secrets.tf defines secret_version_ids");
+        String ids = secrets.substring(start, secrets.indexOf("\n  )\n", start));
+        assertTrue(ids.contains("aws_secretsmanager_secret_version.db.version_id"), ids);
+        assertTrue(ids.contains("[for name in sort(keys(local.created_webhook_secrets)) : aws_secretsmanager_secret_version.webhook[name].version_id]"), ids);
+        assertTrue(ids.contains("var.secrets_revision"), ids);
+        assertFalse(ids.contains("secret_string") || ids.contains("var.webhook_secrets"), "version ids, never values: " + ids);
+        assertEquals("", variableDefault("secrets_revision"));
+        Map<String, Object> fn = resource("aws_lambda_function", "this");
+        assertEquals(Boolean.TRUE, fn.get("publish"), "a configuration change publishes a version");
+        assertEquals("aws_lambda_function.this.version", String.valueOf(resource("aws_lambda_alias", "live").get("function_version")));
+        String all = String.join("\n", TEXT.values());
+        assertFalse(all.contains("-replace=aws_lambda_function"), "no advice to replace the function (it drops the alias and permissions)");
     }
 
     /**
@@ -342,6 +384,8 @@ class TerraformConfigTest {
         applicationKeys(known);
         // read by the Lambda shape's Secrets Manager config source (src/lambda/java, not compiled here)
         known.put(env("exactly.secrets.properties"), "exactly.secrets.properties");
+        // read by nothing: its change (new secret versions) makes apply publish a new version
+        known.put("EXACTLY_SECRETS_VERSION", "secrets.tf, secret_version_ids");
         // read by the JVM itself (LambdaRuntimeIT starts the function with the same value)
         known.put("JAVA_TOOL_OPTIONS", "the JVM");
         List<String> unknown = new ArrayList<>();
@@ -462,6 +506,38 @@ class TerraformConfigTest {
         assertTrue(secrets.contains("if " + rule), "secrets.tf: the signed sources by the same rule");
         assertTrue(secrets.contains("created_webhook_secrets = { for name, s in local.signed_webhook_sources : name => s if s.secret_arn == null }"));
         assertTrue(secrets.contains("for name, s in local.signed_webhook_sources :"), "only signed sources have a secret ARN");
+    }
+
+    /**
+     * terraform.tfvars.example plans as README's first apply runs it: every active signed source
+     * (every preset; generic unless signature = "none") has secret_arn, or its name in the
+     * TF_VAR_webhook_secrets that the example tells to export for the first apply (Stripe's
+     * secret exists only once its endpoint does, so the stripe entry stays commented out).
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theExampleVariablesPlanOnTheFirstApply() throws Exception {
+        Path example = DIR.resolve("terraform.tfvars.example");
+        Map<String, Object> vars = new HCLParser().parse(example.toFile(), "UTF-8");
+        Map<String, Object> sources = map(vars.get("webhook_sources"));
+        assertFalse(sources.isEmpty(), "the example shows webhook sources");
+        Matcher export = Pattern.compile("export TF_VAR_webhook_secrets='(\\{[^']*\\})'").matcher(Files.readString(example));
+        assertTrue(export.find(), "the example says which secrets to export first");
+        Set<String> firstSecrets = new TreeSet<>();
+        new ObjectMapper().readTree(export.group(1)).fieldNames().forEachRemaining(firstSecrets::add);
+        List<String> missing = new ArrayList<>();
+        sources.forEach((name, body) -> {
+            Map<String, Object> src = map(body);
+            String preset = String.valueOf(src.get("preset"));
+            Object signature = src.get("signature");
+            boolean signed = signature != null ? !"none".equals(signature) : !"generic".equals(preset);
+            if (signed && src.get("secret_arn") == null && !firstSecrets.contains(name)) {
+                missing.add(name);
+            }
+        });
+        assertEquals(List.of(), missing, "active sources without a secret on the first apply (first export: " + firstSecrets + ")");
+        assertFalse(sources.containsKey("stripe"), "the stripe entry waits for Stripe's endpoint secret");
+        assertTrue(Files.readString(example).contains("# stripe = {"), "the stripe entry is shown, commented out");
     }
 
     /** api_url has no trailing slash ($URL/api/v1/push would have two), and the webhook URLs are built on it. */

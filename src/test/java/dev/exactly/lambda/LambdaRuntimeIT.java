@@ -25,7 +25,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
@@ -35,8 +34,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -126,6 +123,8 @@ class LambdaRuntimeIT {
                 java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
         env.put("EXACTLY_SECRETS_PROPERTIES", JSON.writeValueAsString(refs));
         env.put("EXACTLY_SECRETS_ENDPOINT", sm.endpoint());
+        // as function.tf writes it (secret version ids; not read by the function)
+        env.put("EXACTLY_SECRETS_VERSION", "a1b2c3d4-5678-90ab-cdef-111111111111,a1b2c3d4-5678-90ab-cdef-222222222222");
         // webhook sources, as Terraform's webhook_sources variable writes them
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
         env.put("EXACTLY_WEBHOOKS_SOURCES_STRIPE_PRESET", "stripe");
@@ -421,15 +420,25 @@ class LambdaRuntimeIT {
                 .header("x-hub-signature-256", signature + "," + signature).body(body, false)), 401);
     }
 
+    /**
+     * EventBridge's own scheduled event, which schedule.tf's target (no input) makes it send, runs
+     * maintenance without an API key; the maintenance endpoint through API Gateway still needs
+     * one, even when the request's body is that same event.
+     */
     @Test
     @Order(9)
-    void theMaintenanceEventExactlyAsScheduleTfWritesIt() throws Exception {
+    void theMaintenanceEventExactlyAsScheduleTfSendsIt() throws Exception {
         String event = scheduleEvent();
-        Answer a = answer(runtime.invoke(event.getBytes(StandardCharsets.UTF_8), TIMEOUT));
-        assertEquals(200, a.status(), a.body());
-        assertTrue(a.json().has("purgedMessages"), a.body());
-        Answer wrongKey = answer(runtime.invoke(scheduleEvent().replace(Api.TEST_API_KEY, "not-the-key").getBytes(StandardCharsets.UTF_8), TIMEOUT));
-        assertProblem(wrongKey, 401);
+        RuntimeApiServer.Outcome outcome = runtime.invoke(event.getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        assertNotNull(outcome.response(), "the function reported an invocation error: " + outcome.error() + "\n" + function.output());
+        JsonNode report = JSON.readTree(outcome.response());
+        assertTrue(report.has("purgedMessages") && report.has("steps") && report.has("more"), report.toString());
+
+        assertProblem(call(runtime, ApiGatewayEvents.request("POST", "/api/v1/admin/maintenance").json(event)), 401);
+        assertProblem(call(runtime, ApiGatewayEvents.request("POST", "/api/v1/admin/maintenance")
+                .header("source", "aws.events").header("detail-type", "Scheduled Event")), 401);
+        Answer keyed = call(runtime, withKey("POST", "/api/v1/admin/maintenance"));
+        assertEquals(200, keyed.status(), keyed.body());
     }
 
     @Test
@@ -608,41 +617,30 @@ class LambdaRuntimeIT {
     // --- helpers ------------------------------------------------------------------------------
 
     /**
-     * The event infra/terraform/schedule.tf gives EventBridge (its jsonencode({...}) input, HCL
-     * object syntax turned into JSON), with the maintenance key replaced by the test key.
+     * The event EventBridge sends when infra/terraform/schedule.tf's rule fires: its target sets
+     * no input (checked here), so it is EventBridge's scheduled event, in the shape of AWS's
+     * documented sample (AWS Lambda Developer Guide, "Invoke a Lambda function on a schedule"):
+     * version "0", an id, detail-type "Scheduled Event", source "aws.events", account, time,
+     * region, the rule's ARN in resources and an empty detail.
      */
     static String scheduleEvent() throws Exception {
         String tf = Files.readString(Path.of("infra", "terraform", "schedule.tf"));
-        int start = tf.indexOf("input = jsonencode({");
-        assertTrue(start >= 0, "schedule.tf has input = jsonencode({...})");
-        List<String> lines = new ArrayList<>();
-        int depth = 0;
-        for (String line : tf.substring(start + "input = jsonencode(".length()).split("\n")) {
-            lines.add(line.trim());
-            depth += line.chars().filter(c -> c == '{').count() - line.chars().filter(c -> c == '}').count();
-            if (depth == 0) {
-                break;
-            }
-        }
-        StringBuilder json = new StringBuilder();
-        Pattern entry = Pattern.compile("^(\"[^\"]+\"|[A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*(.*)$");
-        for (String l : lines) {
-            Matcher m = entry.matcher(l);
-            if (json.length() > 0 && !json.toString().endsWith("{") && !l.startsWith("}")) {
-                json.append(',');
-            }
-            if (m.matches()) {
-                String k = m.group(1).startsWith("\"") ? m.group(1) : "\"" + m.group(1) + "\"";
-                json.append(k).append(':').append(m.group(2));
-            } else {
-                json.append(l.replace("})", "}"));
-            }
-        }
-        String text = json.toString().replace("${random_password.maintenance_key.result}", Api.TEST_API_KEY);
-        assertTrue(!text.contains("${"), "every interpolation is known: " + text);
-        JsonNode event = JSON.readTree(text);
-        assertEquals("/api/v1/admin/maintenance", event.path("rawPath").asText(), text);
-        return JSON.writeValueAsString((ObjectNode) event);
+        int start = tf.indexOf("resource \"aws_cloudwatch_event_target\" \"maintenance\" {");
+        assertTrue(start >= 0, "schedule.tf has the maintenance target");
+        String target = tf.substring(start, tf.indexOf("\n}\n", start));
+        assertTrue(!target.contains("input"), "the target sets no input, so EventBridge sends its own event: " + target);
+        assertTrue(tf.contains("name                = \"${var.name}-maintenance\""), "the rule's name, as in resources below");
+        ObjectNode event = JSON.createObjectNode();
+        event.put("version", "0");
+        event.put("id", UUID.randomUUID().toString());
+        event.put("detail-type", "Scheduled Event");
+        event.put("source", "aws.events");
+        event.put("account", "123456789012");
+        event.put("time", java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+        event.put("region", "eu-west-1");
+        event.putArray("resources").add("arn:aws:events:eu-west-1:123456789012:rule/exactly-maintenance");
+        event.putObject("detail");
+        return JSON.writeValueAsString(event);
     }
 
     private static long count(String queue) throws SQLException {
