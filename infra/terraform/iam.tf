@@ -31,6 +31,22 @@ data "aws_iam_policy_document" "function" {
     resources = local.function_secret_arns
   }
 
+  # Secrets encrypted with a customer-managed key (var.kms_key_arn) are decrypted through Secrets
+  # Manager only (kms:ViaService).
+  dynamic "statement" {
+    for_each = var.kms_key_arn == null ? [] : [var.kms_key_arn]
+    content {
+      sid       = "DecryptOwnSecrets"
+      actions   = ["kms:Decrypt"]
+      resources = [statement.value]
+      condition {
+        test     = "StringEquals"
+        variable = "kms:ViaService"
+        values   = ["secretsmanager.${var.region}.amazonaws.com"]
+      }
+    }
+  }
+
   statement {
     sid = "VpcNetworkInterfaces"
     actions = [

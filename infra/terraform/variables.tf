@@ -252,6 +252,22 @@ variable "webhook_sources" {
     error_message = "webhook_sources: max_body_bytes is between 1 and 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event (README, Deploy)."
   }
 
+  # What the function would refuse at start-up (the init error would name the key), refused by plan.
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for n in [s.queue, s.partition] : n == null || can(regex("^[A-Za-z0-9._:-]{1,255}$", n))])])
+    error_message = "webhook_sources: queue and partition are 1 to 255 characters of letters, digits and . _ : - (the names the function accepts)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for p in [s.key_pointer, s.partition_pointer] : p == null || startswith(coalesce(p, "/"), "/")])])
+    error_message = "webhook_sources: key_pointer and partition_pointer are JSON Pointers (RFC 6901): they start with '/', e.g. \"/id\"."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$", coalesce(s.secret_arn, "-")))])
+    error_message = "webhook_sources: secret_arn is the ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<suffix>), not its name: the function's role is granted exactly these ARNs."
+  }
+
   validation {
     condition     = alltrue([for s in values(var.webhook_sources) : s.window_seconds == null || coalesce(s.window_seconds, 0) >= 0])
     error_message = "webhook_sources: window_seconds is 0 (probe off) or more."
@@ -277,4 +293,21 @@ variable "webhook_secrets" {
   type        = map(string)
   default     = {}
   sensitive   = true
+
+  # An empty secret would leave its source off (404): refused here, naming no value.
+  validation {
+    condition     = nonsensitive(alltrue([for v in values(var.webhook_secrets) : trimspace(v) != ""]))
+    error_message = "webhook_secrets: a signing secret is empty (an empty secret leaves its source disabled)."
+  }
+}
+
+variable "kms_key_arn" {
+  description = "ARN of the customer-managed KMS key that encrypts secrets you reference with secret_arn, if any: the function's role gets kms:Decrypt on it, through Secrets Manager only. Secrets the module creates use the AWS managed key and need none."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kms_key_arn == null || can(regex("^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/.+$", coalesce(var.kms_key_arn, "-")))
+    error_message = "kms_key_arn: the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<key id>), not an alias."
+  }
 }

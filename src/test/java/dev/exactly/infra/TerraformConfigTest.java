@@ -491,7 +491,7 @@ class TerraformConfigTest {
         String condition = null;
         String message = null;
         while (v.find()) {
-            if (v.group(1).contains("var.webhook_secrets")) {
+            if (v.group(1).contains("keys(var.webhook_secrets)")) {
                 condition = v.group(1);
                 message = v.group(2);
             }
@@ -538,6 +538,37 @@ class TerraformConfigTest {
         assertEquals(List.of(), missing, "active sources without a secret on the first apply (first export: " + firstSecrets + ")");
         assertFalse(sources.containsKey("stripe"), "the stripe entry waits for Stripe's endpoint secret");
         assertTrue(Files.readString(example).contains("# stripe = {"), "the stripe entry is shown, commented out");
+    }
+
+    /**
+     * Values the function would refuse or leave disabled at start-up are refused by plan: queue
+     * and partition names by the application's own name rule (dev.exactly.naming.Names), JSON
+     * Pointers that do not start with '/', a secret_arn that is not a Secrets Manager ARN (the
+     * role is granted ARNs), an empty webhook secret; and kms_key_arn grants kms:Decrypt on that
+     * key, through Secrets Manager only, when set.
+     */
+    @Test
+    void planRefusesWhatTheFunctionWouldRefuse() {
+        String vars = stripComments(TEXT.get("variables.tf"));
+        Matcher name = Pattern.compile("for n in \\[s\\.queue, s\\.partition\\] : n == null \\|\\| can\\(regex\\(\"\\^([^\"]+)\\$\", n\\)\\)").matcher(vars);
+        assertTrue(name.find(), "a validation of queue and partition names");
+        assertEquals(dev.exactly.naming.Names.NAME.pattern(), name.group(1), "the same rule as the application's");
+        assertTrue(vars.contains("for p in [s.key_pointer, s.partition_pointer] : p == null || startswith(coalesce(p, \"/\"), \"/\")"),
+                "JSON Pointers start with '/'");
+        Matcher arn = Pattern.compile("s\\.secret_arn == null \\|\\| can\\(regex\\(\"([^\"]+)\"").matcher(vars);
+        assertTrue(arn.find(), "a validation of secret_arn");
+        Pattern secretArn = Pattern.compile(arn.group(1));
+        assertTrue(secretArn.matcher("arn:aws:secretsmanager:eu-west-1:123456789012:secret:exactly-webhook-github-AbCdEf").matches());
+        assertTrue(secretArn.matcher("arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:x-AbCdEf").matches());
+        assertFalse(secretArn.matcher("exactly-webhook-github").matches());
+        assertFalse(secretArn.matcher("arn:aws:kms:eu-west-1:123456789012:key/abc").matches());
+        assertTrue(vars.contains("condition     = nonsensitive(alltrue([for v in values(var.webhook_secrets) : trimspace(v) != \"\"]))"),
+                "an empty webhook secret is refused");
+        assertEquals(null, variableDefault("kms_key_arn"));
+        String iam = stripComments(TEXT.get("iam.tf"));
+        assertTrue(iam.contains("for_each = var.kms_key_arn == null ? [] : [var.kms_key_arn]"), iam);
+        assertTrue(iam.contains("actions   = [\"kms:Decrypt\"]") && iam.contains("variable = \"kms:ViaService\"")
+                && iam.contains("values   = [\"secretsmanager.${var.region}.amazonaws.com\"]"), iam);
     }
 
     /** api_url has no trailing slash ($URL/api/v1/push would have two), and the webhook URLs are built on it. */
