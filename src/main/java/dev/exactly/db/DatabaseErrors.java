@@ -12,8 +12,9 @@ import java.util.function.Function;
  * <li>A statement or lock timeout (57014 query_canceled, 55P03 lock_not_available) becomes
  *     {@link StoreTimeoutException}: the server rolled the statement back.</li>
  * <li>Transient unavailability becomes {@link StoreUnavailableException}: no connection, a closed
- *     connection, the server shutting down, starting up or refusing connections (classes 08 and
- *     57P), insufficient resources (class 53, e.g. 53300 too many connections), and a transaction
+ *     connection, a TLS handshake that failed (Vert.x reports "SSL handshake failed", without its
+ *     cause, e.g. a server certificate the trust store does not know), the server shutting down,
+ *     starting up or refusing connections (classes 08 and 57P), insufficient resources (class 53, e.g. 53300 too many connections), and a transaction
  *     the server aborted to resolve a conflict (40001 serialization_failure, 40P01
  *     deadlock_detected), which also wrote nothing.</li>
  * <li>Anything else passes through unchanged (a 500: a bug, not a fault to retry).</li>
@@ -110,7 +111,8 @@ public final class DatabaseErrors {
                         || state.equals("40001") || state.equals("40P01"));
             }
             String m = c.getMessage();
-            if (m != null && (m.contains("Connection refused") || isClosedConnectionMessage(m) || m.contains("Timeout"))) {
+            if (m != null && (m.contains("Connection refused") || isClosedConnectionMessage(m) || m.contains("Timeout")
+                    || m.contains("SSL handshake failed"))) {
                 return c.getClass().getName().startsWith("io.vertx") || c.getClass().getName().startsWith("io.netty");
             }
         }
