@@ -1,5 +1,6 @@
 package dev.exactly.auth;
 
+import dev.exactly.http.UnroutedRequestMetrics;
 import dev.exactly.problem.Problem;
 import io.quarkus.vertx.http.runtime.filters.Filters;
 import io.vertx.core.http.HttpHeaders;
@@ -50,6 +51,7 @@ public class ApiKeyFilter {
             ctx.next();
             return;
         }
+        UnroutedRequestMetrics.tag(ctx, null);
         ctx.response().setStatusCode(401)
                 .putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
                 .putHeader("WWW-Authenticate", token == null

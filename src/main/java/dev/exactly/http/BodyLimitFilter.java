@@ -110,6 +110,16 @@ public class BodyLimitFilter {
         return fallback;
     }
 
+    /** @return the route template of the group claiming the path, or null */
+    private String uriTemplateFor(String path) {
+        for (RouteBodyLimit r : routes) {
+            if (r.limitFor(path) != null) {
+                return r.uriTemplate();
+            }
+        }
+        return null;
+    }
+
     private void refuse(RoutingContext rc, RouteBodyLimit.Limit limit) {
         ApiProblem problem = limit.problem();
         limit.onRefused().accept(problem);
@@ -119,7 +129,7 @@ public class BodyLimitFilter {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        EarlyRefusal.send(rc, 413, json);
+        EarlyRefusal.send(rc, 413, json, uriTemplateFor(rc.normalizedPath()));
     }
 
     /**

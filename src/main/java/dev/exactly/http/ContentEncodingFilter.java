@@ -30,7 +30,7 @@ public class ContentEncodingFilter {
         filters.register(rc -> {
             if (rc.request().headers().contains("Content-Encoding") && refused(rc.request().headers().getAll("Content-Encoding"))
                     && (rc.request().path().startsWith("/api/") || rc.request().path().startsWith("/webhooks/"))) {
-                EarlyRefusal.send(rc, 415, problem);
+                EarlyRefusal.send(rc, 415, problem, null);
                 return;
             }
             rc.next();

@@ -11,9 +11,14 @@ final class EarlyRefusal {
 
     /**
      * Answers {@code status} with {@code problemJson} and closes the connection, since the unread
-     * body would otherwise have to be drained first.
+     * body would otherwise have to be drained first. The request's metrics are tagged with
+     * {@code uriTemplate}, never the raw path ({@link UnroutedRequestMetrics}).
+     *
+     * @param uriTemplate the route's template (e.g. {@code /webhooks/{source}}), or null for
+     *                    {@value UnroutedRequestMetrics#UNROUTED}
      */
-    static void send(RoutingContext rc, int status, String problemJson) {
+    static void send(RoutingContext rc, int status, String problemJson, String uriTemplate) {
+        UnroutedRequestMetrics.tag(rc, uriTemplate);
         rc.response().setStatusCode(status).putHeader("Content-Type", Problem.MEDIA_TYPE)
                 .putHeader("Connection", "close").end(problemJson);
     }

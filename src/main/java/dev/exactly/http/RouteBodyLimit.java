@@ -20,6 +20,15 @@ public interface RouteBodyLimit {
     Limit largest();
 
     /**
+     * @return the route template of the group's paths, the {@code uri} tag of a request refused
+     *         before routing (e.g. {@code /webhooks/{source}}), or null when the paths have none in
+     *         common (the tag is then {@code /REFUSED_EARLY}, never the raw path)
+     */
+    default String uriTemplate() {
+        return null;
+    }
+
+    /**
      * One route's limit.
      *
      * @param maxBytes  the largest body accepted, in bytes

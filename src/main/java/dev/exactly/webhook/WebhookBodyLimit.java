@@ -51,4 +51,10 @@ public class WebhookBodyLimit implements RouteBodyLimit {
     public Limit largest() {
         return largest;
     }
+
+    /** @return the webhook route's template, POST /webhooks/{source} */
+    @Override
+    public String uriTemplate() {
+        return PREFIX + "{source}";
+    }
 }

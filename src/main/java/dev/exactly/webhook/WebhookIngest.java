@@ -61,7 +61,10 @@ public class WebhookIngest {
     public Uni<WebhookReceipt> ingest(String sourceName, Delivery delivery) {
         WebhookSource s = sources.find(sourceName);
         if (s == null) {
-            throw ApiProblem.notFound("no webhook source named '" + sourceName + "' is configured");
+            throw ApiProblem.notFound(sources.isDisabledForWantOfASecret(sourceName)
+                    ? "webhook source '" + sourceName + "' is not enabled: it has no signing secret (exactly.webhooks.sources."
+                            + sourceName + ".secret is not set)"
+                    : "no webhook source named '" + sourceName + "' is configured");
         }
         metrics.received(s.name());
         PushCommand command;

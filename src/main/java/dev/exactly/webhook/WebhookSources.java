@@ -9,7 +9,9 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jboss.logging.Logger;
 
 /**
@@ -24,6 +26,7 @@ public class WebhookSources {
     private static final Logger LOG = Logger.getLogger(WebhookSources.class);
 
     private final Map<String, WebhookSource> sources = new TreeMap<>();
+    private final Set<String> disabled = new TreeSet<>();
 
     /**
      * Constructor injection.
@@ -33,7 +36,6 @@ public class WebhookSources {
     public WebhookSources(WebhooksConfig config, ExactlyConfig exactly) {
         SourceFactory factory = new SourceFactory(exactly.push().maxBodyBytes(), Clock.systemUTC());
         List<String> errors = new ArrayList<>();
-        List<String> disabled = new ArrayList<>();
         config.sources().forEach((name, cfg) -> {
             SourceFactory.Problems problems = new SourceFactory.Problems();
             WebhookSource s = factory.build(name, cfg, problems);
@@ -57,6 +59,14 @@ public class WebhookSources {
     /** @return every enabled source, by name */
     public Collection<WebhookSource> all() {
         return Collections.unmodifiableCollection(sources.values());
+    }
+
+    /**
+     * @param name a source name
+     * @return true when a source of that name is configured but off because it has no secret
+     */
+    public boolean isDisabledForWantOfASecret(String name) {
+        return disabled.contains(name);
     }
 
     /** @return the enabled source of that name, or null */

@@ -9,7 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -93,5 +99,42 @@ class WebhookMetricsTest {
         assertTrue(text.contains("exactly_webhook_deliveries_stored_total{source=\"metered\"}"));
         assertTrue(text.contains("exactly_webhook_deliveries_duplicate_total{source=\"linear\"}"));
         assertFalse(text.contains("no-such-source"));
+    }
+
+    /**
+     * A request refused before routing (413 on its Content-Length, 401 without a key: anything any
+     * client can send to any path) is recorded under a route template, never under its raw path:
+     * otherwise each new path would be a new http_server_requests series.
+     */
+    @Test
+    void requestsRefusedEarlyAreRecordedUnderATemplate() throws Exception {
+        String random = "zz" + UUID.randomUUID().toString().replace("-", "");
+        assertEquals(413, statusOfAnnouncedBody("/webhooks/" + random, Long.MAX_VALUE / 2));
+        assertEquals(413, statusOfAnnouncedBody("/" + random, Long.MAX_VALUE / 2));
+        assertEquals(401, statusOfAnnouncedBody("/api/v1/" + random, Long.MAX_VALUE / 2), "no key: refused before its body");
+        assertEquals(413, statusOfAnnouncedBody("/webhooks/gh-small", 65));
+        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertFalse(text.contains(random), "a raw path in the metrics: " + text.lines()
+                .filter(l -> l.contains(random)).findFirst().orElse(""));
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("http_server_requests_seconds_count{")
+                && l.contains("status=\"413\"") && l.contains("uri=\"/REFUSED_EARLY\"")), "unrouted refusals under /REFUSED_EARLY: "
+                + text.lines().filter(l -> l.startsWith("http_server_requests_seconds_count{")).toList());
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("http_server_requests_seconds_count{")
+                && l.contains("status=\"413\"") && l.contains("uri=\"/webhooks/{source}\"")), "a source's refusals under its route");
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("http_server_requests_seconds_count{")
+                && l.contains("status=\"401\"") && l.contains("uri=\"/REFUSED_EARLY\"")), "401s without a key under /REFUSED_EARLY");
+    }
+
+    /** Sends only the head of a POST announcing a body of {@code length} bytes; returns the status answered. */
+    private static int statusOfAnnouncedBody(String path, long length) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), RestAssured.port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
+                    + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String head = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            return Integer.parseInt(head.substring(9, 12));
+        }
     }
 }

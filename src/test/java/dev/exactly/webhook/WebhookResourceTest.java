@@ -179,8 +179,13 @@ class WebhookResourceTest {
     @Test
     void anUnknownOrDisabledSourceIs404() throws Exception {
         byte[] body = utf8("{}");
-        assertProblem(github("nope", body, id()), 404, "/problems/not-found");
-        assertProblem(github("gh-off", body, id()), 404, "/problems/not-found");
+        HttpResponse<String> unknown = github("nope", body, id());
+        assertProblem(unknown, 404, "/problems/not-found");
+        assertEquals("no webhook source named 'nope' is configured", json(unknown).get("detail").asText());
+        HttpResponse<String> off = github("gh-off", body, id());
+        assertProblem(off, 404, "/problems/not-found");
+        assertEquals("webhook source 'gh-off' is not enabled: it has no signing secret (exactly.webhooks.sources.gh-off.secret is not set)",
+                json(off).get("detail").asText(), "a configured source without a secret says so");
     }
 
     @Test
