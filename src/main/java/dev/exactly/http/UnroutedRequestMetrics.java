@@ -32,6 +32,8 @@ public final class UnroutedRequestMetrics {
      * @param uriTemplate its route's template, or null for {@value #UNROUTED}
      */
     public static void tag(RoutingContext rc, String uriTemplate) {
-        ((HttpServerRequestInternal) rc.request()).context().putLocal(URL_PATH_TEMPLATE, uriTemplate == null ? UNROUTED : uriTemplate);
+        if (rc.request() instanceof HttpServerRequestInternal request) {
+            request.context().putLocal(URL_PATH_TEMPLATE, uriTemplate == null ? UNROUTED : uriTemplate);
+        }
     }
 }
