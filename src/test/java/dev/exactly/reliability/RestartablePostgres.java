@@ -216,7 +216,7 @@ public final class RestartablePostgres {
         org.flywaydb.core.Flyway.configure()
                 .dataSource(jdbcUrl(name), "postgres", "")
                 .schemas("exactly").defaultSchema("exactly").createSchemas(true)
-                .locations("filesystem:sql")
+                .locations("classpath:db/migration") // sql/ as the build ships it (without sql/citus)
                 .load().migrate();
     }
 

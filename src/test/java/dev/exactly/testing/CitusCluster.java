@@ -157,7 +157,7 @@ public final class CitusCluster {
         org.flywaydb.core.Flyway.configure()
                 .dataSource(t.jdbcUrl(), t.user(), t.password())
                 .schemas("exactly").defaultSchema("exactly").createSchemas(true)
-                .locations("filesystem:sql")
+                .locations("classpath:db/migration") // sql/ as the build ships it (without sql/citus)
                 .load().migrate();
         distribute(t);
         return t;

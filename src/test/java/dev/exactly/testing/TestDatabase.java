@@ -62,7 +62,7 @@ public final class TestDatabase {
         org.flywaydb.core.Flyway.configure()
                 .dataSource(jdbcUrl(name), "postgres", "")
                 .schemas("exactly").defaultSchema("exactly").createSchemas(true)
-                .locations("filesystem:sql")
+                .locations("classpath:db/migration") // sql/ as the build ships it (without sql/citus)
                 .load().migrate();
         return name;
     }
