@@ -52,7 +52,6 @@ public final class FunctionHandler {
     /** Longest wait, at the end of an invocation, for the duplicate counts it started writing. */
     static final long FLUSH_WAIT_MILLIS = 2000;
 
-    private static final Logger LOG = Logger.getLogger(FunctionHandler.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Kept free of the invocation's deadline, so a slow run ends as an error, not a timeout. */
     private static final long DEADLINE_MARGIN_MILLIS = 1_000;
@@ -121,7 +120,10 @@ public final class FunctionHandler {
         try {
             MaintenanceReport r = Arc.container().instance(MaintenanceService.class).get().run()
                     .await().atMost(Duration.ofMillis(Math.max(budget, 1)));
-            LOG.infof("scheduled maintenance (EventBridge): %d partitions, %d steps, purged %d messages, %d hashes, %d tasks%s",
+            // looked up here, not in a static field: a logger made when the runtime loads this class,
+            // before Quarkus has installed its log manager, would bind JBoss Logging to plain JDK
+            // logging and every line would lose the JSON format
+            Logger.getLogger(FunctionHandler.class).infof("scheduled maintenance (EventBridge): %d partitions, %d steps, purged %d messages, %d hashes, %d tasks%s",
                     r.partitions(), r.steps(), r.purgedMessages(), r.purgedHashes(), r.purgedTasks(), r.more() ? ", more to do" : "");
             return r;
         } catch (RuntimeException e) {
