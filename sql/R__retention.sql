@@ -117,18 +117,23 @@ $$;
 -- step deletes fewer than p_limit. Touches only the unlogged table, and no partition lock.
 CREATE OR REPLACE FUNCTION exactly.purge_duplicate_counts(p_limit integer)
 RETURNS integer
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+DECLARE
+    -- read once: a distributed database (Citus) refuses volatile functions inside a modification
+    v_now timestamptz := clock_timestamp();
+    n     integer;
+BEGIN
     WITH old AS (
         SELECT d.queue_id, d.bucket
         FROM exactly.duplicate_counts d
         LEFT JOIN exactly.queues q ON q.id = d.queue_id
-        WHERE q.id IS NULL OR d.bucket < clock_timestamp() - make_interval(secs => q.dedup_window_seconds)
+        WHERE q.id IS NULL OR d.bucket < v_now - make_interval(secs => q.dedup_window_seconds)
         ORDER BY d.bucket
         LIMIT p_limit
-    ), del AS (
-        DELETE FROM exactly.duplicate_counts d USING old
-        WHERE d.queue_id = old.queue_id AND d.bucket = old.bucket
-        RETURNING 1
     )
-    SELECT count(*)::integer FROM del
+    DELETE FROM exactly.duplicate_counts d USING old
+    WHERE d.queue_id = old.queue_id AND d.bucket = old.bucket;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
 $$;

@@ -58,19 +58,23 @@ $$;
 -- not wait for a WAL flush (see sql/V19__duplicate_counts.sql).
 CREATE OR REPLACE FUNCTION exactly.add_duplicates(p_queues text[], p_buckets timestamptz[], p_counts bigint[])
 RETURNS integer
-LANGUAGE sql AS $$
-    WITH ins AS (
-        INSERT INTO exactly.duplicate_counts AS d (queue_id, bucket, duplicates)
-        SELECT q.id, u.b, sum(u.n)
-        FROM unnest(p_queues, p_buckets, p_counts) AS u(q, b, n)
-        JOIN exactly.queues q ON q.name = u.q
-        WHERE u.n > 0
-        GROUP BY q.id, u.b
-        ORDER BY q.id, u.b
-        ON CONFLICT (queue_id, bucket) DO UPDATE SET duplicates = d.duplicates + EXCLUDED.duplicates
-        RETURNING 1
-    )
-    SELECT count(*)::integer FROM ins
+LANGUAGE plpgsql AS $$
+DECLARE
+    n integer;
+BEGIN
+    -- PL/pgSQL rather than a parameterised SQL function: Citus cannot plan the latter's generic
+    -- statement once duplicate_counts is a reference table (sql/citus/distribute.sql)
+    INSERT INTO exactly.duplicate_counts AS d (queue_id, bucket, duplicates)
+    SELECT q.id, u.b, sum(u.n)
+    FROM unnest(p_queues, p_buckets, p_counts) AS u(q, b, n)
+    JOIN exactly.queues q ON q.name = u.q
+    WHERE u.n > 0
+    GROUP BY q.id, u.b
+    ORDER BY q.id, u.b
+    ON CONFLICT (queue_id, bucket) DO UPDATE SET duplicates = d.duplicates + EXCLUDED.duplicates;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
 $$;
 
 -- The duplicates answered in queue p_queue over its deduplication window, as flushed so far: the
@@ -78,11 +82,16 @@ $$;
 -- left out, so nothing older than the window is counted). 0 when none; NULL when no such queue.
 CREATE OR REPLACE FUNCTION exactly.queue_duplicates(p_queue text)
 RETURNS TABLE (r_duplicates bigint, r_window integer)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_now timestamptz := clock_timestamp();
+BEGIN
+    RETURN QUERY
     SELECT COALESCE((SELECT sum(d.duplicates) FROM exactly.duplicate_counts d
                      WHERE d.queue_id = q.id
-                       AND d.bucket >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)), 0)::bigint,
+                       AND d.bucket >= v_now - make_interval(secs => q.dedup_window_seconds)), 0)::bigint,
            q.dedup_window_seconds
     FROM exactly.queues q
-    WHERE q.name = p_queue
+    WHERE q.name = p_queue;
+END
 $$;

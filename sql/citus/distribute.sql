@@ -54,6 +54,10 @@ SELECT create_reference_table('exactly.partition_names')
 WHERE pg_temp.citus_kind('exactly.partition_names') IS DISTINCT FROM 'reference';
 SELECT create_reference_table('exactly.redrives')
 WHERE pg_temp.citus_kind('exactly.redrives') IS DISTINCT FROM 'reference';
+-- the duplicates answered per queue and minute (V19): small, written every few seconds per
+-- instance, joined with queues by the stats and the maintenance purge; unlogged on every node
+SELECT create_reference_table('exactly.duplicate_counts')
+WHERE pg_temp.citus_kind('exactly.duplicate_counts') IS DISTINCT FROM 'reference';
 
 SELECT create_distributed_table('exactly.partitions', 'id')
 WHERE pg_temp.citus_kind('exactly.partitions') IS DISTINCT FROM 'distributed';
