@@ -78,7 +78,8 @@ public class AllowedMethods {
         return r;
     }
 
-    private static String httpMethod(Method m) {
+    /** @return the HTTP verb a JAX-RS resource method answers (its @GET, @POST, … annotation), or null */
+    static String httpMethod(Method m) {
         for (Annotation a : m.getAnnotations()) {
             HttpMethod h = a.annotationType().getAnnotation(HttpMethod.class);
             if (h != null) {

@@ -64,6 +64,20 @@ class PushEngineConcurrencyTest {
         vertx.closeAndAwait();
     }
 
+    /** Pushes one request and records each verdict as an answer, or the failure. */
+    private static void pushRecording(PushEngine engine, List<PushCommand> items, ConcurrentLinkedQueue<Answer> answers,
+                                      ConcurrentLinkedQueue<Throwable> failures) {
+        try {
+            List<PushVerdict> verdicts = engine.push(items).await().atMost(Duration.ofSeconds(60));
+            assertEquals(items.size(), verdicts.size());
+            for (PushVerdict v : verdicts) {
+                answers.add(new Answer(v.partition(), v.transactionId(), v.messageId(), v.status()));
+            }
+        } catch (Throwable t) {
+            failures.add(t);
+        }
+    }
+
     private record Answer(String partition, String txn, UUID messageId, PushStatus status) {
     }
 
@@ -101,15 +115,7 @@ class PushEngineConcurrencyTest {
                         String txn = "tx-" + rnd.nextInt(IDS);
                         items.add(PushCommand.json(queue, partition, txn, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8), null));
                     }
-                    try {
-                        List<PushVerdict> verdicts = engine.push(items).await().atMost(Duration.ofSeconds(60));
-                        assertEquals(items.size(), verdicts.size());
-                        for (PushVerdict v : verdicts) {
-                            answers.add(new Answer(v.partition(), v.transactionId(), v.messageId(), v.status()));
-                        }
-                    } catch (Throwable t) {
-                        failures.add(t);
-                    }
+                    pushRecording(engine, items, answers, failures);
                 }
                 return null;
             });
@@ -159,15 +165,7 @@ class PushEngineConcurrencyTest {
                         }
                     }
                     round.await(60, TimeUnit.SECONDS);
-                    try {
-                        List<PushVerdict> verdicts = engine.push(items).await().atMost(Duration.ofSeconds(60));
-                        assertEquals(items.size(), verdicts.size());
-                        for (PushVerdict v : verdicts) {
-                            answers.add(new Answer(v.partition(), v.transactionId(), v.messageId(), v.status()));
-                        }
-                    } catch (Throwable t) {
-                        failures.add(t);
-                    }
+                    pushRecording(engine, items, answers, failures);
                 }
                 return null;
             });

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exactly.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.QueryParam;
 import java.io.IOException;
@@ -94,7 +93,7 @@ class QueryParametersTest {
                     continue;
                 }
                 for (Method m : c.getDeclaredMethods()) {
-                    String verb = httpMethod(m);
+                    String verb = AllowedMethods.httpMethod(m);
                     if (verb == null) {
                         continue;
                     }
@@ -114,15 +113,5 @@ class QueryParametersTest {
             }
         }
         return out;
-    }
-
-    private static String httpMethod(Method m) {
-        for (Annotation a : m.getAnnotations()) {
-            HttpMethod h = a.annotationType().getAnnotation(HttpMethod.class);
-            if (h != null) {
-                return h.value();
-            }
-        }
-        return null;
     }
 }
