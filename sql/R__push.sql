@@ -8,6 +8,9 @@
 --   * A segment whose every item is a hash already committed inside the window is answered
 --     without any lock, read-only (no transaction id, no WAL, no commit to flush).
 --   * Otherwise it locks the partition row, then probes and stores under the lock.
+--   It has two forms of those same steps: set-based statements for a segment of several items,
+--   and statements on one row for a single item (most pushes: one webhook delivery, one event),
+--   whose plans cost the database much less per execution.
 -- push_bundle resolves (queue, partition) names, creates the missing ones, takes the partition
 -- locks of a multi-partition bundle in ascending id order (the one global lock order), then
 -- settles each segment with push_segment: all in one transaction, one round trip.
@@ -168,7 +171,85 @@ DECLARE
     -- per item: the original's offset (a duplicate), or NULL (fresh)
     v_dup    bigint[] := '{}';
     v_found  integer := 0;
+    -- the one-item form (below)
+    v_hash   bytea;
+    v_off    bigint;
+    v_mid    uuid;
+    v_digest bytea;
 BEGIN
+    -- The one-item form: the same steps as the set-based form below (the lock-free first look,
+    -- the lock, the queue's options, the probe, the allocation, the answer), each a statement on
+    -- one row. A set-based statement pays per execution for its plan (unnest, lateral joins,
+    -- window functions), and a single item is most of what a push is (one webhook delivery, one
+    -- event): this form costs about half the database's work per push (BENCHMARKS.md finding 17).
+    -- PushBundleSqlTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
+    IF v_n = 1 THEN
+        v_hash := p_hashes[1];
+        IF NOT p_locked AND p_probe[1] THEN
+            SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject'
+            INTO v_off, v_last, v_win, v_rej
+            FROM exactly.partitions p
+            JOIN exactly.queues q ON q.id = p.queue_id
+            CROSS JOIN LATERAL (
+                SELECT x."offset" AS off
+                FROM exactly.txn_hashes x
+                WHERE x.partition_id = p_pid AND x.hash = v_hash
+                  AND x."offset" > GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
+                                            p.txns_start - 1, -1)
+                  AND x.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)
+                ORDER BY x."offset"
+                LIMIT 1
+            ) d
+            WHERE p.id = p_pid AND q.dedup_window_seconds > 0 AND (p_spread IS NULL OR q.spread_partitions = p_spread);
+            IF FOUND THEN
+                SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
+                FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
+                RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
+                                    v_last, v_win, v_digest, v_rej;
+                RETURN;
+            END IF;
+        END IF;
+        SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
+        FROM exactly.partitions p
+        WHERE p.id = p_pid
+        FOR UPDATE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
+        END IF;
+        SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject' INTO v_win, v_spread, v_rej
+        FROM exactly.queues q WHERE q.id = v_qid;
+        IF p_spread IS NOT NULL AND v_spread <> p_spread THEN
+            PERFORM exactly.spread_changed(p_pid, v_spread, p_spread);
+        END IF;
+        v_now := clock_timestamp();
+        v_vfrom := GREATEST(CASE WHEN p_verified_window >= v_win THEN p_verified END, v_start - 1, -1);
+        v_off := NULL;
+        IF v_win > 0 AND v_last > v_vfrom AND p_probe[1] THEN
+            SELECT x."offset" INTO v_off
+            FROM exactly.txn_hashes x
+            WHERE x.partition_id = p_pid AND x.hash = v_hash AND x."offset" > v_vfrom
+              AND x.created_at >= v_now - make_interval(secs => v_win)
+            ORDER BY x."offset"
+            LIMIT 1;
+        END IF;
+        IF v_off IS NOT NULL THEN
+            SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
+            FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
+            RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
+                                v_last, v_win, v_digest, v_rej;
+            RETURN;
+        END IF;
+        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+        VALUES (p_pid, v_hash, v_last + 1, v_now);
+        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                      content_type, headers, trace_id, created_at, payload_digest)
+        VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
+                p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1]);
+        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
+        RETURN QUERY SELECT 1, v_last + 1, p_message_ids[1], false, v_last, v_win, NULL::bytea, v_rej;
+        RETURN;
+    END IF;
+
     -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
     --    read-only statement, which answers only if all items are duplicates (and the push was
     --    routed with the queue's spreadPartitions; otherwise the locked path below refuses it).

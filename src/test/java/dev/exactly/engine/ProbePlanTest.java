@@ -98,6 +98,37 @@ class ProbePlanTest {
     }
 
     @Test
+    void theOneItemProbeStaysAKeyLookupOnAPlanMadeWhileTheTableLookedEmpty() throws Exception {
+        String db = TestDatabase.createMigratedDatabase();
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("SET stats_fetch_consistency = none");
+            s.execute("VACUUM ANALYZE exactly.txn_hashes");
+            // the connection's first one-item pushes plan both statements of the one-item form:
+            // the lock-free look (a stored key) and the probe under the lock (a new key)
+            s.execute(push(-1, -1));
+            s.execute(push(-1, -1));
+            s.execute(push(-2, -2));
+            for (int i = 0; i < 20; i++) {
+                s.execute(push(i * 1000, i * 1000 + 999));
+            }
+            long seqBefore = seqScans(s);
+            long pkBefore = tuplesRead(s, "txn_hashes_pkey");
+            long offsetBefore = tuplesRead(s, "txn_hashes_offset");
+            for (int k : new int[] {5000, 19999, 30000, 30001}) {
+                try (ResultSet rs = s.executeQuery(push(k, k))) {
+                    rs.next();
+                    assertEquals(k < 20000 ? 1 : 0, rs.getLong(1), "key " + k);
+                }
+            }
+            long pkRead = tuplesRead(s, "txn_hashes_pkey") - pkBefore;
+            assertEquals(seqBefore, seqScans(s), "the one-item probe scanned exactly.txn_hashes sequentially");
+            assertEquals(0, tuplesRead(s, "txn_hashes_offset") - offsetBefore, "the one-item probe walked txn_hashes_offset");
+            assertTrue(pkRead >= 2 && pkRead <= 12, "4 one-item pushes (2 stored) should read about one key each, read " + pkRead);
+        }
+    }
+
+    @Test
     void retentionPurgeWalksTheOffsetIndex() throws Exception {
         String db = TestDatabase.createMigratedDatabase();
         try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
