@@ -74,6 +74,12 @@ $$;
 --   p_probe:           false for items whose transactionId is their own fresh message id.
 --   p_locked:          true when the caller already holds the partition's row lock (a bundle):
 --                      the lock-free first look would then save nothing, and is skipped.
+--                      It is skipped too when p_verified >= 0: a warm cache vouches only for a
+--                      segment none of whose hashes it holds (it asks for the whole window,
+--                      p_verified = -1, when it holds one: a retry through the same instance),
+--                      so the look would almost never find one; the probe under the lock still
+--                      decides (a duplicate stored by another instance above the watermark is
+--                      found there, at the cost of the lock).
 --   p_spread:          the queue's spreadPartitions the caller routed the items with (0: the
 --                      queue does not spread, items went to the partition they named). When it
 --                      is not the queue's own value, nothing is written and SQLSTATE EXS01 is
@@ -185,7 +191,7 @@ BEGIN
     -- PushBundleSqlTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
     IF v_n = 1 THEN
         v_hash := p_hashes[1];
-        IF NOT p_locked AND p_probe[1] THEN
+        IF NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
             SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject'
             INTO v_off, v_last, v_win, v_rej
             FROM exactly.partitions p
@@ -253,7 +259,7 @@ BEGIN
     -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
     --    read-only statement, which answers only if all items are duplicates (and the push was
     --    routed with the queue's spreadPartitions; otherwise the locked path below refuses it).
-    IF NOT p_locked AND true = ALL (p_probe) THEN
+    IF NOT p_locked AND p_verified < 0 AND true = ALL (p_probe) THEN
         RETURN QUERY
         WITH snap AS MATERIALIZED (
             SELECT p.last_offset AS last, q.dedup_window_seconds AS win, q.payload_mismatch = 'reject' AS rej,

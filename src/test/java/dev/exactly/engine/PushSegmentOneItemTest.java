@@ -64,9 +64,15 @@ class PushSegmentOneItemTest {
     /** Calls push_segment(pid, -1, NULL, ...) with {@code items}, each with a new message id; answers in item order. */
     private static List<Answer> push(Connection c, long pid, List<Item> items, List<String> sentIds, int spread)
             throws SQLException {
+        return push(c, pid, -1, items, sentIds, spread);
+    }
+
+    /** As above, with a vouched watermark {@code verified} under a one-hour window. */
+    private static List<Answer> push(Connection c, long pid, long verified, List<Item> items, List<String> sentIds,
+                                     int spread) throws SQLException {
         int n = items.size();
         String sql = "SELECT \"offset\", message_id::text, duplicate, prev_last_offset, dedup_window_seconds, original_digest "
-                + "FROM exactly.push_segment(?, -1, NULL, ?, ?, ?::uuid[], ?, ?, ?, ?, ?, false, ?, ?)";
+                + "FROM exactly.push_segment(?, " + verified + ", 3600, ?, ?, ?::uuid[], ?, ?, ?, ?, ?, false, ?, ?)";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             byte[][] hashes = new byte[n][];
             Boolean[] probes = new Boolean[n];
@@ -208,6 +214,38 @@ class PushSegmentOneItemTest {
             c.rollback();
             holder.rollback();
             assertEquals(0, first.offset());
+        }
+    }
+
+    @Test
+    void aVouchedSegmentSkipsTheLockFreeLookAndIsStillSettledUnderTheLock() throws Exception {
+        try (Connection c = connect()) {
+            long pid = partition(c, "vouched", "p");
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                push(c, pid, List.of(new Item("v" + i, true, null)), ids, 0);
+            }
+            c.setAutoCommit(false);
+            for (List<Item> segment : List.of(List.of(new Item("v5", true, null)),
+                    List.of(new Item("v5", true, null), new Item("v4", true, null)))) {
+                // unvouched (-1): a retry is answered by the lock-free look, no transaction id
+                Answer unvouched = push(c, pid, -1, segment, new ArrayList<>(), 0).get(0);
+                assertTrue(unvouched.duplicate());
+                assertEquals(0, count(c, "SELECT count(txid_current_if_assigned())"));
+                c.rollback();
+                // vouched "none at or below offset 3" (true: v5 is at 5, v4 at 4): no look, the
+                // locked path finds them above the watermark
+                List<Answer> vouched = push(c, pid, 3, segment, new ArrayList<>(), 0);
+                assertEquals(segment.size(), vouched.size());
+                for (int i = 0; i < segment.size(); i++) {
+                    assertTrue(vouched.get(i).duplicate(), segment.get(i).key());
+                    assertEquals(ids.get(Integer.parseInt(segment.get(i).key().substring(1))), vouched.get(i).messageId());
+                }
+                assertEquals(1, count(c, "SELECT count(txid_current_if_assigned())"), "the locked path");
+                c.rollback();
+            }
+            c.setAutoCommit(true);
+            assertEquals(6, count(c, "SELECT count(*) FROM exactly.messages WHERE partition_id = " + pid));
         }
     }
 
