@@ -2,20 +2,10 @@
 # PGHOST/PGPORT/PGUSER exported).
 psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-# Migrates database $1 with the sql/ of revision $2 ("" = the working tree) in Flyway's order
-# (versioned migrations by version, then repeatables by description), then runs the variant $3's
-# copy of setup.sql.
+# Migrates database $1 with the sql/ of revision $2 ("" = the working tree), then runs the variant
+# $3's copy of setup.sql: bench/floor/migrate, the one copy of that logic.
 migrate() {
-  local db=$1 rev=$2 files
-  if [ -z "$rev" ]; then files=$(cd "$ROOT/sql" && ls); else files=$(git -C "$ROOT" ls-tree --name-only "$rev" sql/ | sed 's|sql/||'); fi
-  {
-    echo "CREATE SCHEMA exactly;"
-    for f in $(echo "$files" | grep '^V' | sort -t_ -k1.2 -n) $(echo "$files" | grep '^R__' | sort); do
-      if [ -z "$rev" ]; then cat "$ROOT/sql/$f"; else git -C "$ROOT" show "$rev:sql/$f"; fi
-      echo
-    done
-  } | psql_ "$db" 2>&1 | grep -v NOTICE || true
-  psql_ "$db" -f "$SCRIPTS/$3/setup.sql" > /dev/null
+  "$ROOT/bench/floor/migrate" "$1" "$2" "$SCRIPTS/$3/setup.sql"
 }
 
 # Copies the workload scripts into $SCRIPTS/after (this checkout's) and, for revision $1 when

@@ -104,6 +104,16 @@ public final class BenchDatabase implements AutoCloseable {
         return "postgresql://" + host + ":" + port + "/" + database;
     }
 
+    /** The server's host name or address. */
+    public String host() {
+        return host;
+    }
+
+    /** The server's port. */
+    public int port() {
+        return port;
+    }
+
     /** The user to connect as. */
     public String user() {
         return user;

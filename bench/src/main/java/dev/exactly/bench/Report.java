@@ -26,17 +26,21 @@ final class Report {
         line("\"Findings\" and \"Reliability\" sections are written by hand, in `bench/findings.md` and `bench/reliability.md`, and copied in verbatim.");
         line();
         line("```bash");
-        line("bench/run                      # JMH + SQL-level matrix + HTTP matrix per service mode + cold start");
+        line("bench/run                      # all phases: jmh, sql, http, cold (issue 7); floor, spread, lambda (issue 16)");
+        line("bench/run --only floor,spread  # some phases; --out FILE writes the report elsewhere");
         line("bench/run --measure 8          # longer measurement periods (seconds); see bench/run for all options");
         line("```");
         line();
         conditions();
         targets();
+        Issue16Report issue16 = new Issue16Report(s);
+        md.append(issue16.targets());
         sqlLevel();
         httpLevel();
         cache();
         probes();
         cold();
+        md.append(issue16.sections());
         micro();
         method();
         String findings = Suite.read(s.root().resolve("bench/findings.md"));
@@ -63,6 +67,8 @@ final class Report {
         line("| --- | --- |");
         line("| date | " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME.withLocale(Locale.ROOT)) + " |");
         s.machine.forEach((k, v) -> line("| " + k + " | " + v + " |"));
+        line("| phases run | " + (s.phases.isEmpty() ? "none" : String.join(", ", s.phases))
+                + (s.args.containsKey("only") ? " (--only " + s.args.get("only") + ")" : " (all)") + " |");
         line("| each cell | " + s.rounds + " rounds × (" + secs(s.warmup.toMillis()) + " warm-up + " + secs(s.measure.toMillis())
                 + " measured), interleaved with the cells it is compared with |");
         line();
@@ -432,7 +438,7 @@ final class Report {
         line("| " + t + " | " + measured + " | " + verdict + " |");
     }
 
-    private static String fmt(double v, int decimals) {
+    static String fmt(double v, int decimals) {
         if (Double.isNaN(v)) {
             return "–";
         }

@@ -20,10 +20,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * The whole benchmark suite, one command (bench/run): JMH micro-benchmarks of the in-memory
- * parts, the SQL-level matrix (Exactly's push_bundle against the three baselines, in-process,
- * same PostgreSQL, same run), the HTTP matrix against the service in each mode (cache off; cache
- * on; cache on with fusion, where the build has them), the cold start, then BENCHMARKS.md.
+ * The whole benchmark suite, one command (bench/run), in phases: JMH micro-benchmarks of the
+ * in-memory parts ({@code jmh}), the SQL-level matrix (Exactly's push_bundle against the three
+ * baselines, in-process, same PostgreSQL, same run: {@code sql}), the HTTP matrix against the
+ * service in each mode (cache off; cache on; cache on with fusion: {@code http}), the service's cold
+ * start ({@code cold}): the issue 7 targets; then the issue 16 targets: the single push against
+ * pgbench's floor and the duplicate's WAL ({@link FloorPhase}, {@code floor}), spread and fusion over
+ * HTTP ({@link SpreadPhase}, {@code spread}), the Lambda package's cold start under the runtime
+ * interface client ({@link LambdaColdStartPhase}, {@code lambda}); then BENCHMARKS.md.
  *
  * <p>Options: {@code --out FILE} (BENCHMARKS.md), {@code --jar FILE}
  * (target/quarkus-app/quarkus-run.jar), {@code --pg-url JDBC_URL} (an external PostgreSQL instead
@@ -31,7 +35,8 @@ import java.util.regex.Pattern;
  * {@code --api-key KEY}, {@code --warmup SECONDS} (0.5), {@code --measure SECONDS} (2),
  * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
  * is compared with, so drifting machine load hits them alike),
- * {@code --only jmh,sql,http,cold} (default: all), {@code --modes off,cache,cache+fusion},
+ * {@code --only jmh,sql,http,cold,floor,spread,lambda} (default: all), {@code --modes off,cache,cache+fusion},
+ * {@code --lambda-runs N} (5 starts), {@code --lambda-zip FILE} (target/bench/function.zip),
  * {@code --note TEXT} (printed under "Run conditions"), {@code --profile DIR} (records each
  * service mode with JFR, settings=profile, into DIR/service-MODE.jfr: for `jfr print` or JMC).
  */
@@ -92,7 +97,15 @@ public final class Suite {
     final List<String[]> jmh = new ArrayList<>();
     final Map<String, String> machine = new LinkedHashMap<>();
     final List<String> problems = new ArrayList<>();
+    /** The phases this invocation ran, in order (with a note when one was skipped). */
+    final List<String> phases = new ArrayList<>();
+    FloorPhase.Result floor;
+    SpreadPhase.Result spread;
+    LambdaColdStartPhase.Result lambda;
     BenchDatabase db;
+
+    /** Every phase, in the order a run takes them. */
+    static final List<String> PHASES = List.of("jmh", "sql", "http", "cold", "floor", "spread", "lambda");
 
     Suite(Map<String, String> args) {
         this.args = args;
@@ -117,10 +130,27 @@ public final class Suite {
 
     boolean wanted(String phase) {
         String only = args.get("only");
-        return only == null || List.of(only.split(",")).contains(phase);
+        boolean yes = only == null || List.of(only.split(",")).contains(phase);
+        if (yes) {
+            phases.add(phase);
+        }
+        return yes;
+    }
+
+    /** Refuses an --only that names no phase (a typo would otherwise run nothing and say nothing). */
+    void checkOnly() {
+        String only = args.get("only");
+        if (only != null) {
+            for (String p : only.split(",")) {
+                if (!PHASES.contains(p)) {
+                    throw new IllegalArgumentException("unknown phase " + p + " in --only; phases: " + PHASES);
+                }
+            }
+        }
     }
 
     void runAll() throws Exception {
+        checkOnly();
         long t = System.nanoTime();
         Files.createDirectories(work);
         Machine.describe(machine);
@@ -153,12 +183,25 @@ public final class Suite {
                 sqlMatrix();
             }
             if (wanted("http")) {
-                for (String mode : args.getOrDefault("modes", String.join(",", MODES.keySet())).split(",")) {
+                String modes = args.getOrDefault("modes", String.join(",", MODES.keySet()));
+                phases.set(phases.size() - 1, "http (modes " + modes + ")");
+                for (String mode : modes.split(",")) {
                     httpMode(mode);
                 }
             }
             if (wanted("cold")) {
                 coldStart();
+            }
+            if (wanted("floor")) {
+                floor = new FloorPhase(this).run();
+                note("floor", floor.skipped);
+            }
+            if (wanted("spread")) {
+                spread = new SpreadPhase(this).run();
+            }
+            if (wanted("lambda")) {
+                lambda = new LambdaColdStartPhase(this).run();
+                note("lambda", lambda.skipped != null ? lambda.skipped : lambda.failed);
             }
         } finally {
             db.close();
@@ -168,7 +211,18 @@ public final class Suite {
         machine.put("suite wall time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t) / 1e9));
         Path out = Path.of(args.getOrDefault("out", "BENCHMARKS.md"));
         Files.writeString(out, new Report(this).markdown(), StandardCharsets.UTF_8);
+        if (floor != null || spread != null || lambda != null) {
+            System.out.println();
+            System.out.print(new Issue16Report(this).targets());
+        }
         log("wrote " + out.toAbsolutePath());
+    }
+
+    /** Marks the last phase run as skipped or failed, for "Run conditions". */
+    private void note(String phase, String why) {
+        if (why != null) {
+            phases.set(phases.lastIndexOf(phase), phase + " (not measured: " + why + ")");
+        }
     }
 
     // ---------------------------------------------------------------- SQL level

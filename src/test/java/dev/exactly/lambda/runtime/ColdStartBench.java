@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.testing.Api;
 import dev.exactly.testing.TestDatabase;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +19,14 @@ import java.util.stream.Stream;
 
 /**
  * Cold start of function.zip packages under the AWS Lambda Java runtime interface client, side by
- * side in one run (bench/lambda-cold-start drives it): for each round, each package in turn is
- * started in a fresh JVM on its own unzipped task directory, exactly as {@link FunctionProcess}
- * starts it for LambdaRuntimeIT (the JVM flags the managed runtime passes, JAVA_TOOL_OPTIONS from
- * infra/terraform/function.tf unless a package names its own), and timed from process start to the
- * answer of its first one-item push (and to its first /invocation/next poll: initialisation). The
- * database is the tests' embedded PostgreSQL, migrated once; no SnapStart. Prints each run, then
- * the medians and each package's ratio to the first one.
+ * side in one run (bench/lambda-cold-start drives {@link #main}; bench/run's lambda phase calls
+ * {@link #measure}): for each round, each package in turn is started in a fresh JVM on its own
+ * unzipped task directory, exactly as {@link FunctionProcess} starts it for LambdaRuntimeIT (the JVM
+ * flags the managed runtime passes, JAVA_TOOL_OPTIONS from infra/terraform/function.tf unless a
+ * package names its own), and timed from process start to the answer of its first one-item push
+ * (and to its first /invocation/next poll: initialisation). {@link #main}'s database is the tests'
+ * embedded PostgreSQL, migrated once; no SnapStart. Prints each run, then the medians and each
+ * package's ratio to the first one.
  *
  * <p>After the timed rounds, each package is started once more with {@code -Xlog:class+load} added
  * to its JAVA_TOOL_OPTIONS (untimed: logging slows the start) and the classes loaded from process
@@ -41,7 +43,33 @@ public final class ColdStartBench {
     private ColdStartBench() {
     }
 
-    private record Variant(String name, Path zip, String toolOptions) {
+    /**
+     * A package to start.
+     *
+     * @param name        names it in the output, its task directory and its class list
+     * @param zip         the function.zip
+     * @param toolOptions JAVA_TOOL_OPTIONS, or null for infra/terraform/function.tf's value
+     */
+    public record Variant(String name, Path zip, String toolOptions) {
+    }
+
+    /**
+     * What one package measured.
+     *
+     * @param name          the variant's name
+     * @param runs          per start, in order: {init ms (start to first /invocation/next), start to first answered push ms}
+     * @param classesLoaded classes loaded from process start to the first answer (the -Xlog:class+load start)
+     */
+    public record Result(String name, List<long[]> runs, long classesLoaded) {
+        /** Median init, ms. */
+        public long medianInitMillis() {
+            return median(runs, 0);
+        }
+
+        /** Median process start to first answered push, ms. */
+        public long medianFirstPushMillis() {
+            return median(runs, 1);
+        }
     }
 
     /**
@@ -64,43 +92,59 @@ public final class ColdStartBench {
             throw new IllegalArgumentException("usage: ColdStartBench [--runs N] NAME=ZIP[|JAVA_TOOL_OPTIONS] ...");
         }
         String db = TestDatabase.createMigratedDatabase();
+        List<Result> results = measure(runs, variants, TestDatabase.reactiveUrl(db), "postgres", System.out);
+        long reference = -1;
+        long referenceClasses = -1;
+        System.out.printf("%n%-10s %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
+                "classes loaded", "ratio");
+        for (Result r : results) {
+            long init = r.medianInitMillis();
+            long first = r.medianFirstPushMillis();
+            long loaded = r.classesLoaded();
+            if (reference < 0) {
+                reference = first;
+                referenceClasses = loaded;
+            }
+            System.out.printf("%-10s %9d ms %13d ms %8.2f %16d %8.2f%n", r.name(), init, first, first / (double) reference,
+                    loaded, loaded / (double) referenceClasses);
+        }
+    }
+
+    /**
+     * Starts each package {@code runs} times, in turn round after round, then once more with
+     * -Xlog:class+load, against a database that is already migrated; prints each start to {@code out}.
+     * Run from the repository root (target/, infra/terraform/function.tf).
+     *
+     * @param reactiveUrl postgresql://host:port/db of the migrated database
+     * @param user        its user (no password)
+     * @return one result per variant, in order
+     * @throws Exception when a package cannot be started or does not answer 200
+     */
+    public static List<Result> measure(int runs, List<Variant> variants, String reactiveUrl, String user, PrintStream out)
+            throws Exception {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("QUARKUS_PROFILE", "lambda");
-        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db));
-        env.put("QUARKUS_DATASOURCE_USERNAME", "postgres");
+        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", reactiveUrl);
+        env.put("QUARKUS_DATASOURCE_USERNAME", user);
         env.put("EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
                 java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
         Map<String, List<long[]>> times = new LinkedHashMap<>();
         variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
-        System.out.printf("%-10s %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
+        out.printf("%-10s %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
         for (int run = 1; run <= runs; run++) {
             for (Variant v : variants) {
                 long[] t = once(v, env, run);
-                times.get(v.name()).add(t);
-                System.out.printf("%-10s %5d %12d %16d%n", v.name(), run, t[0], t[1]);
+                times.get(v.name()).add(new long[] {t[0], t[1]});
+                out.printf("%-10s %5d %12d %16d%n", v.name(), run, t[0], t[1]);
             }
         }
-        Map<String, Long> classes = new LinkedHashMap<>();
+        List<Result> results = new ArrayList<>();
         for (Variant v : variants) {
-            classes.put(v.name(), classesLoaded(v, env));
+            results.add(new Result(v.name(), times.get(v.name()), classesLoaded(v, env)));
         }
-        long reference = -1;
-        long referenceClasses = -1;
-        System.out.printf("%n%-10s %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
-                "classes loaded", "ratio");
-        for (Variant v : variants) {
-            long init = median(times.get(v.name()), 0);
-            long first = median(times.get(v.name()), 1);
-            long loaded = classes.get(v.name());
-            if (reference < 0) {
-                reference = first;
-                referenceClasses = loaded;
-            }
-            System.out.printf("%-10s %9d ms %13d ms %8.2f %16d %8.2f%n", v.name(), init, first, first / (double) reference,
-                    loaded, loaded / (double) referenceClasses);
-        }
+        return results;
     }
 
     /** Starts v once with -Xlog:class+load and counts the classes loaded up to its first answer. */

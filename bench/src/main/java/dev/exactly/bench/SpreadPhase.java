@@ -1,0 +1,135 @@
+package dev.exactly.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The suite's spread phase (issue 16.3 and 16.4, {@code bench/run --only spread}; bench/spread/run
+ * runs it alone): two services on the suite's PostgreSQL, the stateless shape (cache and fusion
+ * off, as the Lambda runs) and server mode (cache + fusion), 16 producers of one-item requests, the
+ * cells interleaved round by round:
+ * <ul>
+ *   <li>stateless, one partition;</li>
+ *   <li>stateless, one queue with spreadPartitions 16 (items name no partition);</li>
+ *   <li>stateless, 16 partitions, one producer each;</li>
+ *   <li>server mode, 16 partitions, one producer each;</li>
+ *   <li>server mode, the spread queue (for reference).</li>
+ * </ul>
+ * Targets: spread ÷ one partition ≥ 3 (16.3); server ÷ stateless at one producer per partition
+ * ≥ 1 (16.4).
+ */
+final class SpreadPhase {
+
+    /** Producers (requests in flight). */
+    static final int CLIENTS = 16;
+
+    /** One measured cell: which service, which load, and its runs. */
+    record Cell(String id, String title, String mode, Workload workload, List<LoadResult> runs) {
+        /** All rounds merged. */
+        LoadResult merged() {
+            return LoadResult.merge(runs);
+        }
+    }
+
+    /** The cells in report order. */
+    static final class Result {
+        final Map<String, Cell> cells = new LinkedHashMap<>();
+
+        Optional<Cell> cell(String id) {
+            return Optional.ofNullable(cells.get(id)).filter(c -> !c.runs().isEmpty());
+        }
+
+        /** 16.3: stateless, spread queue ÷ one partition (msgs/s). */
+        double spreadRatio() {
+            return ratio("spread-off", "one-off");
+        }
+
+        /** 16.4: server mode ÷ stateless, 16 partitions, one producer each (msgs/s). */
+        double fusionRatio() {
+            return ratio("pinned-fused", "pinned-off");
+        }
+
+        double ratio(String a, String b) {
+            Optional<Cell> x = cell(a);
+            Optional<Cell> y = cell(b);
+            if (x.isEmpty() || y.isEmpty() || y.get().merged().msgsPerSecond() <= 0) {
+                return Double.NaN;
+            }
+            return x.get().merged().msgsPerSecond() / y.get().merged().msgsPerSecond();
+        }
+    }
+
+    private final Suite s;
+
+    SpreadPhase(Suite suite) {
+        this.s = suite;
+    }
+
+    Result run() throws Exception {
+        Result result = new Result();
+        s.truncateAll();
+        Path jar = Path.of(s.args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        String url = s.db.reactiveUrl(BenchDatabase.NAME);
+        try (ServerProcess stateless = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
+                Suite.MODES.get("off"), s.work.resolve("service-spread-off.log"));
+             ServerProcess server = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
+                     Suite.MODES.get("cache+fusion"), s.work.resolve("service-spread-cache-fusion.log"))) {
+            stateless.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
+            server.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
+            Map<String, ServerProcess> services = Map.of("off", stateless, "cache+fusion", server);
+            spread(stateless.baseUrl(), "spread16-off", 16);
+            spread(stateless.baseUrl(), "spread16-fused", 16);
+            List<Cell> cells = List.of(
+                    cell("one-off", "stateless, 1 partition", "off", Workload.of("one-off", 1, 1, 0)),
+                    cell("spread-off", "stateless, spread queue (spreadPartitions 16)", "off",
+                            Workload.of("spread16-off", 1, 0, 0)),
+                    cell("pinned-off", "stateless, 16 partitions, one producer each", "off",
+                            new Workload("pinned-off", 1, 16, 0, 64, true)),
+                    cell("pinned-fused", "server mode, 16 partitions, one producer each", "cache+fusion",
+                            new Workload("pinned-fused", 1, 16, 0, 64, true)),
+                    cell("spread-fused", "server mode, spread queue (spreadPartitions 16)", "cache+fusion",
+                            Workload.of("spread16-fused", 1, 0, 0)));
+            cells.forEach(c -> result.cells.put(c.id(), c));
+            Suite.log("spread warm-up (not reported)");
+            for (Cell c : cells) {
+                HttpLoad.run(new HttpLoad.Options(services.get(c.mode()).baseUrl(), s.apiKey, CLIENTS, Duration.ZERO,
+                        Duration.ofSeconds(2), 1_000_000), c.workload());
+            }
+            for (int r = 0; r < s.rounds; r++) {
+                for (int i = 0; i < cells.size(); i++) {
+                    Cell c = cells.get((i + r) % cells.size());
+                    Suite.log("spread " + c.title() + " (round " + (r + 1) + "/" + s.rounds + ")");
+                    LoadResult res = HttpLoad.run(new HttpLoad.Options(services.get(c.mode()).baseUrl(), s.apiKey,
+                            CLIENTS, s.warmup, s.measure, 100_000_000), c.workload());
+                    Suite.logResult(res);
+                    c.runs().add(res);
+                }
+            }
+        }
+        return result;
+    }
+
+    private static Cell cell(String id, String title, String mode, Workload w) {
+        return new Cell(id, title, mode, w, new ArrayList<>());
+    }
+
+    /** Sets a queue's spreadPartitions (PATCH /api/v1/queues/{name}, creating the queue). */
+    private void spread(URI base, String queue, int n) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve("/api/v1/queues/" + queue))
+                .header("Authorization", "Bearer " + s.apiKey).header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"options\":{\"spreadPartitions\":" + n + "}}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("PATCH " + queue + ": " + r.statusCode() + " " + r.body());
+        }
+    }
+}
