@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The suite's floor phase (issue 16.1 and 16.2, {@code bench/run --only floor}): on the suite's
@@ -164,7 +165,8 @@ final class FloorPhase {
         s.truncateAll();
         Map<String, String> settings = new HashMap<>(Suite.MODES.get("off"));
         settings.put("exactly.maintenance.enabled", "false");
-        result.settings = settings.toString();
+        result.settings = String.join(", ", new TreeMap<>(settings).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList());
         Path jar = Path.of(s.args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
         try {
             createDatabase(pgbench);
@@ -191,7 +193,7 @@ final class FloorPhase {
                 if (spec.script() != null) {
                     pgbenchRun(pgbench, spec, 2, "warmup");
                 } else {
-                    HttpLoad.run(options(service, Duration.ZERO, Duration.ofSeconds(2)), workload());
+                    HttpLoad.run(options(service, Duration.ZERO, Duration.ofSeconds(5)), workload()); // and its JIT
                 }
             }
             for (int r = 0; r < s.rounds; r++) {

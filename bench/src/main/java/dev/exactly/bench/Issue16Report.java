@@ -142,9 +142,9 @@ final class Issue16Report {
         FloorPhase.Result f = s.floor;
         line("## Single push against the floor (issue 16.1, 16.2)");
         line();
-        line("`bench/run --only floor`: pgbench (" + f.pgbench + ", " + FloorPhase.CLIENTS + " clients, `-j 2`, `-T` = warm-up +");
+        line("`bench/run --only floor`: pgbench (`" + f.pgbench + "`, " + FloorPhase.CLIENTS + " clients, `-j 2`, `-T` = warm-up +");
         line("measured period rounded up to whole seconds) with the scripts of `bench/floor/` on a database of its own migrated by");
-        line("`bench/floor/migrate`, and the service in the stateless shape (" + f.settings + ") with " + FloorPhase.CLIENTS);
+        line("`bench/floor/migrate`, and the service in the stateless shape (`" + f.settings + "`) with " + FloorPhase.CLIENTS);
         line("producers of one-item requests into one partition, on the same PostgreSQL; cells interleaved round by round.");
         line("Pushes are counted by their partition's `last_offset` and the database's CPU is the utime + stime of the");
         line("postmaster and all its processes from /proc, plus the postmaster's reaped children (pgbench's backends once it");
