@@ -69,6 +69,9 @@ final class FloorPhase {
         /** Pushes counted for the per-push figures (CPU, WAL, commits). */
         double pushes;
         double cpuSeconds;
+        /** pgbench cells: CPU and pushes from before pgbench started (its connections' start-up included). */
+        double wholeCpuSeconds;
+        double wholePushes;
         double walBytes;
         double fsyncs;
         /** Commits in the database (duplicate cell only: pg_stat_database.xact_commit). */
@@ -87,6 +90,11 @@ final class FloorPhase {
         /** Pushes (transactions) per second over all rounds. */
         double rate() {
             return rateSeconds > 0 ? rateItems / rateSeconds : Double.NaN;
+        }
+
+        /** Database CPU per push from before pgbench started, microseconds (NaN for the other cells). */
+        double wholeCpuMicrosPerPush() {
+            return wholePushes > 0 && wholeCpuSeconds > 0 ? wholeCpuSeconds * 1e6 / wholePushes : Double.NaN;
         }
 
         /** Database CPU per push, microseconds. */
@@ -289,11 +297,9 @@ final class FloorPhase {
         double warm = s.warmup.toNanos() / 1e9;
         int seconds = (int) Math.max(1, Math.ceil(warm + s.measure.toNanos() / 1e9));
         Path log = s.work.resolve("pgbench-" + spec.id() + "-" + (round + 1) + ".log");
-        Stats a = null;
-        if (whole) {
-            Thread.sleep(1200); // the last cell's statistics are flushed
-            a = stats(floor, floor, null);
-        }
+        Thread.sleep(1200); // the last cell's statistics are flushed
+        Stats pre = stats(floor, floor, spec.counter());
+        Stats a = pre;
         Process p = pgbench.start(s.db, DATABASE, CLIENTS, seconds, s.root.resolve("bench/floor/" + spec.script()), log);
         long t0 = System.nanoTime();
         if (!whole) {
@@ -321,14 +327,17 @@ final class FloorPhase {
             cell.roundRates.add(run.tps());
         } else {
             cell.cpuSeconds += cpu == null ? 0 : b.cpu().since(a.cpu());
+            cell.wholeCpuSeconds += cpu == null ? 0 : b.cpu().since(pre.cpu());
+            cell.wholePushes += b.counter() - pre.counter();
             cell.rateItems += pushes;
             cell.rateSeconds += secs;
             cell.roundRates.add(pushes / secs);
         }
         Suite.log(String.format(Locale.ROOT, "  %.0f tx/s (pgbench: %.0f tps over %d s), %.1f WAL B/tx%s",
                 cell.roundRates.get(cell.roundRates.size() - 1), run.tps(), seconds, (b.lsn() - a.lsn()) / pushes,
-                whole ? "" : String.format(Locale.ROOT, ", %.0f µs database CPU/tx",
-                        cpu == null ? Double.NaN : b.cpu().since(a.cpu()) * 1e6 / pushes)));
+                whole ? "" : String.format(Locale.ROOT, ", %.0f µs database CPU/tx (%.0f with pgbench's start-up)",
+                        cpu == null ? Double.NaN : b.cpu().since(a.cpu()) * 1e6 / pushes,
+                        cpu == null ? Double.NaN : b.cpu().since(pre.cpu()) * 1e6 / (b.counter() - pre.counter()))));
     }
 
     private void measureService(ServerProcess service, Spec spec, Cell cell, Connection floor, Connection bench)

@@ -170,6 +170,13 @@ final class Issue16Report {
                     + (dup ? "" : fmt(f.cpuVsAnchor(c.id), 2) + "×") + " | " + fmt(c.walPerPush(), 1) + " | "
                     + fsync(c, dup) + " | " + (c.problem == null ? "" : cell(c.problem)) + " |");
         }
+        if (f.cpuProblem == null) {
+            line();
+            line("Database CPU per transaction with pgbench's start-up included (read before pgbench started: its 16");
+            line("connections, their backends' start and first plans): anchor "
+                    + microsOf(f.cell("anchor").map(FloorPhase.Cell::wholeCpuMicrosPerPush)) + ", fresh.sql "
+                    + microsOf(f.cell("fresh").map(FloorPhase.Cell::wholeCpuMicrosPerPush)) + ".");
+        }
         f.cell("service").filter(c -> !c.http.isEmpty()).ifPresent(c -> {
             LoadResult m = LoadResult.merge(c.http);
             line();
@@ -245,7 +252,11 @@ final class Issue16Report {
     }
 
     private static String micros(Optional<FloorPhase.Cell> c) {
-        return fmt(c.map(FloorPhase.Cell::cpuMicrosPerPush).orElse(Double.NaN), 0) + " µs";
+        return microsOf(c.map(FloorPhase.Cell::cpuMicrosPerPush));
+    }
+
+    private static String microsOf(Optional<Double> perPush) {
+        return fmt(perPush.orElse(Double.NaN), 0) + " µs";
     }
 
     private static String msgs(SpreadPhase.Result r, String id) {
