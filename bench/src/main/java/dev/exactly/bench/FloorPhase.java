@@ -201,7 +201,8 @@ final class FloorPhase {
                 if (spec.script() != null) {
                     pgbenchRun(pgbench, spec, 2, "warmup");
                 } else {
-                    HttpLoad.run(options(service, Duration.ZERO, Duration.ofSeconds(5)), workload()); // and its JIT
+                    Suite.log("  " + JitWarmup.settle(service.baseUrl(), s.apiKey, CLIENTS, List.of(workload()),
+                            Duration.ofSeconds(30), Duration.ofSeconds(90)));
                 }
             }
             for (int r = 0; r < s.rounds; r++) {

@@ -99,10 +99,11 @@ final class SpreadPhase {
                     cell("spread-fused", "server mode, spread queue (spreadPartitions 16)", "cache+fusion",
                             Workload.of("spread16-fused", 1, 0, 0)));
             cells.forEach(c -> result.cells.put(c.id(), c));
-            Suite.log("spread warm-up (not reported)");
-            for (Cell c : cells) {
-                HttpLoad.run(new HttpLoad.Options(services.get(c.mode()).baseUrl(), s.apiKey, CLIENTS, Duration.ZERO,
-                        Duration.ofSeconds(2), 1_000_000), c.workload());
+            Suite.log("spread warm-up until each service's throughput settles (not reported)");
+            for (String mode : List.of("off", "cache+fusion")) {
+                List<Workload> mine = cells.stream().filter(c -> c.mode().equals(mode)).map(Cell::workload).toList();
+                Suite.log("  " + JitWarmup.settle(services.get(mode).baseUrl(), s.apiKey, CLIENTS, mine,
+                        Duration.ofSeconds(30), Duration.ofSeconds(90)));
             }
             for (int r = 0; r < s.rounds; r++) {
                 for (int i = 0; i < cells.size(); i++) {
