@@ -789,21 +789,45 @@ LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $$
+DECLARE
+    v_pid   bigint;
+    v_group text;
+    v_queue text;
+    v_name  text;
+    v_time  integer;
+    v_now   timestamptz;
 BEGIN
+    -- The cursor that holds the lease, unlocked (on Citus a read of every shard); then its row lock
+    -- by key, and only once that is held the clock, so that a wait for an ack or pop counts as
+    -- time passed. The new expiry is a value in the UPDATE: a distributed database (Citus) refuses
+    -- a volatile function there, and a stable one of a column.
+    SELECT c.partition_id, c.consumer_group INTO v_pid, v_group
+    FROM exactly.consumer_cursors c
+    WHERE c.lease_id = p_lease;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    PERFORM 1 FROM exactly.consumer_cursors c
+    WHERE c.partition_id = v_pid AND c.consumer_group = v_group
+    FOR UPDATE;
+    SELECT q.name, p.name, q.lease_time INTO v_queue, v_name, v_time
+    FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+    WHERE p.id = v_pid;
+    v_now := clock_timestamp();
     RETURN QUERY
     UPDATE exactly.consumer_cursors c
-    SET lease_expires_at = clock_timestamp() + make_interval(secs => COALESCE(p_seconds, q.lease_time))
-    FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
-    WHERE p.id = c.partition_id AND c.lease_id = p_lease AND c.lease_expires_at > clock_timestamp()
-    RETURNING true, q.name, p.name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at;
+    SET lease_expires_at = v_now + make_interval(secs => COALESCE(p_seconds, v_time))
+    WHERE c.partition_id = v_pid AND c.consumer_group = v_group
+      AND c.lease_id = p_lease AND c.lease_expires_at > v_now
+    RETURNING true, v_queue, v_name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at;
     IF FOUND THEN
         RETURN;
     END IF;
+    -- expired, or taken over while this call waited for the lock (then no row, as for any other
+    -- lease no cursor holds)
     RETURN QUERY
-    SELECT false, q.name, p.name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at
+    SELECT false, v_queue, v_name, c.consumer_group, c.lease_from, c.lease_to, c.lease_expires_at
     FROM exactly.consumer_cursors c
-    JOIN exactly.partitions p ON p.id = c.partition_id
-    JOIN exactly.queues q ON q.id = p.queue_id
-    WHERE c.lease_id = p_lease;
+    WHERE c.partition_id = v_pid AND c.consumer_group = v_group AND c.lease_id = p_lease;
 END
 $$;

@@ -19,33 +19,47 @@ CREATE OR REPLACE FUNCTION exactly.redrive_candidates(p_dlq text, p_ids uuid[], 
 RETURNS TABLE (r_dead_letter_id uuid, r_dlq_partition_id bigint, r_dlq_partition text, r_dlq_offset bigint,
                r_origin_queue text, r_origin_partition text, r_redriven_to uuid,
                r_payload bytea, r_content_type text, r_headers text, r_trace_id text)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $$
+BEGIN
+    -- PL/pgSQL rather than a parameterised SQL function, which Citus cannot plan once messages is
+    -- distributed (sql/citus/distribute.sql). "All" takes the first p_limit copies by key and size
+    -- alone (head), counts the byte budget over them (picked: the same copies as counting over
+    -- every copy, in the same order) and reads the payloads of the picked ones only: on Citus each
+    -- worker sends its own first p_limit keys, not the whole queue with its payloads.
+    RETURN QUERY
     WITH p AS (
         SELECT p.id, p.name, p.data_start
         FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
         WHERE q.name = p_dlq
+    ), head AS (
+        SELECT m.partition_id, m."offset", octet_length(m.payload) AS size
+        FROM p JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
+        WHERE p_ids IS NULL AND m.headers ? 'x-exactly-dead-letter'
+          AND NOT EXISTS (SELECT 1 FROM exactly.redrives r
+                          WHERE r.dlq_partition_id = m.partition_id AND r.dlq_offset = m."offset")
+        ORDER BY m.partition_id, m."offset"
+        LIMIT p_limit
+    ), picked AS (
+        SELECT a.partition_id, a."offset"
+        FROM (SELECT f.partition_id, f."offset", row_number() OVER w AS n, sum(f.size) OVER w AS bytes
+              FROM head f
+              WINDOW w AS (ORDER BY f.partition_id, f."offset")) a
+        -- within the byte budget of one push; the first copy always
+        WHERE a.n = 1 OR a.bytes <= p_max_bytes
     ), m AS (
         SELECT m.partition_id, m."offset", m.message_id, m.payload, m.content_type, m.headers, m.trace_id,
                p.name AS pname
         FROM exactly.messages m JOIN p ON p.id = m.partition_id
         WHERE p_ids IS NOT NULL AND m.message_id = ANY (p_ids)
         UNION ALL
-        SELECT a.partition_id, a."offset", a.message_id, a.payload, a.content_type, a.headers, a.trace_id, a.pname
-        FROM (SELECT m.partition_id, m."offset", m.message_id, m.payload, m.content_type, m.headers, m.trace_id,
-                     p.name AS pname,
-                     row_number() OVER w AS n, sum(octet_length(m.payload)) OVER w AS bytes
-              FROM p JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
-              WHERE p_ids IS NULL AND m.headers ? 'x-exactly-dead-letter'
-                AND NOT EXISTS (SELECT 1 FROM exactly.redrives r
-                                WHERE r.dlq_partition_id = m.partition_id AND r.dlq_offset = m."offset")
-              WINDOW w AS (ORDER BY m.partition_id, m."offset")
-              ORDER BY m.partition_id, m."offset"
-              LIMIT p_limit) a
-        -- within the byte budget of one push; the first copy always
-        WHERE a.n = 1 OR a.bytes <= p_max_bytes
+        SELECT m.partition_id, m."offset", m.message_id, m.payload, m.content_type, m.headers, m.trace_id,
+               p.name AS pname
+        FROM picked k
+        JOIN exactly.messages m ON m.partition_id = k.partition_id AND m."offset" = k."offset"
+        JOIN p ON p.id = m.partition_id
     )
     SELECT m.message_id, m.partition_id, m.pname, m."offset",
            m.headers -> 'x-exactly-dead-letter' ->> 'queue',
@@ -61,7 +75,8 @@ AS $$
                'count', COALESCE((m.headers -> 'x-exactly-redrive' ->> 'count')::integer, 0) + 1)))::text,
            m.trace_id
     FROM m LEFT JOIN exactly.redrives r ON r.dead_letter_id = m.message_id
-    ORDER BY m.partition_id, m."offset"
+    ORDER BY m.partition_id, m."offset";
+END
 $$;
 
 -- Records redriven copies (each once: a copy already recorded keeps its first record) and returns

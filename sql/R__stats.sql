@@ -7,14 +7,32 @@
 -- message counts; p_only names the one queue to read (NULL = any).
 CREATE OR REPLACE FUNCTION exactly.queue_page(p_after text, p_only text, p_limit integer)
 RETURNS TABLE (r_id bigint, r_name text, r_partitions bigint, r_messages bigint)
-LANGUAGE sql STABLE AS $$
-    SELECT q.id, q.name, count(p.id), COALESCE(sum(p.last_offset + 1 - p.data_start), 0)::bigint
-    FROM exactly.queues q
-    LEFT JOIN exactly.partitions p ON p.queue_id = q.id
-    WHERE (p_after IS NULL OR q.name > p_after) AND (p_only IS NULL OR q.name = p_only)
-    GROUP BY q.id, q.name
-    ORDER BY q.name
-    LIMIT p_limit
+LANGUAGE plpgsql STABLE
+-- planned with its values each call: which filters apply depends on which arguments are NULL, and
+-- a generic plan finds one queue by name no faster than a page
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    -- PL/pgSQL rather than a parameterised SQL function, which Citus cannot plan once partitions is
+    -- distributed (sql/citus/distribute.sql); the page of queues first, then the partitions of
+    -- those queues alone, counted per queue where they are (on Citus, on each worker)
+    RETURN QUERY
+    WITH q AS MATERIALIZED (
+        SELECT q.id, q.name
+        FROM exactly.queues q
+        WHERE (p_after IS NULL OR q.name > p_after) AND (p_only IS NULL OR q.name = p_only)
+        ORDER BY q.name
+        LIMIT p_limit
+    ), s AS (
+        SELECT p.queue_id, count(*) AS n, sum(p.last_offset + 1 - p.data_start) AS messages
+        FROM exactly.partitions p
+        WHERE p.queue_id IN (SELECT q.id FROM q)
+        GROUP BY p.queue_id
+    )
+    SELECT q.id, q.name, COALESCE(s.n, 0), COALESCE(s.messages, 0)::bigint
+    FROM q LEFT JOIN s ON s.queue_id = q.id
+    ORDER BY q.name;
+END
 $$;
 
 -- Per consumer group of a queue (every group that has a cursor on one of its partitions): the
@@ -24,29 +42,38 @@ $$;
 -- partition's cursor; NULL when none is waiting).
 CREATE OR REPLACE FUNCTION exactly.queue_group_lag(p_queue text)
 RETURNS TABLE (r_group text, r_lag bigint, r_oldest timestamptz)
-LANGUAGE sql STABLE AS $$
-    WITH p AS (
-        SELECT p.id, p.last_offset, p.data_start
-        FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    -- PL/pgSQL, as queue_page. Every row a partition's reads join is of that partition (cursor,
+    -- deliveries, the message at the cursor), so Citus runs the per-partition part on the workers
+    -- and sums per group on the coordinator; the groups are one list for every partition.
+    RETURN QUERY
+    WITH g AS (
+        SELECT DISTINCT c.consumer_group
+        FROM exactly.consumer_cursors c
+        JOIN exactly.partitions p ON p.id = c.partition_id
+        JOIN exactly.queues q ON q.id = p.queue_id
         WHERE q.name = p_queue
-    ), g AS (
-        SELECT DISTINCT c.consumer_group FROM exactly.consumer_cursors c JOIN p ON p.id = c.partition_id
     ), pg AS (
         SELECT g.consumer_group, p.id, p.last_offset,
                greatest(COALESCE(c.next_offset, 0), p.data_start) AS start
-        FROM g CROSS JOIN p
+        FROM exactly.partitions p
+        JOIN exactly.queues q ON q.id = p.queue_id
+        CROSS JOIN g
         LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = g.consumer_group
+        WHERE q.name = p_queue
     )
     SELECT pg.consumer_group,
-           sum(greatest(pg.last_offset + 1 - pg.start, 0)
-               - (SELECT count(*) FROM exactly.deliveries d
-                  WHERE d.partition_id = pg.id AND d.consumer_group = pg.consumer_group
-                    AND d.settled AND d."offset" >= pg.start AND d."offset" <= pg.last_offset))::bigint,
-           min((SELECT m.created_at FROM exactly.messages m
-                WHERE m.partition_id = pg.id AND m."offset" = pg.start AND pg.start <= pg.last_offset))
+           sum(greatest(pg.last_offset + 1 - pg.start, 0) - s.settled)::bigint,
+           min(m.created_at)
     FROM pg
+    CROSS JOIN LATERAL (SELECT count(*) AS settled FROM exactly.deliveries d
+                        WHERE d.partition_id = pg.id AND d.consumer_group = pg.consumer_group
+                          AND d.settled AND d."offset" >= pg.start AND d."offset" <= pg.last_offset) s
+    LEFT JOIN exactly.messages m ON m.partition_id = pg.id AND m."offset" = pg.start AND pg.start <= pg.last_offset
     GROUP BY pg.consumer_group
-    ORDER BY pg.consumer_group
+    ORDER BY pg.consumer_group;
+END
 $$;
 
 -- Adds one instance's in-memory counts of the duplicates it answered (the three arrays are one

@@ -94,7 +94,8 @@ WHERE p.pronamespace = 'exactly'::regnamespace
 -- Custom plans for every function's statements: the migrations make some functions plan once per
 -- connection (plan_cache_mode = force_generic_plan, cheaper on plain PostgreSQL), but Citus cannot
 -- plan a generic statement that joins a distributed table with another ("could not create
--- distributed plan"); it plans each call with its values, and prunes to one shard by them.
+-- distributed plan"); it plans each call with its values, and prunes to one shard by them. (A
+-- function that plans each call already, plan_cache_mode = force_custom_plan, keeps it.)
 -- And no JIT compilation for them: with sequential scans ruled out (enable_seqscan = off, see
 -- sql/R__push.sql) their estimated costs pass jit_above_cost, and a statement planned per call
 -- would be compiled per call (tens of milliseconds for a one-row lookup).
@@ -105,7 +106,7 @@ BEGIN
     FOR f IN
         SELECT p.oid::regprocedure FROM pg_proc p
         WHERE p.pronamespace = 'exactly'::regnamespace
-          AND EXISTS (SELECT 1 FROM unnest(p.proconfig) AS c WHERE c LIKE 'plan_cache_mode=%' AND c <> 'plan_cache_mode=auto')
+          AND EXISTS (SELECT 1 FROM unnest(p.proconfig) AS c WHERE c = 'plan_cache_mode=force_generic_plan')
     LOOP
         EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = auto', f);
     END LOOP;
