@@ -3,7 +3,6 @@ package dev.exactly.duplicate;
 import dev.exactly.engine.DuplicateTally;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.configuration.DurationConverter;
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,9 +17,10 @@ import org.jboss.logging.Logger;
 /**
  * Writes this instance's in-memory count of the duplicates it answered ({@link DuplicateTally})
  * to the database ({@link DuplicateCountRepository#add}), from its own transaction, never from a
- * push's: every {@code exactly.duplicate-counts.flush-every} (5 s), once more at shutdown, and, in
- * the Lambda shape, at the start of an invocation at most once a second ({@link #flushIfDue},
- * called by the function's handler), since a frozen instance runs no timer. A write that fails
+ * push's: in the server shape every {@code exactly.duplicate-counts.flush-every} (5 s; its timer,
+ * {@code DuplicateFlushSchedule}, is the server's, calling {@link #flushQuietly}), once more at
+ * shutdown, and, in the Lambda shape, at the start of an invocation at most once a second
+ * ({@link #flushIfDue}, called by the function's handler), since a frozen instance runs no timer. A write that fails
  * puts its counts back for the next one. Counts an instance held when it was stopped without a
  * shutdown (a crash, a Lambda instance reclaimed while frozen) are lost, so the stored figure is a
  * lower bound.
@@ -105,11 +105,15 @@ public class DuplicateFlusher {
         return quietly(flush());
     }
 
-    /** The scheduled write (the first one interval after start-up, so starting connects nothing). */
-    @Scheduled(identity = "exactly-duplicate-counts", every = "${exactly.duplicate-counts.flush-every}",
-            delayed = "${exactly.duplicate-counts.flush-every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    Uni<Void> scheduled() {
-        return quietly(flush()).replaceWithVoid();
+    /**
+     * Writes every count recorded so far, like {@link #flush}, but never fails: a failed write is
+     * logged (at most once a minute) and its counts wait for the next one. The server shape's timer
+     * calls it.
+     *
+     * @return the buckets written (0 when there was nothing to write, or the write failed)
+     */
+    public Uni<Integer> flushQuietly() {
+        return quietly(flush());
     }
 
     /** The last write, before the pool closes (observers of a lower priority run first). */

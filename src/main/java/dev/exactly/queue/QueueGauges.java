@@ -4,11 +4,8 @@ import dev.exactly.consume.DeadLetters;
 import dev.exactly.duplicate.DuplicateCountRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.scheduler.Scheduled;
-import io.quarkus.scheduler.ScheduledExecution;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,8 +17,10 @@ import org.jboss.logging.Logger;
  * gauges, refreshed from the database every {@code exactly.metrics.every}: exactly_queue_partitions,
  * exactly_queue_messages, exactly_queue_dead_letters (tag queue) and exactly_queue_lag_messages,
  * exactly_queue_oldest_undelivered_seconds (tags queue, group; at most exactly.metrics.max-groups
- * groups per queue). The first refresh comes one interval after start-up (nothing connects at
- * start, so a SnapStart snapshot holds no socket). A gauge reads NaN until its first refresh.
+ * groups per queue). The timer is the server shape's ({@code QueueGaugesSchedule}, which calls
+ * {@link #refresh} when a queue is named): the first refresh comes one interval after start-up. A
+ * Lambda instance, frozen between invocations, runs no timer and refreshes no gauge. A gauge reads
+ * NaN until its first refresh.
  */
 @ApplicationScoped
 public class QueueGauges {
@@ -45,10 +44,17 @@ public class QueueGauges {
         this.maxGroups = config.maxGroups();
     }
 
-    /** One scheduled refresh (skipped when no queue is named). */
-    @Scheduled(identity = "exactly-queue-gauges", every = "${exactly.metrics.every}",
-            delayed = "${exactly.metrics.every}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = NoQueues.class)
-    Uni<Void> scheduled() {
+    /** @return whether {@code exactly.metrics.queues} names at least one queue */
+    public boolean namesQueues() {
+        return !queues.isEmpty();
+    }
+
+    /**
+     * One timed refresh: {@link #refresh}, a failure logged (the next refresh tries again), never failing.
+     *
+     * @return completes when the gauges are set, or the failure was logged
+     */
+    public Uni<Void> refreshQuietly() {
         return refresh().onFailure().invoke(e -> LOG.warnf("queue gauges: refresh failed: %s", e.toString()))
                 .onFailure().recoverWithNull();
     }
@@ -100,22 +106,5 @@ public class QueueGauges {
             b.register(registry);
             return cell;
         }).set(value);
-    }
-
-    /** Skips scheduled refreshes while no queue is named. */
-    @Singleton
-    public static class NoQueues implements Scheduled.SkipPredicate {
-
-        private final QueueMetricsConfig config;
-
-        /** Constructor injection. */
-        public NoQueues(QueueMetricsConfig config) {
-            this.config = config;
-        }
-
-        @Override
-        public boolean test(ScheduledExecution execution) {
-            return config.queues().map(List::isEmpty).orElse(true);
-        }
     }
 }

@@ -9,8 +9,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Runs the maintenance job every exactly.maintenance.every while exactly.maintenance.enabled is
- * true (server mode). Never two runs of this instance at once; a failed run is logged and the
- * next one tries again.
+ * true. Never two runs of this instance at once; a failed run is logged and the next one tries
+ * again. The server shape's only (src/server/java): the Lambda build has no scheduler, its
+ * maintenance comes from the EventBridge schedule (infra/terraform/schedule.tf), which the
+ * function's handler answers.
  */
 @ApplicationScoped
 public class MaintenanceScheduler {
