@@ -4,6 +4,7 @@ import dev.exactly.consume.DeadLetters;
 import dev.exactly.duplicate.DuplicateCountRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.arc.Unremovable;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -20,8 +21,11 @@ import org.jboss.logging.Logger;
  * groups per queue). The timer is the server shape's ({@code QueueGaugesSchedule}, which calls
  * {@link #refresh} when a queue is named): the first refresh comes one interval after start-up. A
  * Lambda instance, frozen between invocations, runs no timer and refreshes no gauge. A gauge reads
- * NaN until its first refresh.
+ * NaN until its first refresh. Unremovable: the Lambda build injects it nowhere, and the bean keeps
+ * the {@code exactly.metrics.*} settings mapped and checked there as in the server (an unused
+ * mapping would be dropped, and a configured key would then map to no config root).
  */
+@Unremovable
 @ApplicationScoped
 public class QueueGauges {
 

@@ -3,10 +3,11 @@ package dev.exactly.schema;
 import org.flywaydb.core.Flyway;
 
 /**
- * Where {@link SchemaMigrator} gets its Flyway, configured by the {@code quarkus.flyway.*} keys of
- * the default datasource. Each shape has one: the server shape uses quarkus-flyway's own bean (built
- * at start-up, where it also migrates), the Lambda shape builds one on the migrate call, so its
- * start-up builds no Flyway and no JDBC pool (BENCHMARKS.md, finding 16).
+ * Where {@link SchemaMigrator} gets its Flyway. Each shape has one: the server shape uses
+ * quarkus-flyway's own bean (configured by its {@code quarkus.flyway.*} keys, built at start-up,
+ * where it also migrates), the Lambda shape builds a plain Flyway with the same schema settings on
+ * the migrate call: its build has no quarkus-flyway and no JDBC pool, so its start-up builds
+ * neither (BENCHMARKS.md, finding 16).
  */
 public interface FlywaySource {
 

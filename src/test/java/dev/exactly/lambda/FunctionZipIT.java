@@ -73,6 +73,27 @@ class FunctionZipIT {
         assertEquals(List.of(), server, "the server shape's entry point must not ship in the Lambda");
     }
 
+    /**
+     * What a cold start would build for nothing is not in the package (BENCHMARKS.md, finding 16):
+     * no Agroal JDBC pool, no Narayana transaction manager, no quarkus-flyway, no scheduler (nor
+     * cron-utils), no OpenAPI extension. Plain Flyway, its PostgreSQL support, the JDBC driver and
+     * the migrations are, for the migrate call.
+     */
+    @Test
+    void carriesNoJdbcPoolTransactionManagerFlywayExtensionSchedulerNorOpenApi() {
+        List<String> prefixes = List.of("io/agroal/", "io/quarkus/agroal/", "com/arjuna/", "org/jboss/narayana/",
+                "io/quarkus/narayana/", "io/quarkus/flyway/", "io/quarkus/scheduler/", "com/cronutils/",
+                "io/smallrye/openapi/", "io/quarkus/smallrye/openapi/");
+        List<String> found = entries.stream().filter(n -> n.endsWith(".class"))
+                .filter(n -> prefixes.stream().anyMatch(p -> n.startsWith(p) || n.contains("!/" + p))).toList();
+        assertEquals(List.of(), found.stream().limit(20).toList(), found.size() + " classes that the Lambda build leaves out");
+        for (String needed : List.of("org/flywaydb/core/Flyway.class",
+                "org/flywaydb/database/postgresql/PostgreSQLDatabaseType.class", "org/postgresql/Driver.class")) {
+            assertTrue(entries.stream().anyMatch(n -> n.equals(needed) || n.endsWith("!/" + needed)), needed + " (the migrate call's)");
+        }
+        assertTrue(entries.contains("db/migration/V1__schema.sql"), "the migrations, at the package root");
+    }
+
     @Test
     void isSmallEnoughForADirectUpload() throws IOException {
         // Lambda takes a zip up to 50 MB directly (250 MB unzipped via S3); stay well inside it

@@ -11,12 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.schema.FlywaySource;
 import dev.exactly.testing.Api;
 import dev.exactly.testing.PostgresResource;
 import dev.exactly.testing.SizedPayload;
+import dev.exactly.testing.SqlMigrations;
 import dev.exactly.testing.TestDatabase;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -53,15 +56,48 @@ class LambdaApiTest {
     @ConfigProperty(name = "exactly.dedup-cache.enabled")
     boolean dedupCache;
 
-    /** The deploy step: apply sql/ through the function, once (a second call applies nothing). */
+    @Inject
+    FlywaySource flywaySource;
+
+    /**
+     * The deploy step: apply sql/ through the function, once (a second call applies nothing). The
+     * first call, on an empty database, applies every file of sql/ (each versioned and each
+     * repeatable migration), so the plain Flyway of the Lambda shape found them all.
+     */
     @BeforeEach
     void migrateOnce() {
         if (migrated) {
             return;
         }
-        api().post("/api/v1/admin/migrate").then().statusCode(200).body("migrationsExecuted", org.hamcrest.Matchers.greaterThan(0));
+        api().post("/api/v1/admin/migrate").then().statusCode(200)
+                .body("migrationsExecuted", equalTo(SqlMigrations.files().size()))
+                .body("schemaVersion", equalTo(SqlMigrations.latestVersion()));
         api().post("/api/v1/admin/migrate").then().statusCode(200).body("migrationsExecuted", equalTo(0));
         migrated = true;
+    }
+
+    /**
+     * The Lambda's plain Flyway (the build has no quarkus-flyway) keeps the schema settings of the
+     * server shape's quarkus-flyway (src/server/resources/META-INF/microprofile-config.properties),
+     * so both shapes keep one history table and either may migrate a database the other did.
+     */
+    @Test
+    void theMigrateCallsFlywayHasTheServersSchemaSettings() throws Exception {
+        java.util.Properties server = new java.util.Properties();
+        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(
+                java.nio.file.Path.of("src/server/resources/META-INF/microprofile-config.properties"))) {
+            server.load(r);
+        }
+        org.flywaydb.core.api.configuration.Configuration c = flywaySource.flyway().getConfiguration();
+        assertEquals(server.getProperty("quarkus.flyway.schemas"), String.join(",", c.getSchemas()));
+        assertEquals(server.getProperty("quarkus.flyway.default-schema"), c.getDefaultSchema());
+        assertEquals(Boolean.parseBoolean(server.getProperty("quarkus.flyway.create-schemas")), c.isCreateSchemas());
+        // quarkus-flyway's defaults, which the server file leaves as they are
+        assertEquals(null, server.getProperty("quarkus.flyway.locations"));
+        assertEquals(null, server.getProperty("quarkus.flyway.table"));
+        assertEquals(java.util.List.of("classpath:db/migration"),
+                java.util.Arrays.stream(c.getLocations()).map(Object::toString).toList());
+        assertEquals("flyway_schema_history", c.getTable());
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.exactly.lambda.runtime.FakeSecretsManager;
 import dev.exactly.lambda.runtime.FunctionProcess;
 import dev.exactly.lambda.runtime.RuntimeApiServer;
 import dev.exactly.testing.Api;
+import dev.exactly.testing.SqlMigrations;
 import dev.exactly.testing.TestDatabase;
 import dev.exactly.webhook.Signing;
 import java.nio.charset.StandardCharsets;
@@ -569,9 +570,12 @@ class LambdaRuntimeIT {
                 System.out.println("LambdaRuntimeIT: established TCP connections at the snapshot by remote port: " + sockets.get()
                         + " (runtime API " + api.port() + ", Secrets Manager " + sm.port() + ", PostgreSQL " + pg + ")");
 
+                // an empty database: the plain Flyway, in the runtime client's class loader, finds
+                // and applies every migration of sql/
                 Answer migrate = call(api, withKey("POST", "/api/v1/admin/migrate"));
                 assertEquals(200, migrate.status(), migrate.body() + "\n" + snap.output());
-                assertTrue(migrate.json().path("migrationsExecuted").asInt() > 0, migrate.body());
+                assertEquals(SqlMigrations.files().size(), migrate.json().path("migrationsExecuted").asInt(), migrate.body());
+                assertEquals(SqlMigrations.latestVersion(), migrate.json().path("schemaVersion").asText(), migrate.body());
                 Answer push = call(api, withKey("POST", "/api/v1/push").json(push("snap", "after-restore")));
                 assertEquals("queued", push.json().at("/results/0/status").asText(), push.body());
                 assertEquals("duplicate", call(api, withKey("POST", "/api/v1/push").json(push("snap", "after-restore")))
