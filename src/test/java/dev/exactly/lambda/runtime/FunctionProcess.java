@@ -246,7 +246,10 @@ public final class FunctionProcess implements AutoCloseable {
                 if (!Files.exists(p)) {
                     continue;
                 }
-                for (String line : Files.readAllLines(p).subList(1, Files.readAllLines(p).size())) {
+                // read once: the table lists every socket of the network namespace, so it changes
+                // between two reads whenever anything on the machine connects or closes
+                List<String> lines = Files.readAllLines(p);
+                for (String line : lines.subList(1, lines.size())) {
                     String[] f = line.trim().split("\\s+");
                     // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
                     if (f.length > 9 && "01".equals(f[3]) && inodes.contains(f[9])) {
