@@ -1,6 +1,7 @@
 package dev.exactly.consume;
 
 import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -160,5 +161,21 @@ public final class ConsumeFixtures {
         }
         pool.preparedQuery("UPDATE exactly." + table + " SET created_at = $1 WHERE partition_id = $2 AND \"offset\" = $3"
                 + (table.equals("txn_hashes") ? " AND hash = $4" : "")).executeBatch(rows).await().indefinitely();
+    }
+
+    /** Pops every message of queue/partition for group g and acks each "dlq"; returns the copies' ids. */
+    public static List<String> deadLetterAll(String queue, String partition, int n) {
+        List<Map<String, Object>> got = pop(queue, partition, "g", n);
+        assertEquals(n, got.size());
+        List<Map<String, Object>> acks = new ArrayList<>();
+        for (Map<String, Object> m : got) {
+            acks.add(ackById(m, "g", "dlq"));
+        }
+        List<String> copies = new ArrayList<>();
+        for (Map<String, Object> r : ackBatch(acks)) {
+            assertEquals("dead-lettered", r.get("outcome"), r.toString());
+            copies.add((String) r.get("deadLetterMessageId"));
+        }
+        return copies;
     }
 }

@@ -3,6 +3,7 @@ package dev.exactly.redrive;
 import static dev.exactly.consume.ConsumeFixtures.ackBatch;
 import static dev.exactly.consume.ConsumeFixtures.ackById;
 import static dev.exactly.consume.ConsumeFixtures.completeAll;
+import static dev.exactly.consume.ConsumeFixtures.deadLetterAll;
 import static dev.exactly.consume.ConsumeFixtures.longOf;
 import static dev.exactly.consume.ConsumeFixtures.partitionId;
 import static dev.exactly.consume.ConsumeFixtures.pop;
@@ -44,21 +45,6 @@ class RedriveTest {
     @Inject
     Pool pool;
 
-    /** Pops every message of queue/partition for group g and acks each "dlq"; returns the copies' ids. */
-    private static List<String> deadLetterAll(String queue, String partition, int n) {
-        List<Map<String, Object>> got = pop(queue, partition, "g", n);
-        assertEquals(n, got.size());
-        List<Map<String, Object>> acks = new ArrayList<>();
-        for (Map<String, Object> m : got) {
-            acks.add(ackById(m, "g", "dlq"));
-        }
-        List<String> copies = new ArrayList<>();
-        for (Map<String, Object> r : ackBatch(acks)) {
-            assertEquals("dead-lettered", r.get("outcome"), r.toString());
-            copies.add((String) r.get("deadLetterMessageId"));
-        }
-        return copies;
-    }
 
     private static Map<String, Object> redrive(String queue, String body) {
         return api().body(body).post("/api/v1/queues/" + queue + "/redrive")
