@@ -188,7 +188,7 @@ BEGIN
     -- one row. A set-based statement pays per execution for its plan (unnest, lateral joins,
     -- window functions), and a single item is most of what a push is (one webhook delivery, one
     -- event): this form costs about half the database's work per push (BENCHMARKS.md finding 17).
-    -- PushBundleSqlTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
+    -- PushSegmentOneItemTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
     IF v_n = 1 THEN
         v_hash := p_hashes[1];
         IF NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
@@ -215,51 +215,10 @@ BEGIN
                 RETURN;
             END IF;
         END IF;
-        SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
-        FROM exactly.partitions p
-        WHERE p.id = p_pid
-        FOR UPDATE;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
-        END IF;
-        SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject' INTO v_win, v_spread, v_rej
-        FROM exactly.queues q WHERE q.id = v_qid;
-        IF p_spread IS NOT NULL AND v_spread <> p_spread THEN
-            PERFORM exactly.spread_changed(p_pid, v_spread, p_spread);
-        END IF;
-        v_now := clock_timestamp();
-        v_vfrom := GREATEST(CASE WHEN p_verified_window >= v_win THEN p_verified END, v_start - 1, -1);
-        v_off := NULL;
-        IF v_win > 0 AND v_last > v_vfrom AND p_probe[1] THEN
-            SELECT x."offset" INTO v_off
-            FROM exactly.txn_hashes x
-            WHERE x.partition_id = p_pid AND x.hash = v_hash AND x."offset" > v_vfrom
-              AND x.created_at >= v_now - make_interval(secs => v_win)
-            ORDER BY x."offset"
-            LIMIT 1;
-        END IF;
-        IF v_off IS NOT NULL THEN
-            SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
-            FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
-            RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
-                                v_last, v_win, v_digest, v_rej;
-            RETURN;
-        END IF;
-        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
-        VALUES (p_pid, v_hash, v_last + 1, v_now);
-        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                      content_type, headers, trace_id, created_at, payload_digest)
-        VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
-                p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1]);
-        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
-        RETURN QUERY SELECT 1, v_last + 1, p_message_ids[1], false, v_last, v_win, NULL::bytea, v_rej;
-        RETURN;
-    END IF;
-
     -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
     --    read-only statement, which answers only if all items are duplicates (and the push was
     --    routed with the queue's spreadPartitions; otherwise the locked path below refuses it).
-    IF NOT p_locked AND p_verified < 0 AND true = ALL (p_probe) THEN
+    ELSIF NOT p_locked AND p_verified < 0 AND true = ALL (p_probe) THEN
         RETURN QUERY
         WITH snap AS MATERIALIZED (
             SELECT p.last_offset AS last, q.dedup_window_seconds AS win, q.payload_mismatch = 'reject' AS rej,
@@ -318,6 +277,35 @@ BEGIN
     END IF;
     v_now := clock_timestamp();
     v_vfrom := GREATEST(CASE WHEN p_verified_window >= v_win THEN p_verified END, v_start - 1, -1);
+
+    -- The one-item form: its probe, and its rows or its duplicate's answer.
+    IF v_n = 1 THEN
+        v_off := NULL;
+        IF v_win > 0 AND v_last > v_vfrom AND p_probe[1] THEN
+            SELECT x."offset" INTO v_off
+            FROM exactly.txn_hashes x
+            WHERE x.partition_id = p_pid AND x.hash = v_hash AND x."offset" > v_vfrom
+              AND x.created_at >= v_now - make_interval(secs => v_win)
+            ORDER BY x."offset"
+            LIMIT 1;
+        END IF;
+        IF v_off IS NOT NULL THEN
+            SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
+            FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
+            RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
+                                v_last, v_win, v_digest, v_rej;
+            RETURN;
+        END IF;
+        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+        VALUES (p_pid, v_hash, v_last + 1, v_now);
+        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                      content_type, headers, trace_id, created_at, payload_digest)
+        VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
+                p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1]);
+        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
+        RETURN QUERY SELECT 1, v_last + 1, p_message_ids[1], false, v_last, v_win, NULL::bytea, v_rej;
+        RETURN;
+    END IF;
 
     -- 3. The probe: per item the original's offset, or NULL.
     IF v_win > 0 AND v_last > v_vfrom AND true = ANY (p_probe) THEN
