@@ -13,7 +13,11 @@
 --   whose plans cost the database much less per execution.
 -- push_bundle resolves (queue, partition) names, creates the missing ones, takes the partition
 -- locks of a multi-partition bundle in ascending id order (the one global lock order), then
--- settles each segment with push_segment: all in one transaction, one round trip.
+-- settles the segments: all in one transaction, one round trip. On plain PostgreSQL a bundle of
+-- several distinct partitions is settled by settle_bundle, the set-based form of the same steps
+-- over many partitions at once (a fixed number of statements per bundle, not per segment); on
+-- Citus, and for a bundle naming a partition twice, each segment by push_segment.
+-- PushBundleFormsTest runs the same bundles through both and compares every answer.
 
 -- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
 -- name order so that two bundles creating the same set cannot deadlock on each other. A
@@ -426,6 +430,143 @@ BEGIN
 END
 $$;
 
+-- Settles the segments of a bundle whose partition row locks the caller holds (push_bundle, after
+-- lock_partitions), several distinct partitions at once: the steps of push_segment's locked path
+-- (the queue's options and the spread check, the probe, the allocation, the answer), each one
+-- set-based statement over every item of the bundle, so a bundle costs a fixed number of
+-- statements however many partitions it names (one push_segment call per segment cost about three
+-- times as much for 100 one-item segments: BENCHMARKS.md finding 19).
+--   p_pids: per segment, distinct; p_verified, p_verified_windows, p_spreads (NULL: 0): per
+--   segment, as push_segment's arguments; p_counts: items per segment; the per-item arrays are
+--   grouped by segment in segment order, as push_bundle's.
+-- Result: push_bundle's rows, ordered by segment, then item. Raises P0002 when a partition does
+-- not exist and EXS01 (nothing written) when a segment was routed with another spreadPartitions
+-- than its queue's. Plain PostgreSQL only: each statement reads and writes many partitions' rows.
+-- Exactness under the locks is push_segment's argument (see above): every statement runs after
+-- the locks were granted, on a snapshot that sees every earlier holder's commit.
+CREATE OR REPLACE FUNCTION exactly.settle_bundle(
+    p_pids              bigint[],
+    p_verified          bigint[],
+    p_verified_windows  integer[],
+    p_counts            integer[],
+    p_hashes            bytea[],
+    p_probe             boolean[],
+    p_message_ids       uuid[],
+    p_txn_ids           text[],
+    p_payloads          bytea[],
+    p_content_types     text[],
+    p_headers           text[],
+    p_trace_ids         text[],
+    p_spreads           integer[],
+    p_digests           bytea[])
+RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
+               duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer, original_digest bytea,
+               reject_mismatch boolean)
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    v_n      integer := cardinality(p_hashes);
+    v_segs   integer := cardinality(p_pids);
+    v_seg_of integer[];
+    v_item_of integer[];
+    v_last   bigint[];
+    v_vfrom  bigint[];
+    v_win    integer[];
+    v_rej    boolean[];
+    v_bad    integer;
+    v_found  integer := 0;
+    v_dup    bigint[] := '{}';
+    v_off    bigint[];
+    v_now    timestamptz;
+BEGIN
+    -- each item's segment and its place in it
+    SELECT array_agg(s.seg::integer ORDER BY s.seg, k.item), array_agg(k.item::integer ORDER BY s.seg, k.item)
+    INTO v_seg_of, v_item_of
+    FROM unnest(p_counts) WITH ORDINALITY AS s(cnt, seg)
+    CROSS JOIN LATERAL generate_series(1, s.cnt) AS k(item);
+
+    -- per segment, under the locks the caller holds: the watermark, the probe's lower bound, the
+    -- queue's options; a segment routed with another spreadPartitions than its queue's refuses all
+    SELECT array_agg(p.last_offset ORDER BY s.seg),
+           array_agg(GREATEST(CASE WHEN p_verified_windows[s.seg] >= q.dedup_window_seconds THEN p_verified[s.seg] END,
+                              p.txns_start - 1, -1) ORDER BY s.seg),
+           array_agg(q.dedup_window_seconds ORDER BY s.seg),
+           array_agg(q.payload_mismatch = 'reject' ORDER BY s.seg),
+           min(s.seg) FILTER (WHERE q.spread_partitions <> COALESCE(p_spreads[s.seg], 0))
+    INTO v_last, v_vfrom, v_win, v_rej, v_bad
+    FROM unnest(p_pids) WITH ORDINALITY AS s(pid, seg)
+    JOIN exactly.partitions p ON p.id = s.pid
+    JOIN exactly.queues q ON q.id = p.queue_id;
+    IF cardinality(v_last) IS DISTINCT FROM v_segs THEN
+        RAISE EXCEPTION 'exactly: a partition of the bundle does not exist' USING ERRCODE = 'P0002';
+    END IF;
+    IF v_bad IS NOT NULL THEN
+        PERFORM exactly.spread_changed(p_pids[v_bad], q.spread_partitions, COALESCE(p_spreads[v_bad], 0))
+        FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id WHERE p.id = p_pids[v_bad];
+    END IF;
+    v_now := clock_timestamp();
+
+    -- the probe: per item the original's offset, or NULL
+    IF true = ANY (p_probe) THEN
+        SELECT array_agg(d.off ORDER BY i.ord), count(d.off) INTO v_dup, v_found
+        FROM unnest(p_hashes, p_probe) WITH ORDINALITY AS i(h, probe, ord)
+        LEFT JOIN LATERAL (
+            SELECT x."offset" AS off
+            FROM exactly.txn_hashes x
+            WHERE i.probe AND v_win[v_seg_of[i.ord]] > 0 AND v_last[v_seg_of[i.ord]] > v_vfrom[v_seg_of[i.ord]]
+              AND x.partition_id = p_pids[v_seg_of[i.ord]] AND x.hash = i.h
+              AND x."offset" > v_vfrom[v_seg_of[i.ord]]
+              AND x.created_at >= v_now - make_interval(secs => v_win[v_seg_of[i.ord]])
+            ORDER BY x."offset"
+            LIMIT 1
+        ) d ON true;
+    END IF;
+
+    -- every item's offset: the original's, or the next dense one above its segment's watermark
+    SELECT array_agg(a.off ORDER BY a.o) INTO v_off
+    FROM (SELECT o, COALESCE(v_dup[o], v_last[v_seg_of[o]]
+                 + count(*) FILTER (WHERE v_dup[o] IS NULL) OVER (PARTITION BY v_seg_of[o] ORDER BY o)) AS off
+          FROM generate_series(1, v_n) AS o) a;
+
+    IF v_found < v_n THEN
+        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+        SELECT p_pids[v_seg_of[i.ord]], i.h, v_off[i.ord], v_now
+        FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
+        WHERE v_dup[i.ord] IS NULL;
+        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                      content_type, headers, trace_id, created_at, payload_digest)
+        SELECT p_pids[v_seg_of[i.ord]], v_off[i.ord], i.mid, i.tx, i.pl, i.ct, i.hd::jsonb, i.tr, v_now, i.dg
+        FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, p_digests)
+             WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
+        WHERE v_dup[i.ord] IS NULL;
+        UPDATE exactly.partitions p SET last_offset = f.top
+        FROM (SELECT v_seg_of[o] AS seg, max(v_off[o]) AS top FROM generate_series(1, v_n) AS o
+              WHERE v_dup[o] IS NULL GROUP BY 1) f
+        WHERE p.id = p_pids[f.seg];
+    END IF;
+
+    RETURN QUERY
+    SELECT v_seg_of[i.ord], v_item_of[i.ord], p_pids[v_seg_of[i.ord]], v_off[i.ord],
+           CASE WHEN v_dup[i.ord] IS NULL THEN i.mid
+                ELSE COALESCE(m.message_id, '00000000-0000-0000-0000-000000000000'::uuid) END,
+           v_dup[i.ord] IS NOT NULL,
+           v_last[v_seg_of[i.ord]],
+           v_win[v_seg_of[i.ord]],
+           m.payload_digest,
+           v_rej[v_seg_of[i.ord]]
+    FROM unnest(p_message_ids) WITH ORDINALITY AS i(mid, ord)
+    LEFT JOIN LATERAL (
+        SELECT x.message_id, x.payload_digest FROM exactly.messages x
+        WHERE v_dup[i.ord] IS NOT NULL AND x.partition_id = p_pids[v_seg_of[i.ord]] AND x."offset" = v_dup[i.ord]
+        LIMIT 1
+    ) m ON true
+    ORDER BY i.ord;
+END
+$$;
+
 -- Pushes a bundle: several segments, each (queue, partition), in one transaction.
 -- Per segment: p_queues, p_partitions, p_verified, p_counts (items in the segment), and
 -- p_verified_windows (NULL: none vouched), as push_segment's p_verified and p_verified_window,
@@ -477,8 +618,14 @@ BEGIN
         SELECT array_agg(p.id ORDER BY s.seg), bool_or(p.id IS NULL)
         INTO v_pids, v_missing
         FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS s(q, p, seg)
-        LEFT JOIN exactly.queues q ON q.name = s.q
-        LEFT JOIN exactly.partition_names p ON p.queue_id = q.id AND p.name = s.p;
+        -- one key lookup per segment, on both columns of partition_names' key: as a plain join,
+        -- a plan made while the table looked empty matched the queue's id only and filtered the
+        -- names, reading every partition of the queue for every segment (ProbePlanTest)
+        LEFT JOIN LATERAL (
+            SELECT n.id FROM exactly.queues q JOIN exactly.partition_names n ON n.queue_id = q.id
+            WHERE q.name = s.q AND n.name = s.p
+            LIMIT 1
+        ) p ON true;
         EXIT WHEN NOT v_missing;
         PERFORM exactly.ensure_partitions(p_queues, p_partitions);
     END LOOP;
@@ -487,6 +634,16 @@ BEGIN
     -- several partitions does not hold the free ones while it waits for a busy one.
     IF cardinality(v_pids) > 1 THEN
         PERFORM exactly.lock_partitions(v_pids);
+        -- distinct partitions on plain PostgreSQL: all segments at once (Citus runs a statement
+        -- over many partitions' rows across nodes, and refuses its per-row lookups)
+        IF to_regproc('pg_catalog.citus_version') IS NULL
+           AND cardinality(v_pids) = (SELECT count(DISTINCT x) FROM unnest(v_pids) AS x) THEN
+            RETURN QUERY
+            SELECT * FROM exactly.settle_bundle(v_pids, p_verified, p_verified_windows, p_counts, p_hashes, p_probe,
+                                                p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
+                                                p_trace_ids, p_spreads, p_digests);
+            RETURN;
+        END IF;
     END IF;
 
     IF cardinality(v_pids) = 1 THEN

@@ -19,12 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The probe client: sends segments to the store's one settle function, {@code exactly.push_segment}
- * (sql/R__push.sql), which probes a partition's window before it allocates offsets (a segment of
- * committed duplicates is answered without a lock or a write). A single segment whose partition
- * id this store has learnt goes straight to push_segment, one statement; any other request goes
- * to {@code exactly.push_bundle}, which resolves and creates partitions by name, locks a
- * multi-partition bundle's rows in ascending id order and settles each segment with push_segment.
+ * The probe client: sends segments to the store's settle functions (sql/R__push.sql), which probe
+ * a partition's window before they allocate offsets (a segment of committed duplicates is answered
+ * without a lock or a write). A single segment whose partition id this store has learnt goes
+ * straight to {@code exactly.push_segment}, one statement; any other request goes to
+ * {@code exactly.push_bundle}, which resolves and creates partitions by name, locks a
+ * multi-partition bundle's rows in ascending id order and settles its segments (all at once with
+ * {@code exactly.settle_bundle} on plain PostgreSQL, one push_segment call each on Citus).
  * Either is one round trip and one transaction. Partitions are never renamed or deleted, so an id
  * once learnt stays valid; should it vanish anyway, the push goes by name again.
  */

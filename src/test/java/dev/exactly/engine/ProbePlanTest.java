@@ -15,8 +15,10 @@ import org.junit.jupiter.api.Test;
  * the statistics said when the plan was made. Plans are generic and kept per connection, so the
  * dangerous moment is a connection's first push into a table its statistics call empty: a plan
  * made then must still be a key lookup once the window holds 20,000 hashes. Counted from
- * pg_stat_user_indexes (index tuples read), for the set-based bundle path and for the
- * segment-by-segment path (a bundle naming one partition twice). The other index,
+ * pg_stat_user_indexes (index tuples read), for a one-segment bundle, the segment-by-segment path
+ * (a bundle naming one partition twice) and the multi-partition path (settle_bundle). The same
+ * holds for a bundle's partition names: one key lookup each, not a walk of the queue's partitions.
+ * The other index,
  * txn_hashes_offset, is partial (sql/V4) so that only queries stating its predicate can use it;
  * retention's purge walk must still be one of them.
  */
@@ -43,7 +45,16 @@ class ProbePlanTest {
                 + "ARRAY['p', 'p'], ARRAY[-1, -1]::bigint[], " + args;
     }
 
-    /** Index tuples read so far from {@code index} of exactly.txn_hashes. */
+    /** Two segments into plan/p and plan/q (the set-based multi-partition path, settle_bundle), split evenly. */
+    private static String pushTwo(int from, int to) {
+        int n = to - from + 1;
+        String args = String.format(ARGS, n, from, to, n, n, from, to, n, n, n, n)
+                .replaceFirst("^ARRAY\\[\\d+\\]", "ARRAY[" + (n / 2) + ", " + (n - n / 2) + "]");
+        return "SELECT count(*) FILTER (WHERE duplicate) FROM exactly.push_bundle(ARRAY['plan', 'plan'], "
+                + "ARRAY['p', 'q'], ARRAY[-1, -1]::bigint[], " + args;
+    }
+
+    /** Index tuples read so far from {@code index} of the exactly schema. */
     private static long tuplesRead(Statement s, String index) throws Exception {
         s.execute("SELECT pg_stat_force_next_flush()");
         try (ResultSet rs = s.executeQuery("SELECT idx_tup_read FROM pg_stat_user_indexes "
@@ -62,24 +73,36 @@ class ProbePlanTest {
         }
     }
 
-    private void assertProbeIsKeyLookups(boolean segmentPath) throws Exception {
+    /** Which path of push_bundle a bundle takes. */
+    private enum Path { ONE_SEGMENT, SEGMENT_BY_SEGMENT, ALL_SEGMENTS_AT_ONCE }
+
+    private static String push(Path path, int from, int to) {
+        return switch (path) {
+            case ONE_SEGMENT -> push(from, to);
+            case SEGMENT_BY_SEGMENT -> pushTwice(from, to);
+            case ALL_SEGMENTS_AT_ONCE -> pushTwo(from, to);
+        };
+    }
+
+    private void assertProbeIsKeyLookups(Path path) throws Exception {
         String db = TestDatabase.createMigratedDatabase();
         try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
              Statement s = c.createStatement()) {
             s.execute("SET stats_fetch_consistency = none");
             // statistics that call the hash table empty, then the connection's first (planning) push
             s.execute("VACUUM ANALYZE exactly.txn_hashes");
-            try (ResultSet rs = s.executeQuery(segmentPath ? pushTwice(-10, -1) : push(-10, -1))) {
+            try (ResultSet rs = s.executeQuery(push(path, -10, -1))) {
                 rs.next();
             }
             for (int i = 0; i < 20; i++) {
-                s.execute(push(i * 1000, i * 1000 + 999));
+                // into plan/p (two partitions would split each range where the last push splits it otherwise)
+                s.execute(path == Path.ALL_SEGMENTS_AT_ONCE ? push(i * 1000, i * 1000 + 999) : push(path, i * 1000, i * 1000 + 999));
             }
             long seqBefore = seqScans(s);
             long pkBefore = tuplesRead(s, "txn_hashes_pkey");
             long offsetBefore = tuplesRead(s, "txn_hashes_offset");
             // 50 hashes already stored (duplicates) and 50 new ones, on the plans made at the start
-            try (ResultSet rs = s.executeQuery(segmentPath ? pushTwice(19950, 20049) : push(19950, 20049))) {
+            try (ResultSet rs = s.executeQuery(push(path, 19950, 20049))) {
                 rs.next();
                 assertEquals(50, rs.getLong(1));
             }
@@ -94,7 +117,7 @@ class ProbePlanTest {
 
     @Test
     void theBundleProbeStaysAKeyLookupOnAPlanMadeWhileTheTableLookedEmpty() throws Exception {
-        assertProbeIsKeyLookups(false);
+        assertProbeIsKeyLookups(Path.ONE_SEGMENT);
     }
 
     @Test
@@ -160,6 +183,39 @@ class ProbePlanTest {
 
     @Test
     void theSegmentProbeStaysAKeyLookupOnAPlanMadeWhileTheTableLookedEmpty() throws Exception {
-        assertProbeIsKeyLookups(true);
+        assertProbeIsKeyLookups(Path.SEGMENT_BY_SEGMENT);
+    }
+
+    @Test
+    void theMultiPartitionProbeStaysAKeyLookupOnAPlanMadeWhileTheTableLookedEmpty() throws Exception {
+        assertProbeIsKeyLookups(Path.ALL_SEGMENTS_AT_ONCE);
+    }
+
+    @Test
+    void aBundleFindsEachPartitionByItsWholeNameOnAPlanMadeWhileTheNamesLookedEmpty() throws Exception {
+        String db = TestDatabase.createMigratedDatabase();
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("SET stats_fetch_consistency = none");
+            s.execute("VACUUM ANALYZE exactly.queues, exactly.partition_names");
+            // the connection's first bundle plans the name lookup (two partitions of queue plan)
+            s.execute(pushTwo(-10, -1));
+            s.execute("SELECT exactly.ensure_partitions(array_fill('plan'::text, ARRAY[500]), "
+                    + "(SELECT array_agg('n' || i) FROM generate_series(1, 500) i))");
+            // 100 one-item segments, each naming one of the queue's 502 partitions
+            String bundle = "SELECT count(*) FROM exactly.push_bundle(array_fill('plan'::text, ARRAY[100]), "
+                    + "(SELECT array_agg('n' || (i * 5)) FROM generate_series(1, 100) i), array_fill(-1::bigint, ARRAY[100]), "
+                    + "array_fill(1, ARRAY[100]), (SELECT array_agg(decode(md5('name' || i), 'hex')) FROM generate_series(1, 100) i), "
+                    + "array_fill(true, ARRAY[100]), (SELECT array_agg(gen_random_uuid()) FROM generate_series(1, 100)), "
+                    + "(SELECT array_agg('name' || i) FROM generate_series(1, 100) i), array_fill('\\x31'::bytea, ARRAY[100]), "
+                    + "array_fill(NULL::text, ARRAY[100]), array_fill(NULL::text, ARRAY[100]), array_fill(NULL::text, ARRAY[100]))";
+            long before = tuplesRead(s, "partition_names_pkey");
+            try (ResultSet rs = s.executeQuery(bundle)) {
+                rs.next();
+                assertEquals(100, rs.getLong(1));
+            }
+            long read = tuplesRead(s, "partition_names_pkey") - before;
+            assertTrue(read <= 300, "100 names should read about one key each, read " + read);
+        }
     }
 }
