@@ -1,18 +1,28 @@
 package dev.exactly.bench;
 
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP load driver: pushes {@link Workload} requests to POST /api/v1/push of a running
- * service with java.net.http, closed loop, and measures throughput and latency (HdrHistogram).
- * Meant for loopback targets. Every request carries {@code Authorization: Bearer <apiKey>}.
+ * service, closed loop, and measures throughput and latency (HdrHistogram). Meant for loopback
+ * targets. Every request carries {@code Authorization: Bearer <apiKey>}.
+ *
+ * <p>The client is Vert.x core's HTTP/1.1 client on one event loop with a keep-alive connection
+ * per request chain: the load generator shares the machine's cores with the service and its
+ * database, so it should take as little of them as it can. (java.net.http, used before, took
+ * about four times the service's own CPU per one-item request on this machine: BENCHMARKS.md
+ * finding 20.)
  */
 public final class HttpLoad {
 
@@ -40,34 +50,40 @@ public final class HttpLoad {
      * @throws InterruptedException when interrupted while waiting for the run to end
      */
     public static LoadResult run(Options o, Workload w) throws InterruptedException {
-        ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "bench-http");
-            t.setDaemon(true);
-            return t;
-        });
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-        URI push = o.baseUrl().resolve("/api/v1/push");
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
+                .setInternalBlockingPoolSize(1));
         try {
+            HttpClient client = vertx.createHttpClient(new HttpClientOptions()
+                            .setDefaultHost(o.baseUrl().getHost()).setDefaultPort(o.baseUrl().getPort())
+                            .setKeepAlive(true).setConnectTimeout(5_000),
+                    new PoolOptions().setHttp1MaxSize(o.concurrency()).setMaxWaitQueueSize(-1));
+            String authorization = o.apiKey() == null ? null : "Bearer " + o.apiKey();
             return ClosedLoop.run(w, new ClosedLoop.Options(o.concurrency(), o.warmup(), o.measure(), o.maxRequests()),
                     batch -> {
-                        HttpRequest.Builder rb = HttpRequest.newBuilder(push).timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString(w.json(batch)));
-                        if (o.apiKey() != null) {
-                            rb.header("Authorization", "Bearer " + o.apiKey());
+                        RequestOptions request = new RequestOptions().setMethod(HttpMethod.POST).setURI("/api/v1/push")
+                                .setIdleTimeout(30_000).putHeader("Content-Type", "application/json");
+                        if (authorization != null) {
+                            request.putHeader("Authorization", authorization);
                         }
-                        return client.sendAsync(rb.build(), HttpResponse.BodyHandlers.ofString()).thenApply(r -> {
-                            if (r.statusCode() != 200) {
-                                String body = r.body();
-                                throw new CompletionException(new IllegalStateException("HTTP " + r.statusCode() + ": "
-                                        + body.substring(0, Math.min(300, body.length()))));
-                            }
-                            return count(r.body());
-                        });
+                        Buffer body = Buffer.buffer(w.json(batch));
+                        return client.request(request)
+                                .compose(r -> r.send(body))
+                                .compose(response -> response.body().map(b -> {
+                                    String text = b.toString(StandardCharsets.UTF_8);
+                                    if (response.statusCode() != 200) {
+                                        throw new IllegalStateException("HTTP " + response.statusCode() + ": "
+                                                + text.substring(0, Math.min(300, text.length())));
+                                    }
+                                    return count(text);
+                                }))
+                                .toCompletionStage();
                     });
         } finally {
-            pool.shutdownNow();
+            try {
+                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                Suite.log("HttpLoad: the load generator's Vert.x did not close: " + e);
+            }
         }
     }
 

@@ -109,7 +109,11 @@ final class Issue16Report {
             return;
         }
         SpreadPhase.Result r = s.spread;
-        row(t3, msgs(r, "spread-off") + " ÷ " + msgs(r, "one-off") + " msgs/s", fmt(r.spreadRatio(), 2) + "×", cmd,
+        String ceiling = Double.isNaN(r.spreadCeiling()) ? ""
+                : "; at the spread cell's " + fmt(r.cell("spread-off").map(c -> c.usage().machineMicrosPerPush()).orElse(Double.NaN), 0)
+                + " µs of machine CPU per push, this machine's " + Runtime.getRuntime().availableProcessors()
+                + " cores allow at most " + fmt(r.spreadCeiling(), 2) + "× one partition";
+        row(t3, msgs(r, "spread-off") + " ÷ " + msgs(r, "one-off") + " msgs/s" + ceiling, fmt(r.spreadRatio(), 2) + "×", cmd,
                 atLeast(r.spreadRatio(), SPREAD_MIN));
         row(t4, msgs(r, "pinned-fused") + " ÷ " + msgs(r, "pinned-off") + " msgs/s", fmt(r.fusionRatio(), 2) + "×", cmd,
                 atLeast(r.fusionRatio(), FUSION_MIN));
@@ -198,8 +202,12 @@ final class Issue16Report {
         line("cells interleaved round by round. A spread queue's items name no partition; the pinned cells send producer c to");
         line("partition p{c mod 16}.");
         line();
-        line("| cell | msgs/s | rounds (msgs/s) | p50 ms | p99 ms | errors |");
-        line("| --- | ---: | --- | ---: | ---: | ---: |");
+        line("Database CPU per push: the PostgreSQL process tree's CPU over the cell's rounds (warm-up included) ÷ the pushes");
+        line("stored; machine CPU per push: every process's (/proc/stat busy time, all cores), the load generator's and the");
+        line("two services' included.");
+        line();
+        line("| cell | msgs/s | rounds (msgs/s) | p50 ms | p99 ms | database CPU µs/push | machine CPU µs/push | errors |");
+        line("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |");
         for (SpreadPhase.Cell c : s.spread.cells.values()) {
             if (c.runs().isEmpty()) {
                 continue;
@@ -208,7 +216,8 @@ final class Issue16Report {
             List<String> rounds = new ArrayList<>();
             c.runs().forEach(r -> rounds.add(fmt(r.msgsPerSecond(), 0)));
             line("| " + c.title() + " | " + fmt(m.msgsPerSecond(), 0) + " | " + String.join(", ", rounds) + " | "
-                    + fmt(m.p50Ms(), 2) + " | " + fmt(m.p99Ms(), 2) + " | "
+                    + fmt(m.p50Ms(), 2) + " | " + fmt(m.p99Ms(), 2) + " | " + fmt(c.usage().databaseMicrosPerPush(), 0) + " | "
+                    + fmt(c.usage().machineMicrosPerPush(), 0) + " | "
                     + (m.errors() == 0 ? "0" : m.errors() + " (" + cell(m.firstError()) + ")") + " |");
         }
         line();

@@ -5,6 +5,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,11 +36,37 @@ final class SpreadPhase {
     /** Producers (requests in flight). */
     static final int CLIENTS = 16;
 
-    /** One measured cell: which service, which load, and its runs. */
-    record Cell(String id, String title, String mode, Workload workload, List<LoadResult> runs) {
+    /** One measured cell: which service, which load, its runs and the CPU they took. */
+    record Cell(String id, String title, String mode, Workload workload, List<LoadResult> runs, Usage usage) {
         /** All rounds merged. */
         LoadResult merged() {
             return LoadResult.merge(runs);
+        }
+    }
+
+    /**
+     * CPU over a cell's rounds, warm-up periods included: pushes stored (counted by the queue's
+     * offsets), the database's CPU ({@link PostgresCpu}) and the whole machine's ({@link MachineCpu}).
+     */
+    static final class Usage {
+        double pushes;
+        double databaseSeconds = Double.NaN;
+        double machineSeconds = Double.NaN;
+
+        /** Database CPU per stored push, microseconds (NaN when not read). */
+        double databaseMicrosPerPush() {
+            return pushes > 0 ? databaseSeconds * 1e6 / pushes : Double.NaN;
+        }
+
+        /** Machine CPU (all processes, all cores) per stored push, microseconds (NaN when not read). */
+        double machineMicrosPerPush() {
+            return pushes > 0 ? machineSeconds * 1e6 / pushes : Double.NaN;
+        }
+
+        private void add(double pushes, double database, double machine) {
+            this.pushes += pushes;
+            databaseSeconds = Double.isNaN(databaseSeconds) ? database : databaseSeconds + database;
+            machineSeconds = Double.isNaN(machineSeconds) ? machine : machineSeconds + machine;
         }
     }
 
@@ -66,6 +96,20 @@ final class SpreadPhase {
             }
             return x.get().merged().msgsPerSecond() / y.get().merged().msgsPerSecond();
         }
+
+        /**
+         * 16.3's ceiling on this machine: the pushes per second all cores could give the spread
+         * cell at the machine CPU per push it measured, ÷ one partition's msgs/s (NaN when not read).
+         */
+        double spreadCeiling() {
+            Optional<Cell> x = cell("spread-off");
+            Optional<Cell> y = cell("one-off");
+            if (x.isEmpty() || y.isEmpty() || !(x.get().usage().machineMicrosPerPush() > 0)) {
+                return Double.NaN;
+            }
+            double ceiling = Runtime.getRuntime().availableProcessors() * 1e6 / x.get().usage().machineMicrosPerPush();
+            return ceiling / y.get().merged().msgsPerSecond();
+        }
     }
 
     private final Suite s;
@@ -79,13 +123,20 @@ final class SpreadPhase {
         s.truncateAll();
         Path jar = Path.of(s.args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
         String url = s.db.reactiveUrl(BenchDatabase.NAME);
-        try (ServerProcess stateless = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
+        try (Connection bench = s.db.connect(BenchDatabase.NAME);
+             ServerProcess stateless = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
                 Suite.MODES.get("off"), s.work.resolve("service-spread-off.log"));
              ServerProcess server = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
                      Suite.MODES.get("cache+fusion"), s.work.resolve("service-spread-cache-fusion.log"))) {
             stateless.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             server.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             Map<String, ServerProcess> services = Map.of("off", stateless, "cache+fusion", server);
+            PostgresCpu cpu = null;
+            try {
+                cpu = PostgresCpu.of(bench);
+            } catch (IllegalStateException e) {
+                Suite.log("spread: no database CPU figures: " + e.getMessage());
+            }
             spread(stateless.baseUrl(), "spread16-off", 16);
             spread(stateless.baseUrl(), "spread16-fused", 16);
             List<Cell> cells = List.of(
@@ -109,10 +160,19 @@ final class SpreadPhase {
                 for (int i = 0; i < cells.size(); i++) {
                     Cell c = cells.get((i + r) % cells.size());
                     Suite.log("spread " + c.title() + " (round " + (r + 1) + "/" + s.rounds + ")");
+                    double db0 = cpu == null ? Double.NaN : cpu.read().total();
+                    double machine0 = MachineCpu.available() ? MachineCpu.busySeconds() : Double.NaN;
+                    long pushed0 = stored(bench, c.workload().queue());
                     LoadResult res = HttpLoad.run(new HttpLoad.Options(services.get(c.mode()).baseUrl(), s.apiKey,
                             CLIENTS, s.warmup, s.measure, 100_000_000), c.workload());
+                    double machine = MachineCpu.available() ? MachineCpu.busySeconds() - machine0 : Double.NaN;
+                    double db = cpu == null ? Double.NaN : cpu.read().total() - db0;
+                    long pushed = stored(bench, c.workload().queue()) - pushed0;
                     Suite.logResult(res);
+                    Suite.log(String.format(java.util.Locale.ROOT, "  %d pushes stored, %.0f µs database CPU and %.0f µs "
+                            + "machine CPU per push", pushed, db * 1e6 / pushed, machine * 1e6 / pushed));
                     c.runs().add(res);
+                    c.usage().add(pushed, db, machine);
                 }
             }
         }
@@ -120,7 +180,19 @@ final class SpreadPhase {
     }
 
     private static Cell cell(String id, String title, String mode, Workload w) {
-        return new Cell(id, title, mode, w, new ArrayList<>());
+        return new Cell(id, title, mode, w, new ArrayList<>(), new Usage());
+    }
+
+    /** Messages stored so far in {@code queue}: the sum of its partitions' next offsets. */
+    private static long stored(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(sum(p.last_offset + 1), 0) FROM exactly.partitions p "
+                + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = ?")) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     /** Sets a queue's spreadPartitions (PATCH /api/v1/queues/{name}, creating the queue). */
