@@ -222,7 +222,11 @@ BEGIN
     -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
     --    read-only statement, which answers only if all items are duplicates (and the push was
     --    routed with the queue's spreadPartitions; otherwise the locked path below refuses it).
-    ELSIF NOT p_locked AND p_verified < 0 AND true = ALL (p_probe) THEN
+    --    It is not tried when the first item's hash is not stored at all (one key descent): the
+    --    look could not answer such a segment, and a segment of new keys, the usual kind, would
+    --    otherwise probe every hash twice (here and under the lock).
+    ELSIF NOT p_locked AND p_verified < 0 AND true = ALL (p_probe)
+          AND EXISTS (SELECT 1 FROM exactly.txn_hashes x WHERE x.partition_id = p_pid AND x.hash = p_hashes[1]) THEN
         RETURN QUERY
         WITH snap AS MATERIALIZED (
             SELECT p.last_offset AS last, q.dedup_window_seconds AS win, q.payload_mismatch = 'reject' AS rej,

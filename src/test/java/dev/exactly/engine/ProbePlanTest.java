@@ -64,6 +64,16 @@ class ProbePlanTest {
         }
     }
 
+    /** Index scans started so far on {@code index} of the exactly schema (a rescan per probed hash counts). */
+    private static long indexScans(Statement s, String index) throws Exception {
+        s.execute("SELECT pg_stat_force_next_flush()");
+        try (ResultSet rs = s.executeQuery("SELECT idx_scan FROM pg_stat_user_indexes "
+                + "WHERE schemaname = 'exactly' AND indexrelname = '" + index + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     private static long seqScans(Statement s) throws Exception {
         s.execute("SELECT pg_stat_force_next_flush()");
         try (ResultSet rs = s.executeQuery("SELECT seq_scan FROM pg_stat_user_tables "
@@ -148,6 +158,31 @@ class ProbePlanTest {
             assertEquals(seqBefore, seqScans(s), "the one-item probe scanned exactly.txn_hashes sequentially");
             assertEquals(0, tuplesRead(s, "txn_hashes_offset") - offsetBefore, "the one-item probe walked txn_hashes_offset");
             assertTrue(pkRead >= 2 && pkRead <= 12, "4 one-item pushes (2 stored) should read about one key each, read " + pkRead);
+        }
+    }
+
+    @Test
+    void aSegmentOfNewKeysIsProbedOnceNotFirstWithoutTheLockAndThenUnderIt() throws Exception {
+        String db = TestDatabase.createMigratedDatabase();
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(db), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute("SET stats_fetch_consistency = none");
+            s.execute(push(0, 999));
+            s.execute(push(1000, 1099));
+            long before = indexScans(s, "txn_hashes_pkey");
+            // 100 new keys: the first one is not stored, so the lock-free look is not tried and
+            // only the probe under the lock descends once per hash
+            try (ResultSet rs = s.executeQuery(push(2000, 2099))) {
+                rs.next();
+                assertEquals(0, rs.getLong(1));
+            }
+            long scans = indexScans(s, "txn_hashes_pkey") - before;
+            assertTrue(scans >= 100 && scans <= 120, "100 new keys should be probed once each, scans " + scans);
+            // a segment of stored keys is still answered by the look
+            try (ResultSet rs = s.executeQuery(push(500, 599))) {
+                rs.next();
+                assertEquals(100, rs.getLong(1));
+            }
         }
     }
 

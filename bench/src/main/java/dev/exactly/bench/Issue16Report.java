@@ -233,7 +233,7 @@ final class Issue16Report {
         line("`bench/run --only lambda`: `" + l.zip + "` (built by `mvn -Plambda` before the server build) unzipped and");
         line("started by `ColdStartBench` as `LambdaRuntimeIT` starts it: the AWS Lambda Java runtime interface client in a");
         line("JVM of its own with the managed runtime's flags and `infra/terraform/function.tf`'s JAVA_TOOL_OPTIONS, fed by a");
-        line("Runtime API on 127.0.0.1, against the suite's PostgreSQL; no SnapStart. Init = process start to its first");
+        line("Runtime API on 127.0.0.1, against the suite's PostgreSQL (vacuumed and checkpointed first, then the machine left to settle below 15% busy); no SnapStart. Init = process start to its first");
         line("`/invocation/next`; then to the answer of its first one-item push. Classes: one more, untimed start with");
         line("`-Xlog:class+load`, counted up to that answer (list in `target/cold-start-classes-lambda.log`).");
         line();
