@@ -196,7 +196,7 @@ final class Report {
         }
         line("## HTTP level: the service (JVM mode) on loopback");
         line();
-        line("`HttpLoad` (java.net.http, closed loop, HdrHistogram) against `java -jar target/quarkus-app/quarkus-run.jar`");
+        line("`HttpLoad` (Vert.x core's HTTP client on one event loop, closed loop, HdrHistogram) against `java -jar target/quarkus-app/quarkus-run.jar`");
         line("started by the suite per mode, pointed at the same PostgreSQL. Latency = one HTTP request.");
         line("SQL ms/call = the service's own Vert.x SQL client metric `postgresql_processing_seconds` (sum / count:");
         line("time from sending a statement to its answer, in the service); SQL calls/request from the same counter.");
