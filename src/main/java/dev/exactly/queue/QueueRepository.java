@@ -40,6 +40,16 @@ public class QueueRepository {
      */
     private static final String LOCK_PARTITIONS = "SELECT holds FROM exactly.lock_queue_partitions($1)";
 
+    /**
+     * Creates the queue row with the default options when there is none, before it is locked:
+     * a queue that a concurrent first push is creating (uncommitted) is waited for here (the
+     * unique name), so the lock that follows always finds a row, and a spreadPartitions change
+     * is checked against that push's partitions. Without it a change found no row, skipped the
+     * check, and its upsert then overwrote a queue whose Default partition already held keys.
+     */
+    private static final String CREATE = "INSERT INTO exactly.queues (name) VALUES ($1) ON CONFLICT (name) DO NOTHING "
+            + "RETURNING name";
+
     private final Pool pool;
 
     /** Constructor injection. */
@@ -103,9 +113,10 @@ public class QueueRepository {
      */
     public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
         return ConnectionRetry.onceOnClosedConnection(() -> pool.withTransaction(conn -> conn
-                .preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
-                .flatMap(rows -> {
-                    StoredQueue before = rows.size() == 0 ? null : toQueue(rows.iterator().next());
+                .preparedQuery(CREATE).execute(Tuple.of(name))
+                .flatMap(created -> conn.preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
+                        .map(rows -> created.size() == 1 ? null : toQueue(rows.iterator().next())))
+                .flatMap(before -> {
                     QueueOptions base = replace || before == null ? QueueOptions.defaults() : before.options();
                     QueueOptions after = base.with(options);
                     int from = before == null ? QueueOption.SPREAD_PARTITIONS.defaultValue()
