@@ -130,6 +130,7 @@ public final class ArrayEnvelope {
                         throw invalid(errors);
                     }
                 }
+                index = -1; // past the array: a member name found twice now is the envelope's, no item's
             }
             if (!seen) {
                 errors.add(ErrorPath.ROOT.error(name, "is required"));

@@ -140,6 +140,8 @@ public final class JsonBodies {
         }
         String m = message.lines().findFirst().orElse("");
         m = m.replaceAll(",? ?from `[^`]*`", "").replaceAll("\\s*\\([^()]*`[^`]*`[^()]*\\)", "");
+        // "(start marker at [Source: …; line: 1, column: 1])": the location goes with its parenthesis
+        m = m.replaceAll("\\s*\\(start marker at \\[Source:.*$", "");
         m = m.replaceAll("\\s*at \\[Source:.*$", "");
         // advice to switch a parser setting on ("enable `JsonReadFeature.ALLOW_…` to allow",
         // "(not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)"): what

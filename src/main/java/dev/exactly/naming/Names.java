@@ -6,8 +6,12 @@ import java.util.regex.Pattern;
 /** Rules for the names and keys a producer sends, shared by every adapter that takes them. */
 public final class Names {
 
-    /** Queue and partition names: 1 to 255 characters of [A-Za-z0-9._:-]. */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,255}");
+    /**
+     * Queue and partition names: 1 to 255 characters of [A-Za-z0-9._:-], but not "." or "..": a
+     * URL path cannot carry those as a segment (RFC 3986, section 5.2.4, removes dot segments), so
+     * the queue API's /queues/{queue} routes could never reach such a queue.
+     */
+    public static final Pattern NAME = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}");
 
     /** Longest transactionId, in UTF-8 bytes. */
     public static final int MAX_TRANSACTION_ID_BYTES = 256;
@@ -28,6 +32,9 @@ public final class Names {
         }
         if (name.length() > 255) {
             return "must be at most 255 characters";
+        }
+        if (name.equals(".") || name.equals("..")) {
+            return "must not be '.' or '..' (a URL path cannot name them)";
         }
         // the rule of NAME, checked per character: this runs for every pushed item
         for (int i = 0; i < name.length(); i++) {

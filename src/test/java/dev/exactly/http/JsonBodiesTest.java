@@ -57,6 +57,16 @@ class JsonBodiesTest {
                 + "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 2]"));
     }
 
+    /** A body cut off inside an object: the detail's parentheses balance (found by a new-user check). */
+    @Test
+    void aCutOffObjectIsDescribedWithBalancedParentheses() {
+        String detail = assertThrows(ApiProblem.class, () -> JsonBodies.object("{\"a\":[1,2".getBytes(StandardCharsets.UTF_8)))
+                .toProblem().detail();
+        assertTrue(detail.contains("expected close marker for Array"), detail);
+        assertEquals(detail.chars().filter(ch -> ch == '(').count(), detail.chars().filter(ch -> ch == ')').count(), detail);
+        assertFalse(detail.contains("start marker"), detail);
+    }
+
     /**
      * Issue 14, defect 9: what JSON does not allow (RFC 8259) is refused in plain words, never
      * naming the parser setting that would allow it.

@@ -74,6 +74,16 @@ class PushValidationTest {
                 .body("errors[0].index", equalTo(0)).body("errors[0].field", equalTo("transactionId"));
     }
 
+    /** A second "items" member is the envelope's, not an item's (found by a new-user check: it was blamed on items[0]). */
+    @Test
+    void aDuplicateItemsMemberIsNamedAtTheTopLevel() {
+        push("{\"items\":[],\"items\":[{\"queue\":\"v\",\"payload\":1}]}", 400)
+                .body("detail", containsString("Duplicate field 'items'"))
+                .body("errors[0].field", equalTo("items")).body("errors[0].index", org.hamcrest.Matchers.nullValue());
+        push("{\"items\":[{\"queue\":\"v\",\"payload\":1}],\"items\":[]}", 400)
+                .body("errors[0].field", equalTo("items")).body("errors[0].index", org.hamcrest.Matchers.nullValue());
+    }
+
     @Test
     void missingQueueOrPayload() {
         invalid(one("{\"payload\":1}"), 0, "queue");
