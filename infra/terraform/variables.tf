@@ -254,8 +254,8 @@ variable "webhook_sources" {
 
   # What the function would refuse at start-up (the init error would name the key), refused by plan.
   validation {
-    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for n in [s.queue, s.partition] : n == null || can(regex("^[A-Za-z0-9._:-]{1,255}$", n))])])
-    error_message = "webhook_sources: queue and partition are 1 to 255 characters of letters, digits and . _ : - (the names the function accepts)."
+    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for n in [s.queue, s.partition] : n == null || can(regex("^[A-Za-z0-9._:-]{1,255}$", n)) && !contains([".", ".."], coalesce(n, "-"))])])
+    error_message = "webhook_sources: queue and partition are 1 to 255 characters of letters, digits and . _ : -, other than . and .. (the names the function accepts)."
   }
 
   validation {

@@ -13,6 +13,12 @@ public final class Names {
      */
     public static final Pattern NAME = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}");
 
+    /**
+     * The characters and length of {@link #NAME} alone, for regular-expression engines without
+     * lookahead (Terraform's RE2: infra/terraform/variables.tf states the dot rule beside it).
+     */
+    public static final String NAME_CHARACTERS = "[A-Za-z0-9._:-]{1,255}";
+
     /** Longest transactionId, in UTF-8 bytes. */
     public static final int MAX_TRANSACTION_ID_BYTES = 256;
 

@@ -552,7 +552,9 @@ class TerraformConfigTest {
         String vars = stripComments(TEXT.get("variables.tf"));
         Matcher name = Pattern.compile("for n in \\[s\\.queue, s\\.partition\\] : n == null \\|\\| can\\(regex\\(\"\\^([^\"]+)\\$\", n\\)\\)").matcher(vars);
         assertTrue(name.find(), "a validation of queue and partition names");
-        assertEquals(dev.exactly.naming.Names.NAME.pattern(), name.group(1), "the same rule as the application's");
+        assertEquals(dev.exactly.naming.Names.NAME_CHARACTERS, name.group(1), "the same rule as the application's");
+        assertTrue(vars.contains("can(regex(\"^" + dev.exactly.naming.Names.NAME_CHARACTERS + "$\", n)) && !contains([\".\", \"..\"], coalesce(n, \"-\"))"),
+                "and no dot segment, as the application's (RE2 has no lookahead)");
         assertTrue(vars.contains("for p in [s.key_pointer, s.partition_pointer] : p == null || startswith(coalesce(p, \"/\"), \"/\")"),
                 "JSON Pointers start with '/'");
         Matcher arn = Pattern.compile("s\\.secret_arn == null \\|\\| can\\(regex\\(\"([^\"]+)\"").matcher(vars);
