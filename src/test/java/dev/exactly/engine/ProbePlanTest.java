@@ -56,18 +56,18 @@ class ProbePlanTest {
 
     /** Index tuples read so far from {@code index} of the exactly schema. */
     private static long tuplesRead(Statement s, String index) throws Exception {
-        s.execute("SELECT pg_stat_force_next_flush()");
-        try (ResultSet rs = s.executeQuery("SELECT idx_tup_read FROM pg_stat_user_indexes "
-                + "WHERE schemaname = 'exactly' AND indexrelname = '" + index + "'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return indexCounter(s, index, "idx_tup_read");
     }
 
     /** Index scans started so far on {@code index} of the exactly schema (a rescan per probed hash counts). */
     private static long indexScans(Statement s, String index) throws Exception {
+        return indexCounter(s, index, "idx_scan");
+    }
+
+    /** One counter of pg_stat_user_indexes for {@code index} of the exactly schema, flushed first. */
+    private static long indexCounter(Statement s, String index, String column) throws Exception {
         s.execute("SELECT pg_stat_force_next_flush()");
-        try (ResultSet rs = s.executeQuery("SELECT idx_scan FROM pg_stat_user_indexes "
+        try (ResultSet rs = s.executeQuery("SELECT " + column + " FROM pg_stat_user_indexes "
                 + "WHERE schemaname = 'exactly' AND indexrelname = '" + index + "'")) {
             rs.next();
             return rs.getLong(1);

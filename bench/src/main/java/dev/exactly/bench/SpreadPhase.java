@@ -50,8 +50,9 @@ final class SpreadPhase {
      */
     static final class Usage {
         double pushes;
-        double databaseSeconds = Double.NaN;
-        double machineSeconds = Double.NaN;
+        /** Sums of the rounds' readings; NaN when a reading was not available (NaN stays NaN). */
+        double databaseSeconds;
+        double machineSeconds;
 
         /** Database CPU per stored push, microseconds (NaN when not read). */
         double databaseMicrosPerPush() {
@@ -65,8 +66,8 @@ final class SpreadPhase {
 
         private void add(double pushes, double database, double machine) {
             this.pushes += pushes;
-            databaseSeconds = Double.isNaN(databaseSeconds) ? database : databaseSeconds + database;
-            machineSeconds = Double.isNaN(machineSeconds) ? machine : machineSeconds + machine;
+            databaseSeconds += database;
+            machineSeconds += machine;
         }
     }
 
