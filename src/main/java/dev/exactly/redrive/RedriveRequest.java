@@ -49,7 +49,7 @@ public record RedriveRequest(List<UUID> messageIds, int limit) {
                 for (int i = 0; i < idsNode.size(); i++) {
                     UUID id = uuid(idsNode.get(i));
                     if (id == null) {
-                        errors.add(new FieldError(i, "messageIds", "must be a UUID"));
+                        errors.add(new FieldError(null, "messageIds[" + i + "]", "must be a UUID"));
                     }
                     ids.add(id);
                 }

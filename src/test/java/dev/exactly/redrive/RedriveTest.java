@@ -12,7 +12,9 @@ import static dev.exactly.consume.ConsumeFixtures.pushMany;
 import static dev.exactly.consume.ConsumeFixtures.sql;
 import static dev.exactly.testing.Api.api;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -230,13 +232,17 @@ class RedriveTest {
             {"{\"limit\":1001}", "limit"},
             {"{\"limit\":\"5\"}", "limit"},
             {"{\"messageIds\":[]}", "messageIds"},
-            {"{\"messageIds\":[\"not-a-uuid\"]}", "messageIds"},
+            {"{\"messageIds\":[\"not-a-uuid\"]}", "messageIds[0]"},
             {"{\"messageIds\":[\"" + copy + "\"],\"limit\":1}", "limit"},
         };
         for (String[] c : cases) {
             api().body(c[0]).post("/api/v1/queues/rd-bad/redrive").then().statusCode(400)
                     .contentType(containsString("application/problem+json")).body("errors.field", hasItem(c[1]));
         }
+        // an id is named where it sits in the body, as ErrorPath names nested values (the body has no items)
+        api().body("{\"messageIds\":[\"" + copy + "\",\"nope\"]}").post("/api/v1/queues/rd-bad/redrive").then()
+                .statusCode(400).body("detail", equalTo("messageIds[1]: must be a UUID"))
+                .body("errors[0].field", equalTo("messageIds[1]")).body("errors[0].index", nullValue());
         api().body("[]").post("/api/v1/queues/rd-bad/redrive").then().statusCode(400)
                 .contentType(containsString("application/problem+json"));
         api().body("{}").post("/api/v1/queues/bad!name/redrive").then().statusCode(400)
