@@ -7,17 +7,17 @@ import java.util.regex.Pattern;
 public final class Names {
 
     /**
-     * Queue and partition names: 1 to 255 characters of [A-Za-z0-9._:-], but not "." or "..": a
-     * URL path cannot carry those as a segment (RFC 3986, section 5.2.4, removes dot segments), so
-     * the queue API's /queues/{queue} routes could never reach such a queue.
-     */
-    public static final Pattern NAME = Pattern.compile("(?!\\.{1,2}$)[A-Za-z0-9._:-]{1,255}");
-
-    /**
      * The characters and length of {@link #NAME} alone, for regular-expression engines without
      * lookahead (Terraform's RE2: infra/terraform/variables.tf states the dot rule beside it).
      */
     public static final String NAME_CHARACTERS = "[A-Za-z0-9._:-]{1,255}";
+
+    /**
+     * Queue and partition names: 1 to 255 characters of [A-Za-z0-9._:-], but not "." or "..": a
+     * URL path cannot carry those as a segment (RFC 3986, section 5.2.4, removes dot segments), so
+     * the queue API's /queues/{queue} routes could never reach such a queue.
+     */
+    public static final Pattern NAME = Pattern.compile("(?!\\.{1,2}$)" + NAME_CHARACTERS);
 
     /** Longest transactionId, in UTF-8 bytes. */
     public static final int MAX_TRANSACTION_ID_BYTES = 256;

@@ -41,7 +41,7 @@ public class QueueRepository {
     private static final String LOCK_PARTITIONS = "SELECT holds FROM exactly.lock_queue_partitions($1)";
 
     /**
-     * Creates the queue row with the default options when there is none, before it is locked:
+     * Creates the queue row with the default options when there is none, before an existing one is locked:
      * a queue that a concurrent first push is creating (uncommitted) is waited for here (the
      * unique name), so the lock that follows always finds a row, and a spreadPartitions change
      * is checked against that push's partitions. Without it a change found no row, skipped the
@@ -114,8 +114,10 @@ public class QueueRepository {
     public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
         return ConnectionRetry.onceOnClosedConnection(() -> pool.withTransaction(conn -> conn
                 .preparedQuery(CREATE).execute(Tuple.of(name))
-                .flatMap(created -> conn.preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
-                        .map(rows -> created.size() == 1 ? null : toQueue(rows.iterator().next())))
+                // a row this transaction created is its own until the commit: only an existing one is read and locked
+                .flatMap(created -> created.size() == 1 ? Uni.createFrom().<StoredQueue>nullItem()
+                        : conn.preparedQuery(SELECT + " FOR UPDATE").execute(Tuple.of(name))
+                                .map(rows -> toQueue(rows.iterator().next())))
                 .flatMap(before -> {
                     QueueOptions base = replace || before == null ? QueueOptions.defaults() : before.options();
                     QueueOptions after = base.with(options);

@@ -1,6 +1,7 @@
 package dev.exactly.redrive;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.exactly.http.ErrorPath;
 import dev.exactly.problem.FieldError;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -49,7 +50,7 @@ public record RedriveRequest(List<UUID> messageIds, int limit) {
                 for (int i = 0; i < idsNode.size(); i++) {
                     UUID id = uuid(idsNode.get(i));
                     if (id == null) {
-                        errors.add(new FieldError(null, "messageIds[" + i + "]", "must be a UUID"));
+                        errors.add(ErrorPath.ROOT.element("messageIds", i).whole("must be a UUID"));
                     }
                     ids.add(id);
                 }

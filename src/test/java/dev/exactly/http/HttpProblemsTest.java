@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.testing.Api;
 import dev.exactly.testing.ChunkedPost;
+import dev.exactly.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
@@ -22,6 +24,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -68,6 +71,22 @@ class HttpProblemsTest {
                 .then().statusCode(406).contentType("application/problem+json")
                 .body("detail", not(containsString("@Produces")))
                 .body("detail", containsString("application/json"));
+    }
+
+    /** README: bodies are read whatever their Content-Type says, as long as it is a media type at all. */
+    @Test
+    void aContentTypeThatIsNoMediaTypeIsA415ProblemAndWritesNothing() throws Exception {
+        String q = "ctype-" + UUID.randomUUID();
+        byte[] body = ("{\"items\":[{\"queue\":\"" + q + "\",\"payload\":1}]}").getBytes(StandardCharsets.UTF_8);
+        ChunkedPost.Answer a = ChunkedPost.post("/api/v1/push", body,
+                "Authorization", "Bearer " + Api.TEST_API_KEY, "Content-Type", "garbage");
+        assertEquals(415, a.status(), a.text());
+        assertEquals("application/problem+json", a.headers().get("content-type"), a.text());
+        assertTrue(a.text().contains("\"type\":\"/problems/unsupported-media-type\""), a.text());
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
+        // any media type is read as JSON
+        assertEquals(200, ChunkedPost.post("/api/v1/push", body,
+                "Authorization", "Bearer " + Api.TEST_API_KEY, "Content-Type", "text/plain").status());
     }
 
     @Test
