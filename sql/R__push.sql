@@ -188,16 +188,20 @@ DECLARE
     v_digest bytea;
 BEGIN
     -- The one-item form: the same steps as the set-based form below (the lock-free first look,
-    -- the lock, the queue's options, the probe, the allocation, the answer), each a statement on
-    -- one row. A set-based statement pays per execution for its plan (unnest, lateral joins,
-    -- window functions), and a single item is most of what a push is (one webhook delivery, one
-    -- event): this form costs about half the database's work per push (BENCHMARKS.md finding 17).
+    -- the lock, the queue's options, the probe, the allocation, the answer) as statements on one
+    -- row: the first look (with the original's id), the lock, the options with the probe, and
+    -- the writes; the answer is a row of variables (RETURN NEXT). A set-based statement pays per
+    -- execution for its plan (unnest, lateral joins, window functions), and a single item is most
+    -- of what a push is (one webhook delivery, one event): this form costs about half the
+    -- database's work per push (BENCHMARKS.md finding 17), and its fewer statements less again
+    -- (finding 23).
     -- PushSegmentOneItemTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
     IF v_n = 1 THEN
         v_hash := p_hashes[1];
         IF NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
-            SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject'
-            INTO v_off, v_last, v_win, v_rej
+            SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject', m.message_id,
+                   m.payload_digest
+            INTO v_off, v_last, v_win, v_rej, v_mid, v_digest
             FROM exactly.partitions p
             JOIN exactly.queues q ON q.id = p.queue_id
             CROSS JOIN LATERAL (
@@ -210,12 +214,24 @@ BEGIN
                 ORDER BY x."offset"
                 LIMIT 1
             ) d
+            -- the original's id and digest in the same statement (NULL when its data was purged)
+            LEFT JOIN LATERAL (
+                SELECT x.message_id, x.payload_digest FROM exactly.messages x
+                WHERE x.partition_id = p_pid AND x."offset" = d.off
+                LIMIT 1
+            ) m ON true
             WHERE p.id = p_pid AND q.dedup_window_seconds > 0 AND (p_spread IS NULL OR q.spread_partitions = p_spread);
             IF FOUND THEN
-                SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
-                FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
-                RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
-                                    v_last, v_win, v_digest, v_rej;
+                -- the answer row from variables (RETURN NEXT), not from a query of its own
+                item := 1;
+                "offset" := v_off;
+                message_id := COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid);
+                duplicate := true;
+                prev_last_offset := v_last;
+                dedup_window_seconds := v_win;
+                original_digest := v_digest;
+                reject_mismatch := v_rej;
+                RETURN NEXT;
                 RETURN;
             END IF;
         END IF;
@@ -278,42 +294,75 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
     END IF;
+    v_now := clock_timestamp();
+
+    -- The one-item form: the queue's options and the probe in one statement (on the snapshot
+    -- taken under the lock, the probe's clock read after the lock), then its rows in one
+    -- statement or its duplicate's answer. Per statement the database pays a fixed cost (plan
+    -- lookup, executor start and end, locks, a snapshot) that exceeds the work on one row, so
+    -- the form runs as few as the steps allow (BENCHMARKS.md finding 23).
+    IF v_n = 1 THEN
+        SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject', d.off, m.message_id,
+               m.payload_digest
+        INTO v_win, v_spread, v_rej, v_off, v_mid, v_digest
+        FROM exactly.queues q
+        LEFT JOIN LATERAL (
+            SELECT x."offset" AS off
+            FROM exactly.txn_hashes x
+            WHERE p_probe[1] AND q.dedup_window_seconds > 0
+              AND x.partition_id = p_pid AND x.hash = v_hash
+              AND x."offset" > GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
+                                        v_start - 1, -1)
+              AND x.created_at >= v_now - make_interval(secs => q.dedup_window_seconds)
+            ORDER BY x."offset"
+            LIMIT 1
+        ) d ON true
+        LEFT JOIN LATERAL (
+            SELECT x.message_id, x.payload_digest FROM exactly.messages x
+            WHERE x.partition_id = p_pid AND x."offset" = d.off
+            LIMIT 1
+        ) m ON true
+        WHERE q.id = v_qid;
+        IF p_spread IS NOT NULL AND v_spread <> p_spread THEN
+            PERFORM exactly.spread_changed(p_pid, v_spread, p_spread);
+        END IF;
+        item := 1;
+        prev_last_offset := v_last;
+        dedup_window_seconds := v_win;
+        reject_mismatch := v_rej;
+        IF v_off IS NOT NULL THEN
+            "offset" := v_off;
+            message_id := COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid);
+            duplicate := true;
+            original_digest := v_digest;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        -- (data-modifying CTEs run once and to completion whether or not anything reads them)
+        WITH h AS (
+            INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
+            VALUES (p_pid, v_hash, v_last + 1, v_now)
+        ), m AS (
+            INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
+                                          content_type, headers, trace_id, created_at, payload_digest)
+            VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
+                    p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1])
+        )
+        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
+        "offset" := v_last + 1;
+        message_id := p_message_ids[1];
+        duplicate := false;
+        original_digest := NULL;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
     SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject' INTO v_win, v_spread, v_rej
     FROM exactly.queues q WHERE q.id = v_qid;
     IF p_spread IS NOT NULL AND v_spread <> p_spread THEN
         PERFORM exactly.spread_changed(p_pid, v_spread, p_spread);
     END IF;
-    v_now := clock_timestamp();
     v_vfrom := GREATEST(CASE WHEN p_verified_window >= v_win THEN p_verified END, v_start - 1, -1);
-
-    -- The one-item form: its probe, and its rows or its duplicate's answer.
-    IF v_n = 1 THEN
-        v_off := NULL;
-        IF v_win > 0 AND v_last > v_vfrom AND p_probe[1] THEN
-            SELECT x."offset" INTO v_off
-            FROM exactly.txn_hashes x
-            WHERE x.partition_id = p_pid AND x.hash = v_hash AND x."offset" > v_vfrom
-              AND x.created_at >= v_now - make_interval(secs => v_win)
-            ORDER BY x."offset"
-            LIMIT 1;
-        END IF;
-        IF v_off IS NOT NULL THEN
-            SELECT x.message_id, x.payload_digest INTO v_mid, v_digest
-            FROM exactly.messages x WHERE x.partition_id = p_pid AND x."offset" = v_off;
-            RETURN QUERY SELECT 1, v_off, COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid), true,
-                                v_last, v_win, v_digest, v_rej;
-            RETURN;
-        END IF;
-        INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
-        VALUES (p_pid, v_hash, v_last + 1, v_now);
-        INSERT INTO exactly.messages (partition_id, "offset", message_id, transaction_id, payload,
-                                      content_type, headers, trace_id, created_at, payload_digest)
-        VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
-                p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1]);
-        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
-        RETURN QUERY SELECT 1, v_last + 1, p_message_ids[1], false, v_last, v_win, NULL::bytea, v_rej;
-        RETURN;
-    END IF;
 
     -- 3. The probe: per item the original's offset, or NULL.
     IF v_win > 0 AND v_last > v_vfrom AND true = ANY (p_probe) THEN

@@ -66,6 +66,25 @@ class HttpProblemsTest {
     }
 
     @Test
+    void optionsListsWhatThePathTakesAsA405Would() throws Exception {
+        for (QueryParametersTest.Endpoint e : QueryParametersTest.endpoints()) {
+            Response r = api().request("OPTIONS", e.url());
+            assertTrue(r.statusCode() == 200 || r.statusCode() == 204, "OPTIONS " + e.url() + ": " + r.statusCode());
+            Set<String> allowed = new TreeSet<>(Set.of("OPTIONS"));
+            QueryParametersTest.endpoints().stream()
+                    .filter(x -> AllowedMethods.template(x.template()).matcher(e.url()).matches())
+                    .forEach(x -> allowed.add(x.method()));
+            if (allowed.contains("GET")) {
+                allowed.add("HEAD");
+            }
+            assertEquals(allowed, methods(r.header("Allow")), "OPTIONS " + e.url());
+        }
+        // a POST-only route takes no HEAD: OPTIONS must not offer one that then answers 405
+        api().request("OPTIONS", "/api/v1/push").then().header("Allow", equalTo("OPTIONS, POST"));
+        api().head("/api/v1/push").then().statusCode(405);
+    }
+
+    @Test
     void a406NamesWhatTheApiAnswersWith() {
         api().accept("application/xml").body("{\"items\":[{\"queue\":\"neg\",\"payload\":1}]}").post("/api/v1/push")
                 .then().statusCode(406).contentType("application/problem+json")
