@@ -134,6 +134,8 @@ $$;
 -- Each claimed task's lease id is md5(a fresh random UUID of this call, the task's seq) read as
 -- a UUID: unique per task and unguessable like gen_random_uuid(), but computed by an immutable
 -- function, which a distributed database (Citus) takes in an UPDATE (a volatile one it refuses).
+-- Its version and variant bits are set as RFC 9562 lays out a version 4 UUID (section 5.4: the
+-- digest of a random value is as random), so a client that checks UUIDs takes it.
 CREATE OR REPLACE FUNCTION exactly.claim_tasks(p_queue text, p_types text[], p_limit integer,
                                                p_lease_seconds integer)
 RETURNS SETOF exactly.tasks
@@ -153,7 +155,10 @@ BEGIN
         FOR UPDATE SKIP LOCKED
     ), claimed AS (
         UPDATE exactly.tasks t
-        SET state = 'running', attempts = t.attempts + 1, lease_id = md5(v_base || t.seq::text)::uuid,
+        SET state = 'running', attempts = t.attempts + 1,
+            lease_id = overlay(overlay(md5(v_base || t.seq::text) PLACING '4' FROM 13)
+                               PLACING substr('89ab', get_byte(decode(md5(v_base || t.seq::text), 'hex'), 8) % 4 + 1, 1)
+                               FROM 17)::uuid,
             lease_expires_at = v_now + make_interval(secs => p_lease_seconds), updated_at = v_now
         FROM picked WHERE t.queue = p_queue AND t.seq = picked.seq
         RETURNING t.*

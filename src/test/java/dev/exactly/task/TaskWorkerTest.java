@@ -86,6 +86,10 @@ class TaskWorkerTest {
         String q = freshQueue("retry");
         add(q, "r", ",\"maxRetries\":2,\"retryDelaySeconds\":3600");
         String lease = ok(claim(q, 1, 300)).getString("tasks[0].leaseId");
+        // a lease id is a version 4 UUID of RFC 9562's variant (section 5.4), as clients that check UUIDs expect
+        java.util.UUID id = java.util.UUID.fromString(lease);
+        assertEquals(4, id.version(), lease);
+        assertEquals(2, id.variant(), lease);
         JsonPath failed = ok(fail(q, "r", lease, "first"));
         assertEquals("retrying", failed.getString("state"));
         assertEquals("first", failed.getString("lastError"));
