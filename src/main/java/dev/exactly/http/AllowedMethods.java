@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class AllowedMethods {
 
-    private record Route(Pattern path, String method) {
+    private record Route(Pattern path, String template, String method) {
     }
 
     private final BeanManager beans;
@@ -56,6 +56,26 @@ public class AllowedMethods {
         return out;
     }
 
+    /**
+     * @param path the request's path, e.g. /api/v1/tasks/t-1
+     * @return the template of a route with that path, e.g. /api/v1/tasks/{id} (the first one
+     *         declared when several match), or null when none has it
+     */
+    public String templateOf(String path) {
+        for (Route r : routes()) {
+            if (r.path().matcher(path).matches()) {
+                return r.template();
+            }
+        }
+        return null;
+    }
+
+    /** A template as Quarkus REST names a route: one leading slash, no doubled or trailing one. */
+    static String normalized(String template) {
+        String t = ("/" + template).replaceAll("/+", "/");
+        return t.length() > 1 && t.endsWith("/") ? t.substring(0, t.length() - 1) : t;
+    }
+
     private List<Route> routes() {
         List<Route> r = routes;
         if (r == null) {
@@ -69,7 +89,8 @@ public class AllowedMethods {
                     String verb = httpMethod(m);
                     if (verb != null) {
                         Path sub = m.getAnnotation(Path.class);
-                        r.add(new Route(template(base.value() + "/" + (sub == null ? "" : sub.value())), verb));
+                        String t = base.value() + "/" + (sub == null ? "" : sub.value());
+                        r.add(new Route(template(t), normalized(t), verb));
                     }
                 }
             }
@@ -91,10 +112,7 @@ public class AllowedMethods {
 
     /** A JAX-RS path template as a regex: /a/{id}/b matches /a/x/b (a trailing slash optional). */
     static Pattern template(String template) {
-        String t = ("/" + template).replaceAll("/+", "/");
-        if (t.length() > 1 && t.endsWith("/")) {
-            t = t.substring(0, t.length() - 1);
-        }
+        String t = normalized(template);
         StringBuilder re = new StringBuilder();
         Matcher m = Pattern.compile("\\{\\s*[\\w.-]+\\s*(?::\\s*((?:[^{}]|\\{[^{}]*})*))?}").matcher(t);
         int at = 0;

@@ -1,7 +1,9 @@
 package dev.exactly.http;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +16,8 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Parses small JSON request bodies into trees, refusing malformed JSON and duplicate keys with a 400 problem. */
 public final class JsonBodies {
@@ -103,10 +107,48 @@ public final class JsonBodies {
     public static ApiProblem unparsable(IOException e, Integer index) {
         if (e instanceof JsonProcessingException j) {
             String duplicate = duplicateKey(j);
-            return duplicate != null ? ApiProblem.invalid(index, duplicate, describe(j))
-                    : ApiProblem.invalid(null, null, "malformed JSON: " + describe(j));
+            if (duplicate == null) {
+                return ApiProblem.invalid(null, null, "malformed JSON: " + describe(j));
+            }
+            String path = j.getProcessor() instanceof JsonParser p ? duplicatePath(p.getParsingContext(), index != null) : null;
+            return ApiProblem.invalid(index, path != null ? path : duplicate, describe(j));
         }
         return ApiProblem.invalid(null, null, "unreadable body: " + readable(e.getMessage()));
+    }
+
+    /**
+     * Where a strict parser found a member name twice, as the API names a nested field
+     * ({@code payload.x.a}, {@code options.retryLimit}, {@code payload[1].queue}): the parser's
+     * context from the body's root down to the repeated name.
+     *
+     * @param at        the parser's context when it threw (its current name is the repeated one)
+     * @param inElement true when the reader names the envelope's element itself (an index is
+     *                  given): the path then starts inside it, without {@code items[i]}
+     * @return the path, or null when the context names no member
+     */
+    static String duplicatePath(JsonStreamContext at, boolean inElement) {
+        List<String> parts = new ArrayList<>();
+        for (JsonStreamContext c = at; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                parts.add(0, "[" + c.getCurrentIndex() + "]");
+            } else if (c.getCurrentName() != null) {
+                parts.add(0, c.getCurrentName());
+            }
+        }
+        if (inElement && parts.size() > 2 && parts.get(1).startsWith("[")) {
+            parts = parts.subList(2, parts.size());
+        }
+        if (parts.isEmpty() || parts.get(parts.size() - 1).startsWith("[")) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder();
+        for (String part : parts) {
+            if (out.length() > 0 && !part.startsWith("[")) {
+                out.append('.');
+            }
+            out.append(part);
+        }
+        return out.toString();
     }
 
     /**

@@ -32,7 +32,17 @@ public final class UnroutedRequestMetrics {
      * @param uriTemplate its route's template, or null for {@value #UNROUTED}
      */
     public static void tag(RoutingContext rc, String uriTemplate) {
-        if (rc.request() instanceof HttpServerRequestInternal request) {
+        tag(rc.request(), uriTemplate);
+    }
+
+    /**
+     * Records the template the request's metrics are tagged with; call it before the answer ends.
+     *
+     * @param http        the request about to be answered
+     * @param uriTemplate its route's template, or null for {@value #UNROUTED}
+     */
+    public static void tag(io.vertx.core.http.HttpServerRequest http, String uriTemplate) {
+        if (http instanceof HttpServerRequestInternal request) {
             request.context().putLocal(URL_PATH_TEMPLATE, uriTemplate == null ? UNROUTED : uriTemplate);
         }
     }

@@ -84,6 +84,40 @@ class HttpProblemsTest {
         api().head("/api/v1/push").then().statusCode(405);
     }
 
+    /** OPTIONS on a path no route has is the 404 any other method gets (a new-user check: it was 200 with an Allow list). */
+    @Test
+    void optionsOnAnUnknownPathIsA404Problem() {
+        for (String path : List.of("/api/v1/nosuch", "/api/v1/queues/orders/stats/deeper", "/webhooks/")) {
+            Response r = api().request("OPTIONS", path);
+            assertEquals(404, r.statusCode(), "OPTIONS " + path);
+            assertEquals("application/problem+json", r.contentType(), "OPTIONS " + path);
+            assertEquals(null, r.header("Allow"), "OPTIONS " + path);
+        }
+    }
+
+    /**
+     * Answers no resource method gave (OPTIONS, 405, a method name of the client's own) are tagged
+     * with the route's template and a known method, never with what the client sent (a new-user
+     * check: each made a series of its own).
+     */
+    @Test
+    void optionsAnd405AnswersAreTaggedWithTheRouteTemplate() {
+        String queue = "tagged-" + java.util.UUID.randomUUID();
+        String id = java.util.UUID.randomUUID().toString();
+        api().request("OPTIONS", "/api/v1/queues/" + queue + "/stats").then().statusCode(200);
+        api().delete("/api/v1/messages/" + id).then().statusCode(405);
+        api().body("{}").request("BREW", "/api/v1/push").then().statusCode(405);
+        String metrics = RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        List<String> series = metrics.lines().filter(l -> l.startsWith("http_server_requests_seconds_count")).toList();
+        for (String sent : List.of(queue, id, "BREW")) {
+            assertFalse(series.stream().anyMatch(l -> l.contains(sent)), sent + " became a tag: " + series);
+        }
+        assertTrue(series.stream().anyMatch(l -> l.contains("method=\"OPTIONS\"") && l.contains("uri=\"/api/v1/queues/{queue}/stats\"")), series.toString());
+        assertTrue(series.stream().anyMatch(l -> l.contains("method=\"DELETE\"") && l.contains("status=\"405\"")
+                && l.contains("uri=\"/api/v1/messages/{messageId}\"")), series.toString());
+        assertTrue(series.stream().anyMatch(l -> l.contains("method=\"OTHER\"") && l.contains("uri=\"/api/v1/push\"")), series.toString());
+    }
+
     @Test
     void a406NamesWhatTheApiAnswersWith() {
         api().accept("application/xml").body("{\"items\":[{\"queue\":\"neg\",\"payload\":1}]}").post("/api/v1/push")

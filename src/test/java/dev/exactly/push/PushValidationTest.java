@@ -74,6 +74,18 @@ class PushValidationTest {
                 .body("errors[0].index", equalTo(0)).body("errors[0].field", equalTo("transactionId"));
     }
 
+    /** A name repeated inside a payload is named down to it (a new-user check: it was blamed on the item's own field). */
+    @Test
+    void aDuplicateKeyInsideAPayloadIsNamedWithItsPath() {
+        push(one("{\"queue\":\"v\",\"transactionId\":\"a\",\"payload\":[1,{\"queue\":1,\"queue\":2}]}"), 400)
+                .body("errors[0].index", equalTo(0)).body("errors[0].field", equalTo("payload[1].queue"))
+                .body("detail", containsString("items[0].payload[1].queue"));
+        push(one("{\"queue\":\"v\",\"payload\":{\"x\":{\"a\":1,\"a\":2}}}"), 400)
+                .body("errors[0].index", equalTo(0)).body("errors[0].field", equalTo("payload.x.a"));
+        push("{\"items\":[{\"queue\":\"v\",\"payload\":1},{\"queue\":\"v\",\"payload\":{\"b\":[{\"c\":1,\"c\":1}]}}]}", 400)
+                .body("errors[0].index", equalTo(1)).body("errors[0].field", equalTo("payload.b[0].c"));
+    }
+
     /** A second "items" member is the envelope's, not an item's (found by a new-user check: it was blamed on items[0]). */
     @Test
     void aDuplicateItemsMemberIsNamedAtTheTopLevel() {

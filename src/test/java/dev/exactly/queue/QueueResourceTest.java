@@ -71,6 +71,19 @@ class QueueResourceTest {
         api().get("/api/v1/queues/" + q).then().statusCode(404);
     }
 
+    /** A repeated option is named where it sits, as an unknown one is (a new-user check: it was "retryLimit"). */
+    @Test
+    void aRepeatedOptionIsNamedWithItsPathAndWritesNothing() {
+        String q = "dup-" + UUID.randomUUID();
+        api().body("{\"options\":{\"retryLimit\":1,\"retryLimit\":2}}").patch("/api/v1/queues/" + q)
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("options.retryLimit"));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"retryLimit\":1,\"retryLimit\":2}}")
+                .post("/api/v1/configure").then().statusCode(400)
+                .body("errors[0].field", equalTo("options.retryLimit"));
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+    }
+
     @Test
     void unknownQueueIs404() {
         api().get("/api/v1/queues/none-" + UUID.randomUUID()).then().statusCode(404)

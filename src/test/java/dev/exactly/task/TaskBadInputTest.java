@@ -53,7 +53,7 @@ class TaskBadInputTest {
         refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":\"\\ud800\",\"autoDedupe\":true}"), "data");
         refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"x\":[\"a\\udc00\"]},\"autoDedupe\":true}"), "data");
         refused(enqueue("{" + ok + ",\"type\":\"u\"}"), "type").body("detail", containsString("Duplicate field"));
-        refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"a\":1,\"a\":2}}"), null)
+        refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"a\":1,\"a\":2}}"), "data.a")
                 .body("detail", containsString("Duplicate field"));
         refused(enqueue("{" + ok), null).body("detail", containsString("malformed JSON"));
         refused(enqueue("[]"), null);
