@@ -1,5 +1,6 @@
 package dev.exactly.http;
 
+import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.Problem;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -38,8 +39,8 @@ public class OptionsAllow {
         if (methods.isEmpty()) {
             response.getHeaders().remove("Allow");
             response.setStatus(404);
-            response.setEntity(new Problem("/problems/not-found", "Not Found", 404,
-                    "No route has the path " + path + ".", null), new Annotation[0], PROBLEM);
+            response.setEntity(ApiProblem.notFound("No route has the path " + path + ".").toProblem(),
+                    new Annotation[0], PROBLEM);
         } else {
             response.getHeaders().putSingle("Allow", String.join(", ", methods));
         }

@@ -29,7 +29,7 @@ public class RoutingProblems {
         Set<String> methods = allowed.on(uri.getPath());
         String list = String.join(", ", methods);
         Response.ResponseBuilder b = Response.status(405).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("/problems/method-not-allowed", "Method Not Allowed", 405,
+                .entity(new Problem("/problems/method-not-allowed", "Method not allowed", 405,
                         request.getMethod() + " is not allowed on " + uri.getPath()
                                 + (methods.isEmpty() ? "" : "; it takes " + list + " (see the Allow header)"), null));
         if (!methods.isEmpty()) {
@@ -42,7 +42,7 @@ public class RoutingProblems {
     @ServerExceptionMapper
     public Response notAcceptable(NotAcceptableException e) {
         return Response.status(406).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("/problems/not-acceptable", "Not Acceptable", 406,
+                .entity(new Problem("/problems/not-acceptable", "Not acceptable", 406,
                         "The Accept header names no media type this endpoint answers with: it answers "
                                 + "application/json, and application/problem+json for errors.", null))
                 .build();

@@ -7,6 +7,7 @@ import dev.exactly.engine.PartitionNamedException;
 import dev.exactly.engine.SpreadChangedException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -67,14 +68,40 @@ public class ProblemMappers {
                 .build();
     }
 
-    /** JAX-RS errors (unknown route, wrong method, unsupported media type, ...). */
+    /**
+     * JAX-RS errors (unknown route, wrong method, unsupported media type, ...). A type keeps one
+     * title wherever it is answered (RFC 9457, section 3.1.3: the title does not change from
+     * occurrence to occurrence), so 404, 413 and 415 come from {@link ApiProblem}'s own; the
+     * runtime's detail for a path no route has ("HTTP 404 Not Found", "Unable to find matching
+     * target resource method") names the path instead.
+     */
     @ServerExceptionMapper
-    public Response web(WebApplicationException e) {
+    public Response web(WebApplicationException e, UriInfo uri) { // uri: null outside a request
         int status = e.getResponse().getStatus();
-        String title = e.getResponse().getStatusInfo().getReasonPhrase();
-        String kind = status == 404 ? "not-found" : status == 405 ? "method-not-allowed"
-                : status == 415 ? "unsupported-media-type" : status == 413 ? "payload-too-large" : "http-" + status;
-        return respond(new Problem("/problems/" + kind, title, status, e.getMessage(), null));
+        String detail = e.getMessage();
+        switch (status) {
+            case 404 -> {
+                return apiProblem(ApiProblem.notFound(e instanceof jakarta.ws.rs.NotFoundException && runtimeDetail(detail)
+                        ? (uri == null ? "No route has this path." : "No route has the path " + uri.getPath() + ".") : detail));
+            }
+            case 413 -> {
+                return apiProblem(ApiProblem.tooLarge(detail));
+            }
+            case 415 -> {
+                return apiProblem(ApiProblem.unsupportedMediaType(detail));
+            }
+            default -> {
+                String kind = status == 405 ? "method-not-allowed" : "http-" + status;
+                return respond(new Problem("/problems/" + kind, e.getResponse().getStatusInfo().getReasonPhrase(), status,
+                        detail, null));
+            }
+        }
+    }
+
+    /** Whether a 404's detail is the runtime's own wording for a path no route has. */
+    static boolean runtimeDetail(String detail) {
+        return detail == null || detail.equals("HTTP 404 Not Found")
+                || detail.startsWith("Unable to find matching target resource method");
     }
 
     /**

@@ -84,15 +84,25 @@ class HttpProblemsTest {
         api().head("/api/v1/push").then().statusCode(405);
     }
 
-    /** OPTIONS on a path no route has is the 404 any other method gets (a new-user check: it was 200 with an Allow list). */
+    /**
+     * OPTIONS on a path no route has is the 404 any other method gets (a new-user check: it was 200
+     * with an Allow list), and every 404 has one title and names the path (the runtime's details
+     * differed: "HTTP 404 Not Found", "Unable to find matching target resource method").
+     */
     @Test
-    void optionsOnAnUnknownPathIsA404Problem() {
+    void anUnknownPathIsTheSame404ProblemForEveryMethod() {
         for (String path : List.of("/api/v1/nosuch", "/api/v1/queues/orders/stats/deeper", "/webhooks/")) {
-            Response r = api().request("OPTIONS", path);
-            assertEquals(404, r.statusCode(), "OPTIONS " + path);
-            assertEquals("application/problem+json", r.contentType(), "OPTIONS " + path);
-            assertEquals(null, r.header("Allow"), "OPTIONS " + path);
+            for (String method : List.of("OPTIONS", "GET", "POST")) {
+                Response r = api().body("{}").request(method, path);
+                assertEquals(404, r.statusCode(), method + " " + path);
+                assertEquals("application/problem+json", r.contentType(), method + " " + path);
+                assertEquals(null, r.header("Allow"), method + " " + path);
+                assertEquals("/problems/not-found", r.jsonPath().getString("type"), method + " " + path);
+                assertEquals("Not found", r.jsonPath().getString("title"), method + " " + path);
+                assertEquals("No route has the path " + path + ".", r.jsonPath().getString("detail"), method + " " + path);
+            }
         }
+        api().body("{}").put("/api/v1/push").then().body("title", equalTo("Method not allowed"));
     }
 
     /**
@@ -136,6 +146,8 @@ class HttpProblemsTest {
         assertEquals(415, a.status(), a.text());
         assertEquals("application/problem+json", a.headers().get("content-type"), a.text());
         assertTrue(a.text().contains("\"type\":\"/problems/unsupported-media-type\""), a.text());
+        // the title of the 415 a compressed body gets (RFC 9457: one title per type)
+        assertTrue(a.text().contains("\"title\":\"Unsupported media type\""), a.text());
         assertEquals(0, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
         // any media type is read as JSON
         assertEquals(200, ChunkedPost.post("/api/v1/push", body,

@@ -112,7 +112,7 @@ class HostileInputPropertyTest {
         } catch (StoreUnavailableException e) {
             r = MAPPERS.unavailable(e);
         } catch (WebApplicationException e) {
-            r = MAPPERS.web(e);
+            r = MAPPERS.web(e, null); // no request: a runtime 404 would name no path
         } catch (Throwable t) {
             r = MAPPERS.unexpected(t);
         }
