@@ -100,15 +100,16 @@ class ArrayEnvelopeTest {
         assertEquals(ArrayEnvelope.MAX_REPORTED_ERRORS, p.errors().size());
     }
 
+    /** At its item when the envelope locates duplicates, else by its path from the body's root. */
     @Test
-    void aDuplicateMemberIsNamedAtItsItemOnlyWhenTheEnvelopeLocatesDuplicates() {
+    void aDuplicateMemberIsNamedAtItsItemWhenTheEnvelopeLocatesDuplicatesElseByItsWholePath() {
         String body = "{\"things\":[{\"name\":\"a\"},{\"name\":\"b\",\"name\":\"c\"}]}";
         FieldError located = refused(THINGS.locatingDuplicates(), body).errors().get(0);
         assertEquals(1, located.index());
         assertEquals("name", located.field());
         FieldError plain = refused(THINGS, body).errors().get(0);
         assertNull(plain.index());
-        assertEquals("name", plain.field());
+        assertEquals("things[1].name", plain.field());
     }
 
     @Test
