@@ -1,5 +1,6 @@
 package dev.exactly.http;
 
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.impl.HttpServerRequestInternal;
 import io.vertx.ext.web.RoutingContext;
 
@@ -41,7 +42,7 @@ public final class UnroutedRequestMetrics {
      * @param http        the request about to be answered
      * @param uriTemplate its route's template, or null for {@value #UNROUTED}
      */
-    public static void tag(io.vertx.core.http.HttpServerRequest http, String uriTemplate) {
+    public static void tag(HttpServerRequest http, String uriTemplate) {
         if (http instanceof HttpServerRequestInternal request) {
             request.context().putLocal(URL_PATH_TEMPLATE, uriTemplate == null ? UNROUTED : uriTemplate);
         }
