@@ -186,6 +186,7 @@ DECLARE
     v_off    bigint;
     v_mid    uuid;
     v_digest bytea;
+    v_locked boolean := false;
 BEGIN
     -- The one-item form: the same steps as the set-based form below (the lock-free first look,
     -- the lock, the queue's options, the probe, the allocation, the answer) as statements on one
@@ -199,6 +200,27 @@ BEGIN
     IF v_n = 1 THEN
         v_hash := p_hashes[1];
         IF NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
+            -- The first look and the lock in one statement: the partition's row is locked only when
+            -- no hash committed inside the window matches (a correlated NOT EXISTS on this
+            -- statement's snapshot, before the lock). A fresh key, the usual kind, so pays one
+            -- statement for both; a key found here takes no lock and writes nothing, and the
+            -- statement after this one answers it. The probe under the lock below stays the
+            -- authority: a hash committed after this snapshot is found there.
+            SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
+            FROM exactly.partitions p
+            WHERE p.id = p_pid
+              AND NOT EXISTS (
+                SELECT 1
+                FROM exactly.queues q
+                JOIN exactly.txn_hashes x ON x.partition_id = p_pid AND x.hash = v_hash
+                WHERE q.id = p.queue_id AND q.dedup_window_seconds > 0
+                  AND x."offset" > GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
+                                            p.txns_start - 1, -1)
+                  AND x.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds))
+            FOR UPDATE OF p;
+            v_locked := FOUND;
+        END IF;
+        IF NOT v_locked AND NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
             SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject', m.message_id,
                    m.payload_digest
             INTO v_off, v_last, v_win, v_rej, v_mid, v_digest
@@ -287,11 +309,14 @@ BEGIN
 
     -- 2. The partition's row lock, a statement of its own: writers of this partition are
     --    serialised from here on. Then the queue's options, on a snapshot taken under the lock.
-    SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
-    FROM exactly.partitions p
-    WHERE p.id = p_pid
-    FOR UPDATE;
-    IF NOT FOUND THEN
+    IF NOT v_locked THEN
+        SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
+        FROM exactly.partitions p
+        WHERE p.id = p_pid
+        FOR UPDATE;
+        v_locked := FOUND;
+    END IF;
+    IF NOT v_locked THEN
         RAISE EXCEPTION 'exactly: partition % does not exist', p_pid USING ERRCODE = 'P0002';
     END IF;
     v_now := clock_timestamp();

@@ -13,7 +13,8 @@ SELECT count(*) FROM exactly.push_bundle(ARRAY['floor'], ARRAY['hot'], ARRAY[-1]
 CREATE TABLE IF NOT EXISTS public.anchor_partitions (id bigint PRIMARY KEY, last_offset bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS public.anchor_hashes (partition_id bigint, hash bytea, "offset" bigint,
                                                  PRIMARY KEY (partition_id, hash, "offset"));
-INSERT INTO public.anchor_partitions VALUES (1, -1) ON CONFLICT DO NOTHING;
+-- (partition 1 for the anchor, 1 to 16 for anchor-spread)
+INSERT INTO public.anchor_partitions SELECT g, -1 FROM generate_series(1, 16) g ON CONFLICT DO NOTHING;
 -- the 1,000 partitions of the spread workload
 SELECT exactly.ensure_partitions((SELECT array_agg('floor'::text) FROM generate_series(0, 999)),
                                  (SELECT array_agg('s' || g) FROM generate_series(0, 999) g));
