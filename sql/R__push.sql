@@ -214,47 +214,46 @@ BEGIN
                 FROM exactly.queues q
                 JOIN exactly.txn_hashes x ON x.partition_id = p_pid AND x.hash = v_hash
                 WHERE q.id = p.queue_id AND q.dedup_window_seconds > 0
-                  AND x."offset" > GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
-                                            p.txns_start - 1, -1)
+                  AND x."offset" > GREATEST(p.txns_start - 1, -1)
                   AND x.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds))
             FOR UPDATE OF p;
             v_locked := FOUND;
-        END IF;
-        IF NOT v_locked AND NOT p_locked AND p_probe[1] AND p_verified < 0 THEN
-            SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject', m.message_id,
-                   m.payload_digest
-            INTO v_off, v_last, v_win, v_rej, v_mid, v_digest
-            FROM exactly.partitions p
-            JOIN exactly.queues q ON q.id = p.queue_id
-            CROSS JOIN LATERAL (
-                SELECT x."offset" AS off
-                FROM exactly.txn_hashes x
-                WHERE x.partition_id = p_pid AND x.hash = v_hash
-                  AND x."offset" > GREATEST(CASE WHEN p_verified_window >= q.dedup_window_seconds THEN p_verified END,
-                                            p.txns_start - 1, -1)
-                  AND x.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)
-                ORDER BY x."offset"
-                LIMIT 1
-            ) d
-            -- the original's id and digest in the same statement (NULL when its data was purged)
-            LEFT JOIN LATERAL (
-                SELECT x.message_id, x.payload_digest FROM exactly.messages x
-                WHERE x.partition_id = p_pid AND x."offset" = d.off
-                LIMIT 1
-            ) m ON true
-            WHERE p.id = p_pid AND q.dedup_window_seconds > 0 AND (p_spread IS NULL OR q.spread_partitions = p_spread);
-            IF FOUND THEN
-                -- the answer row from variables (RETURN NEXT), not from a query of its own
-                item := 1;
-                "offset" := v_off;
-                message_id := COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid);
-                duplicate := true;
-                prev_last_offset := v_last;
-                dedup_window_seconds := v_win;
-                original_digest := v_digest;
-                reject_mismatch := v_rej;
-                RETURN NEXT;
-                RETURN;
+            -- the key was found on this snapshot (or the partition does not exist): answer it
+            IF NOT v_locked THEN
+                SELECT d.off, p.last_offset, q.dedup_window_seconds, q.payload_mismatch = 'reject', m.message_id,
+                       m.payload_digest
+                INTO v_off, v_last, v_win, v_rej, v_mid, v_digest
+                FROM exactly.partitions p
+                JOIN exactly.queues q ON q.id = p.queue_id
+                CROSS JOIN LATERAL (
+                    SELECT x."offset" AS off
+                    FROM exactly.txn_hashes x
+                    WHERE x.partition_id = p_pid AND x.hash = v_hash
+                      AND x."offset" > GREATEST(p.txns_start - 1, -1)
+                      AND x.created_at >= clock_timestamp() - make_interval(secs => q.dedup_window_seconds)
+                    ORDER BY x."offset"
+                    LIMIT 1
+                ) d
+                -- the original's id and digest in the same statement (NULL when its data was purged)
+                LEFT JOIN LATERAL (
+                    SELECT x.message_id, x.payload_digest FROM exactly.messages x
+                    WHERE x.partition_id = p_pid AND x."offset" = d.off
+                    LIMIT 1
+                ) m ON true
+                WHERE p.id = p_pid AND q.dedup_window_seconds > 0 AND (p_spread IS NULL OR q.spread_partitions = p_spread);
+                IF FOUND THEN
+                    -- the answer row from variables (RETURN NEXT), not from a query of its own
+                    item := 1;
+                    "offset" := v_off;
+                    message_id := COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid);
+                    duplicate := true;
+                    prev_last_offset := v_last;
+                    dedup_window_seconds := v_win;
+                    original_digest := v_digest;
+                    reject_mismatch := v_rej;
+                    RETURN NEXT;
+                    RETURN;
+                END IF;
             END IF;
         END IF;
     -- 1. The lock-free first look, when every item probes and the caller holds no lock: one
