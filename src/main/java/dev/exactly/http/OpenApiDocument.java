@@ -80,22 +80,11 @@ public class OpenApiDocument implements OASFilter {
         if (api.getPaths() == null) {
             return;
         }
-        Map<String, Integer> ids = new java.util.HashMap<>();
-        api.getPaths().getPathItems().forEach((path, item) -> item.getOperations().forEach((method, op) -> {
-            complete(method + " " + path, path, op);
-            if (op.getOperationId() != null) {
-                ids.merge(op.getOperationId(), 1, Integer::sum);
-            }
-        }));
-        // operation ids are the Java method names; one that several resources share (get, list)
-        // takes the resource's noun from its tag ("Queue Resource": getQueue), so that every id
-        // is unique, as OpenAPI requires and client generators rely on
-        api.getPaths().getPathItems().values().forEach(item -> item.getOperations().values().forEach(op -> {
-            if (op.getOperationId() != null && ids.get(op.getOperationId()) > 1 && op.getTags() != null
-                    && !op.getTags().isEmpty()) {
-                op.setOperationId(op.getOperationId() + op.getTags().get(0).split(" ")[0]);
-            }
-        }));
+        // operation ids are the Java method names (operation-id-strategy METHOD); the methods
+        // several resources share (get, list) name theirs in @Operation (getQueue, listTask),
+        // so that every id is unique, as OpenAPI requires and client generators rely on
+        api.getPaths().getPathItems().forEach((path, item) -> item.getOperations().forEach((method, op) ->
+                complete(method + " " + path, path, op)));
     }
 
     /**

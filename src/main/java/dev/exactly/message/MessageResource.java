@@ -28,7 +28,7 @@ public class MessageResource {
      */
     @GET
     @Path("/{messageId}")
-    @Operation(summary = "Read a stored message by id")
+    @Operation(operationId = "getMessage", summary = "Read a stored message by id")
     public Uni<MessageView> get(@PathParam("messageId") String id) {
         UUID uuid;
         try {

@@ -50,7 +50,7 @@ public class QueueResource {
     /** The queues in name order, a page at a time, with their options, partitions and messages. */
     @GET
     @Path("/queues")
-    @Operation(summary = "List the queues (paged, by name) with their options, partitions and messages stored",
+    @Operation(operationId = "listQueue", summary = "List the queues (paged, by name) with their options, partitions and messages stored",
             description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor). Answer: "
                     + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
                     + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
@@ -161,7 +161,7 @@ public class QueueResource {
     /** A queue and its options; 404 when it does not exist. */
     @GET
     @Path("/queues/{queue}")
-    @Operation(summary = "Show a queue's options")
+    @Operation(operationId = "getQueue", summary = "Show a queue's options")
     public Uni<QueueView> get(@PathParam("queue") String queue) {
         checkQueueName(queue);
         return queues.find(queue).map(q -> {

@@ -96,7 +96,7 @@ public class TaskResource {
 
     /** Lists a queue's tasks, in enqueue order, a page at a time. */
     @GET
-    @Operation(summary = "List a queue's tasks, optionally of one state, a page at a time",
+    @Operation(operationId = "listTask", summary = "List a queue's tasks, optionally of one state, a page at a time",
             description = "?queue= (default \"default\"), ?state= (queued, scheduled, running, retrying, completed "
                     + "or dead; all when absent), ?limit= (1 to exactly.tasks.max-page-size, default 100), ?after= "
                     + "(the previous page's next cursor). Answer: {\"tasks\":[...], \"next\"?}: tasks in enqueue "
@@ -128,7 +128,7 @@ public class TaskResource {
     /** A task's state, attempts and last error. */
     @GET
     @Path("/{id}")
-    @Operation(summary = "Read a task (state, attempts, last error, result)",
+    @Operation(operationId = "getTask", summary = "Read a task (state, attempts, last error, result)",
             description = "The task is looked up in the queue named by ?queue= (default \"default\").")
     public Uni<TaskView> get(@PathParam("id") String id, @QueryParam("queue") String queue) {
         String q = TaskRequests.queue(queue);

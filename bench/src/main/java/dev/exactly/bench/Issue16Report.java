@@ -199,8 +199,9 @@ final class Issue16Report {
         line("`bench/run --only spread` (or `bench/spread/run`): two services on the suite's PostgreSQL, the stateless shape");
         line("(cache and fusion off, as the Lambda runs) and server mode (cache + fusion), " + SpreadPhase.CLIENTS
                 + " producers of one-item requests,");
-        line("cells interleaved round by round. A spread queue's items name no partition; the pinned cells send producer c to");
-        line("partition p{c mod 16}.");
+        line("cells interleaved round by round (" + s.rounds + " rounds of " + fmt(s.spreadMeasure.toMillis() / 1000.0, 1)
+                + " s each, `--spread-measure`, after each service's warm-up and once the machine is quiet).");
+        line("A spread queue's items name no partition; the pinned cells send producer c to partition p{c mod 16}.");
         line();
         line("Database CPU per push: the PostgreSQL process tree's CPU over the cell's rounds (warm-up included) ÷ the pushes");
         line("stored; machine CPU per push: every process's (/proc/stat busy time, all cores), the load generator's and the");

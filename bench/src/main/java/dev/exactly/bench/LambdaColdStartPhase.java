@@ -72,17 +72,11 @@ final class LambdaColdStartPhase {
             st.execute("VACUUM");
             st.execute("CHECKPOINT");
         }
-        if (!MachineCpu.available()) {
+        double busy = MachineCpu.awaitQuiet(0.15, java.time.Duration.ofSeconds(60));
+        if (Double.isNaN(busy)) {
             return;
         }
-        int cores = Runtime.getRuntime().availableProcessors();
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        double busy;
-        do {
-            double a = MachineCpu.busySeconds();
-            Thread.sleep(2_000);
-            busy = (MachineCpu.busySeconds() - a) / 2.0 / cores;
-        } while (busy >= 0.15 && System.nanoTime() < deadline);
-        Suite.log(String.format(java.util.Locale.ROOT, "  machine settled: %.0f%% of %d cores busy over 2 s", busy * 100, cores));
+        Suite.log(String.format(java.util.Locale.ROOT, "  machine settled: %.0f%% of %d cores busy over 2 s", busy * 100,
+                Runtime.getRuntime().availableProcessors()));
     }
 }

@@ -38,6 +38,32 @@ final class MachineCpu {
     }
 
     /**
+     * Waits until the machine's busy CPU over two seconds is below {@code fraction} of its cores,
+     * or until {@code max} has passed: background work left by what ran before (a JVM still
+     * compiling after its warm-up, the database vacuuming) would otherwise share the cores with
+     * the next measurement. Returns at once when /proc/stat cannot be read.
+     *
+     * @param fraction busy share of all cores to get below, e.g. 0.15
+     * @param max      the longest wait
+     * @return the last two-second reading, as a share of all cores (NaN when not read)
+     * @throws InterruptedException when interrupted
+     */
+    static double awaitQuiet(double fraction, java.time.Duration max) throws InterruptedException {
+        if (!available()) {
+            return Double.NaN;
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        long deadline = System.nanoTime() + max.toNanos();
+        double busy;
+        do {
+            double a = busySeconds();
+            Thread.sleep(2_000);
+            busy = (busySeconds() - a) / 2.0 / cores;
+        } while (busy >= fraction && System.nanoTime() < deadline);
+        return busy;
+    }
+
+    /**
      * Busy seconds of an aggregate line {@code cpu user nice system idle iowait irq softirq steal ...}
      * (guest times are already inside user and nice, so they are not added again).
      */

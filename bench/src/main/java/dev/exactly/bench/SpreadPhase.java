@@ -126,9 +126,10 @@ final class SpreadPhase {
         String url = s.db.reactiveUrl(BenchDatabase.NAME);
         try (Connection bench = s.db.connect(BenchDatabase.NAME);
              ServerProcess stateless = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
-                Suite.MODES.get("off"), s.work.resolve("service-spread-off.log"));
+                Suite.MODES.get("off"), s.work.resolve("service-spread-off.log"), s.recording("spread-off"));
              ServerProcess server = ServerProcess.start(jar, url, s.db.user(), Suite.sha256(s.apiKey),
-                     Suite.MODES.get("cache+fusion"), s.work.resolve("service-spread-cache-fusion.log"))) {
+                     Suite.MODES.get("cache+fusion"), s.work.resolve("service-spread-cache-fusion.log"),
+                     s.recording("spread-cache-fusion"))) {
             stateless.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             server.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             Map<String, ServerProcess> services = Map.of("off", stateless, "cache+fusion", server);
@@ -157,6 +158,11 @@ final class SpreadPhase {
                 Suite.log("  " + JitWarmup.settle(services.get(mode).baseUrl(), s.apiKey, CLIENTS, mine,
                         Duration.ofSeconds(30), Duration.ofSeconds(90)));
             }
+            // the service warmed last is still compiling for a while after its warm-up; the cells
+            // measure each service alone, so the machine is let go quiet first
+            double busy = MachineCpu.awaitQuiet(0.15, Duration.ofSeconds(60));
+            Suite.log(String.format(java.util.Locale.ROOT, "spread: machine at %.0f%% of its cores before the first round",
+                    busy * 100));
             for (int r = 0; r < s.rounds; r++) {
                 for (int i = 0; i < cells.size(); i++) {
                     Cell c = cells.get((i + r) % cells.size());
@@ -165,7 +171,7 @@ final class SpreadPhase {
                     double machine0 = MachineCpu.available() ? MachineCpu.busySeconds() : Double.NaN;
                     long pushed0 = stored(bench, c.workload().queue());
                     LoadResult res = HttpLoad.run(new HttpLoad.Options(services.get(c.mode()).baseUrl(), s.apiKey,
-                            CLIENTS, s.warmup, s.measure, 100_000_000), c.workload());
+                            CLIENTS, s.warmup, s.spreadMeasure, 100_000_000), c.workload());
                     double machine = MachineCpu.available() ? MachineCpu.busySeconds() - machine0 : Double.NaN;
                     double db = cpu == null ? Double.NaN : cpu.read().total() - db0;
                     long pushed = stored(bench, c.workload().queue()) - pushed0;

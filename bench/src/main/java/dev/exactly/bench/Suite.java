@@ -34,12 +34,14 @@ import java.util.regex.Pattern;
  * (target/quarkus-app/quarkus-run.jar), {@code --pg-url JDBC_URL} (an external PostgreSQL instead
  * of the embedded one), {@code --synchronous-commit on|off} (embedded only, default on),
  * {@code --api-key KEY}, {@code --warmup SECONDS} (0.5), {@code --measure SECONDS} (2),
+ * {@code --spread-measure SECONDS} (6, the spread phase's cells),
  * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
  * is compared with, so drifting machine load hits them alike),
  * {@code --only lambda,jmh,sql,http,cold,floor,spread} (default: all), {@code --modes off,cache,cache+fusion},
  * {@code --lambda-runs N} (5 starts), {@code --lambda-zip FILE} (target/bench/function.zip),
  * {@code --note TEXT} (printed under "Run conditions"), {@code --profile DIR} (records each
- * service mode with JFR, settings=profile, into DIR/service-MODE.jfr: for `jfr print` or JMC).
+ * service with JFR, settings=profile: the http phase into DIR/service-MODE.jfr, the spread phase
+ * into DIR/service-spread-off.jfr and DIR/service-spread-cache-fusion.jfr; for `jfr print` or JMC).
  */
 public final class Suite {
 
@@ -86,6 +88,12 @@ public final class Suite {
     final Path work = root.resolve("target/bench");
     final Duration warmup;
     final Duration measure;
+    /**
+     * The spread phase's measurement per cell and round (--spread-measure, 6 s): its ratios
+     * compare cells bound by different things (a lock, the CPU), whose 2 s rounds scattered by
+     * up to 1.5× on a shared host (finding 24).
+     */
+    final Duration spreadMeasure;
     final int rounds;
     final String apiKey;
     final List<Measurement> measurements = new ArrayList<>();
@@ -112,6 +120,7 @@ public final class Suite {
         this.args = args;
         this.warmup = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("warmup", "0.5")) * 1000));
         this.measure = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("measure", "2")) * 1000));
+        this.spreadMeasure = Duration.ofMillis((long) (Double.parseDouble(args.getOrDefault("spread-measure", "6")) * 1000));
         this.rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
         this.apiKey = args.getOrDefault("api-key", "exactly-bench-key");
     }
@@ -412,6 +421,21 @@ public final class Suite {
         return g;
     }
 
+    /**
+     * The JVM options that record a service with JFR (profile settings) into
+     * {@code --profile DIR}/service-NAME.jfr, or none without {@code --profile}.
+     *
+     * @throws IOException if DIR cannot be created
+     */
+    List<String> recording(String name) throws IOException {
+        if (!args.containsKey("profile")) {
+            return List.of();
+        }
+        Path dir = Path.of(args.get("profile")).toAbsolutePath();
+        Files.createDirectories(dir);
+        return List.of("-XX:StartFlightRecording=settings=profile,filename=" + dir.resolve("service-" + name + ".jfr"));
+    }
+
     void httpMode(String mode) throws Exception {
         Map<String, String> settings = MODES.get(mode);
         if (settings == null) {
@@ -420,13 +444,7 @@ public final class Suite {
         truncateAll();
         Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
         log("service mode " + mode + " " + settings);
-        List<String> jvm = new ArrayList<>();
-        if (args.containsKey("profile")) {
-            Path dir = Path.of(args.get("profile")).toAbsolutePath();
-            Files.createDirectories(dir);
-            jvm.add("-XX:StartFlightRecording=settings=profile,filename="
-                    + dir.resolve("service-" + mode.replace('+', '-') + ".jfr"));
-        }
+        List<String> jvm = recording(mode.replace('+', '-'));
         try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
                 sha256(apiKey), settings, work.resolve("service-" + mode.replace('+', '-') + ".log"), jvm)) {
             server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
