@@ -56,8 +56,8 @@ variable "lambda_runtime" {
   default     = "java21"
 
   validation {
-    condition     = contains(["java17", "java21"], var.lambda_runtime)
-    error_message = "lambda_runtime: java17 or java21."
+    condition     = contains(["java17", "java21", "java25"], var.lambda_runtime)
+    error_message = "lambda_runtime: java17, java21 or java25."
   }
 }
 

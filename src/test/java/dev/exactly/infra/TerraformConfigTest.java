@@ -153,7 +153,7 @@ class TerraformConfigTest {
         Path zip = DIR.resolve(String.valueOf(variableDefault("function_zip"))).normalize();
         assertEquals(Path.of("target", "function.zip"), zip, "the zip the lambda Maven profile builds");
         assertEquals("var.lambda_runtime", String.valueOf(fn.get("runtime")));
-        assertTrue(List.of("java17", "java21").contains(String.valueOf(variableDefault("lambda_runtime"))));
+        assertTrue(List.of("java17", "java21", "java25").contains(String.valueOf(variableDefault("lambda_runtime"))));
         assertTrue(((Number) variableDefault("lambda_memory_mb")).intValue() >= 512);
         assertNotNull(fn.get("timeout"));
         assertNotNull(map(fn.get("vpc_config")).get("subnet_ids"), "the function runs in the VPC");

@@ -33,8 +33,10 @@ import java.util.stream.Stream;
  * start to the first answer are counted; the list is kept in
  * {@code target/cold-start-classes-NAME.log} for comparing packages.
  *
- * <p>Arguments: {@code --runs N} (default 5), then one or more {@code NAME=ZIP[|JAVA_TOOL_OPTIONS]}
- * (the first is the reference of the ratios).
+ * <p>Arguments: {@code --runs N} (default 5), then one or more
+ * {@code NAME=ZIP[|JAVA_TOOL_OPTIONS[|JAVA_HOME]]} (the first is the reference of the ratios; an
+ * empty JAVA_TOOL_OPTIONS means function.tf's; JAVA_HOME runs that package on another JDK, e.g.
+ * the managed runtime's Java version, instead of this driver's).
  */
 public final class ColdStartBench {
 
@@ -49,8 +51,13 @@ public final class ColdStartBench {
      * @param name        names it in the output, its task directory and its class list
      * @param zip         the function.zip
      * @param toolOptions JAVA_TOOL_OPTIONS, or null for infra/terraform/function.tf's value
+     * @param javaHome    the JDK that runs it, or null for the one running this driver
      */
-    public record Variant(String name, Path zip, String toolOptions) {
+    public record Variant(String name, Path zip, String toolOptions, Path javaHome) {
+        /** A package run by this driver's JDK. */
+        public Variant(String name, Path zip, String toolOptions) {
+            this(name, zip, toolOptions, null);
+        }
     }
 
     /**
@@ -84,12 +91,14 @@ public final class ColdStartBench {
                 runs = Integer.parseInt(args[++i]);
             } else {
                 String[] nameRest = args[i].split("=", 2);
-                String[] zipOptions = nameRest[1].split("\\|", 2);
-                variants.add(new Variant(nameRest[0], Path.of(zipOptions[0]), zipOptions.length > 1 ? zipOptions[1] : null));
+                String[] zipOptions = nameRest[1].split("\\|", 3);
+                String options = zipOptions.length > 1 && !zipOptions[1].isEmpty() ? zipOptions[1] : null;
+                variants.add(new Variant(nameRest[0], Path.of(zipOptions[0]), options,
+                        zipOptions.length > 2 ? Path.of(zipOptions[2]) : null));
             }
         }
         if (variants.isEmpty()) {
-            throw new IllegalArgumentException("usage: ColdStartBench [--runs N] NAME=ZIP[|JAVA_TOOL_OPTIONS] ...");
+            throw new IllegalArgumentException("usage: ColdStartBench [--runs N] NAME=ZIP[|JAVA_TOOL_OPTIONS[|JAVA_HOME]] ...");
         }
         String db = TestDatabase.createMigratedDatabase();
         List<Result> results = measure(runs, variants, TestDatabase.reactiveUrl(db), "postgres", System.out);
@@ -153,7 +162,7 @@ public final class ColdStartBench {
         Files.deleteIfExists(log);
         String options = (v.toolOptions() != null ? v.toolOptions() : FunctionProcess.javaToolOptions())
                 + " -Xlog:class+load=info:file=" + log;
-        return once(new Variant(v.name(), v.zip(), options), env, 0, log)[2];
+        return once(new Variant(v.name(), v.zip(), options, v.javaHome()), env, 0, log)[2];
     }
 
     private static long[] once(Variant v, Map<String, String> env, int run) throws Exception {
@@ -165,7 +174,8 @@ public final class ColdStartBench {
         long[] times;
         try (RuntimeApiServer api = new RuntimeApiServer();
              FunctionProcess fn = FunctionProcess.start("bench-" + v.name() + "-" + run, api, env,
-                     FunctionProcess.unzipped(v.zip(), Path.of("target", "lambda-task-" + v.name())), v.toolOptions())) {
+                     FunctionProcess.unzipped(v.zip(), Path.of("target", "lambda-task-" + v.name())), v.toolOptions(),
+                     v.javaHome())) {
             String event = new String(ApiGatewayEvents.request("POST", "/api/v1/push")
                     .header("authorization", "Bearer " + Api.TEST_API_KEY)
                     .json("{\"items\":[{\"queue\":\"cold\",\"transactionId\":\"c-" + v.name() + "-" + run + "-" + System.nanoTime()

@@ -65,8 +65,24 @@ public final class FunctionProcess implements AutoCloseable {
      */
     public static FunctionProcess start(String name, RuntimeApiServer runtimeApi, Map<String, String> environment, Path task,
                                         String javaToolOptions) throws IOException {
+        return start(name, runtimeApi, environment, task, javaToolOptions, null);
+    }
+
+    /**
+     * Starts a function from an unzipped package on a given JDK.
+     *
+     * @param name             names the log file
+     * @param runtimeApi       the Runtime API it polls
+     * @param environment      the function's environment, besides the variables the Lambda service sets
+     * @param task             the unzipped package (see {@link #unzipped(Path, Path)})
+     * @param javaToolOptions  JAVA_TOOL_OPTIONS, or null for the value infra/terraform/function.tf sets
+     * @param javaHome         the JDK to run it on, or null for {@link #defaultJavaHome()}
+     */
+    public static FunctionProcess start(String name, RuntimeApiServer runtimeApi, Map<String, String> environment, Path task,
+                                        String javaToolOptions, Path javaHome) throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        Path home = javaHome != null ? javaHome : defaultJavaHome();
+        command.add(home.resolve("bin").resolve("java").toString());
         // what the managed Java runtime passes itself (serial GC, a heap bound by the function's
         // memory); the function's own JVM options come in JAVA_TOOL_OPTIONS, as on AWS
         command.addAll(List.of("-XX:+UseSerialGC", "-Xmx512m"));
@@ -100,6 +116,19 @@ public final class FunctionProcess implements AutoCloseable {
         env.putAll(environment);
         long start = System.nanoTime();
         return new FunctionProcess(pb.start(), log, start);
+    }
+
+    /** The environment variable that names another JDK for the functions the tests start. */
+    public static final String JAVA_HOME_VARIABLE = "EXACTLY_LAMBDA_JAVA_HOME";
+
+    /**
+     * The JDK a function runs on unless told otherwise: {@value #JAVA_HOME_VARIABLE} when set (to
+     * run the Lambda tests' functions on the Java version of the managed runtime, e.g. java25,
+     * while the build stays on Java 17), else the one running this JVM.
+     */
+    public static Path defaultJavaHome() {
+        String other = System.getenv(JAVA_HOME_VARIABLE);
+        return other != null && !other.isBlank() ? Path.of(other) : Path.of(System.getProperty("java.home"));
     }
 
     /** The handler of infra/terraform/function.tf (local.handler). */
