@@ -237,6 +237,9 @@ final class Issue16Report {
         line("Runtime API on 127.0.0.1, against the suite's PostgreSQL (vacuumed and checkpointed first, then the machine left to settle below 15% busy); no SnapStart. Init = process start to its first");
         line("`/invocation/next`; then to the answer of its first one-item push. Classes: one more, untimed start with");
         line("`-Xlog:class+load`, counted up to that answer (list in `target/cold-start-classes-lambda.log`).");
+        java.nio.file.Path home = dev.exactly.lambda.runtime.FunctionProcess.defaultJavaHome();
+        line("The function ran on " + jdk(home) + " (`" + home + "`; `EXACTLY_LAMBDA_JAVA_HOME` names another JDK), while");
+        line("the deployed function runs on `infra/terraform`'s `lambda_runtime` (BENCHMARKS.md finding 26 compares Java 17 and 25).");
         line();
         line("| start | init | start → first answered push |");
         line("| ---: | ---: | ---: |");
@@ -251,6 +254,20 @@ final class Issue16Report {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** "Java VERSION" from a JDK's release file (JAVA_VERSION="…"), or "an unknown Java" without one. */
+    static String jdk(java.nio.file.Path home) {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(home.resolve("release"))) {
+                if (l.startsWith("JAVA_VERSION=")) {
+                    return "Java " + l.substring("JAVA_VERSION=".length()).replace("\"", "");
+                }
+            }
+        } catch (java.io.IOException e) {
+            // no release file: say so below
+        }
+        return "an unknown Java";
+    }
 
     private static String fsync(FloorPhase.Cell c, boolean duplicate) {
         double v = c.commitsPerFsync(duplicate);
