@@ -41,4 +41,15 @@ class MachineCpuTest {
         // ticks are 10 ms; allow two of them of rounding at each end
         assertTrue(after - before >= burnt - 0.04, "machine busy " + (after - before) + " s < burnt " + burnt + " s");
     }
+
+    @Test
+    void awaitingQuietReturnsTheLastReadingAsAShareOfAllCores() throws Exception {
+        assumeTrue(MachineCpu.available(), "needs Linux /proc/stat");
+        // every reading is at most all cores busy (give or take a tick), so a bound of 2 is met by the first one
+        long t = System.nanoTime();
+        double busy = MachineCpu.awaitQuiet(2.0, java.time.Duration.ofSeconds(60));
+        double seconds = (System.nanoTime() - t) / 1e9;
+        assertTrue(busy >= 0 && busy <= 1.05, "share " + busy);
+        assertTrue(seconds >= 2 && seconds < 30, "one two-second reading, took " + seconds + " s");
+    }
 }

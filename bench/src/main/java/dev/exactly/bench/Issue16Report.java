@@ -3,6 +3,10 @@ package dev.exactly.bench;
 import static dev.exactly.bench.Report.fmt;
 
 import dev.exactly.lambda.runtime.ColdStartBench;
+import dev.exactly.lambda.runtime.FunctionProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -237,7 +241,7 @@ final class Issue16Report {
         line("Runtime API on 127.0.0.1, against the suite's PostgreSQL (vacuumed and checkpointed first, then the machine left to settle below 15% busy); no SnapStart. Init = process start to its first");
         line("`/invocation/next`; then to the answer of its first one-item push. Classes: one more, untimed start with");
         line("`-Xlog:class+load`, counted up to that answer (list in `target/cold-start-classes-lambda.log`).");
-        java.nio.file.Path home = dev.exactly.lambda.runtime.FunctionProcess.defaultJavaHome();
+        Path home = FunctionProcess.defaultJavaHome();
         line("The function ran on " + jdk(home) + " (`" + home + "`; `EXACTLY_LAMBDA_JAVA_HOME` names another JDK), while");
         line("the deployed function runs on `infra/terraform`'s `lambda_runtime` (BENCHMARKS.md finding 26 compares Java 17 and 25).");
         line();
@@ -256,14 +260,14 @@ final class Issue16Report {
     // ------------------------------------------------------------------ helpers
 
     /** "Java VERSION" from a JDK's release file (JAVA_VERSION="…"), or "an unknown Java" without one. */
-    static String jdk(java.nio.file.Path home) {
+    static String jdk(Path home) {
         try {
-            for (String l : java.nio.file.Files.readAllLines(home.resolve("release"))) {
+            for (String l : Files.readAllLines(home.resolve("release"))) {
                 if (l.startsWith("JAVA_VERSION=")) {
                     return "Java " + l.substring("JAVA_VERSION=".length()).replace("\"", "");
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // no release file: say so below
         }
         return "an unknown Java";

@@ -161,8 +161,10 @@ final class SpreadPhase {
             // the service warmed last is still compiling for a while after its warm-up; the cells
             // measure each service alone, so the machine is let go quiet first
             double busy = MachineCpu.awaitQuiet(0.15, Duration.ofSeconds(60));
-            Suite.log(String.format(java.util.Locale.ROOT, "spread: machine at %.0f%% of its cores before the first round",
-                    busy * 100));
+            if (!Double.isNaN(busy)) {
+                Suite.log(String.format(java.util.Locale.ROOT, "spread: machine at %.0f%% of its cores before the first round",
+                        busy * 100));
+            }
             for (int r = 0; r < s.rounds; r++) {
                 for (int i = 0; i < cells.size(); i++) {
                     Cell c = cells.get((i + r) % cells.size());

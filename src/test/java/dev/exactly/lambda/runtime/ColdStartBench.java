@@ -51,10 +51,10 @@ public final class ColdStartBench {
      * @param name        names it in the output, its task directory and its class list
      * @param zip         the function.zip
      * @param toolOptions JAVA_TOOL_OPTIONS, or null for infra/terraform/function.tf's value
-     * @param javaHome    the JDK that runs it, or null for the one running this driver
+     * @param javaHome    the JDK that runs it, or null for {@link FunctionProcess#defaultJavaHome()}
      */
     public record Variant(String name, Path zip, String toolOptions, Path javaHome) {
-        /** A package run by this driver's JDK. */
+        /** A package run on {@link FunctionProcess#defaultJavaHome()}. */
         public Variant(String name, Path zip, String toolOptions) {
             this(name, zip, toolOptions, null);
         }
