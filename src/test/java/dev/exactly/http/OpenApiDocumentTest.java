@@ -9,6 +9,8 @@ import dev.exactly.engine.PushStatus;
 import dev.exactly.queue.QueueOption;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -130,5 +132,22 @@ class OpenApiDocumentTest {
         assertEquals(java.util.Arrays.stream(PushStatus.values()).map(PushStatus::wire).toList(),
                 d.getList("components.schemas.PushResult.properties.status.enum"));
         assertEquals(List.of("queued", "duplicate"), d.getList("components.schemas.WebhookReceipt.properties.verdict.enum"));
+    }
+
+    /**
+     * The document the build stores in target/openapi (the one the generated client is built from,
+     * GeneratedClientIT) is the served one: the same operations, and no "Auto generated" servers
+     * (localhost, 0.0.0.0) that /q/openapi does not list either.
+     */
+    @Test
+    void theStoredDocumentHasTheServedOperationsAndNoServers() throws Exception {
+        JsonPath served = document();
+        Path file = Path.of("target", "openapi", "openapi.json");
+        assertTrue(Files.isRegularFile(file), "the test start stores the document: " + file.toAbsolutePath());
+        JsonPath stored = JsonPath.from(Files.readString(file));
+        assertEquals(null, served.getList("servers"));
+        assertEquals(null, stored.getList("servers"), "stored document lists servers");
+        assertEquals(operations(served).stream().map(op -> op[1] + " " + op[0]).sorted().toList(),
+                operations(stored).stream().map(op -> op[1] + " " + op[0]).sorted().toList());
     }
 }

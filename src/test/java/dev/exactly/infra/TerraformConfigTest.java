@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -247,7 +248,7 @@ class TerraformConfigTest {
         int start = fn.indexOf("environment {");
         assertTrue(start >= 0, "function.tf has an environment block");
         String block = fn.substring(start, fn.indexOf("\n  }\n", start));
-        Map<String, String> vars = new java.util.LinkedHashMap<>();
+        Map<String, String> vars = new LinkedHashMap<>();
         Matcher m = Pattern.compile("(?m)^\\s*([A-Z][A-Z0-9_]*)\\s*=\\s*(.+)$").matcher(block);
         while (m.find()) {
             vars.put(m.group(1), m.group(2).trim());
@@ -538,6 +539,30 @@ class TerraformConfigTest {
         assertEquals(List.of(), missing, "active sources without a secret on the first apply (first export: " + firstSecrets + ")");
         assertFalse(sources.containsKey("stripe"), "the stripe entry waits for Stripe's endpoint secret");
         assertTrue(Files.readString(example).contains("# stripe = {"), "the stripe entry is shown, commented out");
+    }
+
+    /**
+     * The optional settings terraform.tfvars.example shows commented out, one "# name = value" per
+     * line after its "# Optional" line, are variables of variables.tf shown with their defaults:
+     * uncommenting one changes nothing until its value is edited.
+     */
+    @Test
+    void theExamplesOptionalSettingsAreVariablesWithTheirDefaults() throws Exception {
+        List<String> lines = Files.readAllLines(DIR.resolve("terraform.tfvars.example"));
+        int from = 0;
+        while (from < lines.size() && !lines.get(from).startsWith("# Optional")) {
+            from++;
+        }
+        assertTrue(from < lines.size(), "the example has an # Optional section");
+        Pattern setting = Pattern.compile("^# ([a-z0-9_]+)\\s*=\\s*(\"[^\"]*\"|[^\\s#]+)\\s*(#.*)?$");
+        Map<String, Object> shown = new LinkedHashMap<>();
+        for (int i = from + 1; i < lines.size() && !lines.get(i).isBlank(); i++) {
+            Matcher m = setting.matcher(lines.get(i));
+            assertTrue(m.matches(), "not a commented setting: " + lines.get(i));
+            shown.putAll(new HCLParser().parse(m.group(1) + " = " + m.group(2) + "\n"));
+        }
+        assertTrue(shown.containsKey("lambda_runtime"), "the example shows lambda_runtime: " + shown.keySet());
+        shown.forEach((name, value) -> assertEquals(variableDefault(name), value, name));
     }
 
     /**

@@ -104,7 +104,8 @@ public final class ColdStartBench {
         List<Result> results = measure(runs, variants, TestDatabase.reactiveUrl(db), "postgres", System.out);
         long reference = -1;
         long referenceClasses = -1;
-        System.out.printf("%n%-10s %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
+        String name = "%-" + nameWidth(variants) + "s";
+        System.out.printf("%n" + name + " %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
                 "classes loaded", "ratio");
         for (Result r : results) {
             long init = r.medianInitMillis();
@@ -114,9 +115,14 @@ public final class ColdStartBench {
                 reference = first;
                 referenceClasses = loaded;
             }
-            System.out.printf("%-10s %9d ms %13d ms %8.2f %16d %8.2f%n", r.name(), init, first, first / (double) reference,
+            System.out.printf(name + " %9d ms %13d ms %8.2f %16d %8.2f%n", r.name(), init, first, first / (double) reference,
                     loaded, loaded / (double) referenceClasses);
         }
+    }
+
+    /** Width of the tables' first column: the longest variant name, at least that of "package". */
+    static int nameWidth(List<Variant> variants) {
+        return Math.max(10, variants.stream().mapToInt(v -> v.name().length()).max().orElse(0));
     }
 
     /**
@@ -141,12 +147,13 @@ public final class ColdStartBench {
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
         Map<String, List<long[]>> times = new LinkedHashMap<>();
         variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
-        out.printf("%-10s %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
+        String name = "%-" + nameWidth(variants) + "s";
+        out.printf(name + " %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
         for (int run = 1; run <= runs; run++) {
             for (Variant v : variants) {
                 long[] t = once(v, env, run);
                 times.get(v.name()).add(new long[] {t[0], t[1]});
-                out.printf("%-10s %5d %12d %16d%n", v.name(), run, t[0], t[1]);
+                out.printf(name + " %5d %12d %16d%n", v.name(), run, t[0], t[1]);
             }
         }
         List<Result> results = new ArrayList<>();
