@@ -1,5 +1,7 @@
 package dev.exactly.consume;
 
+import dev.exactly.queue.QueueOption;
+
 /**
  * A validated pop.
  *
@@ -23,6 +25,6 @@ public record PopRequest(String queue, String partition, String consumerGroup, i
     /** Longest long-poll, in milliseconds. */
     public static final int MAX_WAIT_MILLIS = 20_000;
 
-    /** Longest lease a pop may ask for, in seconds (7 days). */
-    public static final int MAX_LEASE_SECONDS = 604_800;
+    /** Longest lease a pop may ask for, in seconds (7 days; the queue option leaseTime's bound too). */
+    public static final int MAX_LEASE_SECONDS = QueueOption.MAX_LEASE_SECONDS;
 }

@@ -35,6 +35,26 @@ public final class JsonTree {
     }
 
     /**
+     * Checks the body of an endpoint that takes no fields (the admin calls): none at all, only
+     * whitespace, or the empty object {@code {}} pass; any field is refused as unknown, as every
+     * other endpoint refuses a field it does not know.
+     *
+     * @param body the request body, possibly empty
+     * @throws ApiProblem 400 for a body {@link #object} refuses, or naming each field
+     */
+    public static void noFields(byte[] body) {
+        for (byte b : body) {
+            if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                read(body, (root, errors) -> {
+                    unknownFields(root, Set.of(), ErrorPath.ROOT, errors);
+                    return null;
+                });
+                return;
+            }
+        }
+    }
+
+    /**
      * Reads a whole body as a tree and refuses it when the reader added any error.
      *
      * @param body   UTF-8 JSON

@@ -2,6 +2,7 @@ package dev.exactly.http;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -46,6 +47,13 @@ public class OpenApiDocument implements OASFilter {
     private static final String SPREAD_CHANGE_REFUSED = "/problems/spread-change-refused: spreadPartitions may change "
             + "only while no partition of the queue holds a transaction hash (a full replace that omits it would reset "
             + "it to 0); nothing was changed";
+
+    /**
+     * Routes that take no fields ({@link JsonTree#noFields}): the body may be left out, or be
+     * {@code {}}; schema NoFields of META-INF/openapi.yaml.
+     */
+    static final Set<String> NO_FIELDS = Set.of("POST /api/v1/admin/maintenance",
+            "POST /api/v1/admin/migrate");
 
     /**
      * Routes whose answer can be 409, with what it means there: a lease or transaction conflict,
@@ -119,6 +127,8 @@ public class OpenApiDocument implements OASFilter {
         String schema = REQUEST_SCHEMAS.get(route);
         if (schema != null) {
             op.setRequestBody(OASFactory.createRequestBody().required(true).content(json("application/json", schema)));
+        } else if (NO_FIELDS.contains(route)) {
+            op.setRequestBody(OASFactory.createRequestBody().required(false).content(json("application/json", "NoFields")));
         }
         boolean underApi = path.startsWith("/api/");
         if (underApi) {

@@ -18,8 +18,12 @@ public enum QueueOption {
      * as long as its message's data and at least the deduplication window (sql/R__retention.sql).
      */
     RETENTION_SECONDS("retentionSeconds", "retention_seconds", 0, 0),
-    /** A consumer's lease on a partition, in seconds (a pop's leaseSeconds when it gives none). */
-    LEASE_TIME("leaseTime", "lease_time", 300, 1),
+    /**
+     * A consumer's lease on a partition, in seconds (a pop's leaseSeconds when it gives none): 1
+     * to {@link #MAX_LEASE_SECONDS}, the longest lease a pop may ask for, so a default can never
+     * hold a partition longer than an explicit request could.
+     */
+    LEASE_TIME("leaseTime", "lease_time", 300, 1, QueueOption.MAX_LEASE_SECONDS),
     /**
      * Deliveries after the first before a message goes to the dead-letter queue (exactly.dead_letter_queue
      * in sql/R__consume.sql: "queue.dlq" when it fits): a failed ack and an expired lease each end one.
@@ -40,6 +44,9 @@ public enum QueueOption {
      * nothing written for it). Values: {@link #REPORT}, {@link #REJECT}.
      */
     PAYLOAD_MISMATCH("payloadMismatch", "payload_mismatch", List.of("report", "reject"));
+
+    /** Longest lease, in seconds (7 days): {@link #LEASE_TIME}'s bound and a pop's or an extend's leaseSeconds'. */
+    public static final int MAX_LEASE_SECONDS = 604_800;
 
     /** {@link #PAYLOAD_MISMATCH}'s value "report". */
     public static final int REPORT = 0;

@@ -15,9 +15,11 @@ import java.util.Set;
 
 /**
  * Reads the queue-options bodies with the tree half of the request-reading toolkit
- * ({@link JsonTree}): configure {@code {"queue","options"?}} and patch {@code {"options"?}}, where
+ * ({@link JsonTree}): configure {@code {"queue","options"}} and patch {@code {"options"}}, where
  * options is {@code {"<option>": integer or name, …}} ({@link QueueOption}). Every bad field is named;
- * nothing is written when there is any.
+ * nothing is written when there is any. options is required in both: a configure without it would
+ * silently return every option to its default (a full replace), and a patch without it would change
+ * nothing; {@code "options":{}} says either on purpose.
  */
 public final class QueueRequests {
 
@@ -37,7 +39,7 @@ public final class QueueRequests {
     }
 
     /**
-     * @param body UTF-8 JSON {@code {"queue","options"?}}
+     * @param body UTF-8 JSON {@code {"queue","options"}}
      * @return the queue and its options
      * @throws ApiProblem 400 naming every bad field
      */
@@ -52,19 +54,20 @@ public final class QueueRequests {
                 JsonRequest.check(errors, ErrorPath.ROOT, "queue", Names.checkName(name));
             }
             JsonTree.unknownFields(root, CONFIGURE_FIELDS, ErrorPath.ROOT, errors);
-            return new Configure(name, options(root.get("options"), errors));
+            return new Configure(name, options(root.get("options"),
+                    "is required: an object of options ({} returns every option to its default)", errors));
         });
     }
 
     /**
-     * @param body UTF-8 JSON {@code {"options"?}}
+     * @param body UTF-8 JSON {@code {"options"}}
      * @return the options to merge in
      * @throws ApiProblem 400 naming every bad field
      */
     public static Map<QueueOption, Integer> patch(byte[] body) {
         return JsonTree.read(body, (root, errors) -> {
             JsonTree.unknownFields(root, PATCH_FIELDS, ErrorPath.ROOT, errors);
-            return options(root.get("options"), errors);
+            return options(root.get("options"), "is required: an object of the options to change", errors);
         });
     }
 
@@ -95,9 +98,10 @@ public final class QueueRequests {
         return size;
     }
 
-    private static Map<QueueOption, Integer> options(JsonNode node, List<FieldError> errors) {
+    private static Map<QueueOption, Integer> options(JsonNode node, String whenMissing, List<FieldError> errors) {
         Map<QueueOption, Integer> out = new EnumMap<>(QueueOption.class);
         if (node == null || node.isNull()) {
+            errors.add(ErrorPath.ROOT.error("options", whenMissing));
             return out;
         }
         if (!node.isObject()) {

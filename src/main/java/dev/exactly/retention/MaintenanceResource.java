@@ -1,5 +1,6 @@
 package dev.exactly.retention;
 
+import dev.exactly.http.JsonTree;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -11,7 +12,8 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 /**
  * POST /api/v1/admin/maintenance: runs the maintenance job once, now (what the scheduler does in
  * server mode; what an external schedule, e.g. EventBridge on Lambda, calls). Under /api/v1, so
- * it needs the API key like every other endpoint there. Any body is ignored.
+ * it needs the API key like every other endpoint there. It takes no fields: no body, or {@code {}}
+ * (a field is refused as unknown, {@link JsonTree#noFields}).
  */
 @Path("/api/v1/admin/maintenance")
 public class MaintenanceResource {
@@ -23,12 +25,17 @@ public class MaintenanceResource {
         this.service = service;
     }
 
-    /** @return what the run purged; more = true when its step budget ran out with work left */
+    /**
+     * @param body none, or {@code {}}
+     * @return what the run purged; more = true when its step budget ran out with work left
+     * @throws dev.exactly.problem.ApiProblem 400 for a body with any field or not JSON
+     */
     @POST
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Run the retention purge once (bounded steps under per-partition locks)")
-    public Uni<MaintenanceReport> run() {
+    public Uni<MaintenanceReport> run(byte[] body) {
+        JsonTree.noFields(body);
         return service.run();
     }
 }

@@ -1,7 +1,9 @@
 package dev.exactly.schema;
 
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.http.JsonTree;
 import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -11,7 +13,8 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 /**
  * POST /api/v1/admin/migrate: applies sql/ to the database, once per deploy, invoked by the
  * pipeline after the function is updated (see README, Deploy). Needs an API key like every
- * /api endpoint. Idempotent: a second call applies nothing.
+ * /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no body, or
+ * {@code {}} ({@link JsonTree#noFields}).
  */
 @Path("/api/v1/admin/migrate")
 public class MigrationResource {
@@ -24,13 +27,17 @@ public class MigrationResource {
     }
 
     /**
+     * @param body none, or {@code {}}
      * @return {"migrationsExecuted": n, "schemaVersion": "v"}; 503 problem+json when the
      *         database cannot be reached (retrying is safe)
+     * @throws dev.exactly.problem.ApiProblem 400 for a body with any field or not JSON
      */
     @POST
+    @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Apply the schema migrations (once per deploy)")
-    public Uni<SchemaMigrator.Outcome> migrate() {
+    public Uni<SchemaMigrator.Outcome> migrate(byte[] body) {
+        JsonTree.noFields(body);
         return migrator.migrate().onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 }

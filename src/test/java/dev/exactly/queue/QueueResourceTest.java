@@ -89,4 +89,41 @@ class QueueResourceTest {
         api().get("/api/v1/queues/none-" + UUID.randomUUID()).then().statusCode(404)
                 .contentType("application/problem+json").body("type", equalTo("/problems/not-found"));
     }
+
+    /**
+     * leaseTime is bounded by the longest lease a pop may ask for (7 days): a new-user check set it
+     * to 2147483647 and got a 68-year lease by default, holding the partition for good.
+     */
+    @Test
+    void leaseTimeIsBoundedByTheLongestLeaseAndAnOverlongOneWritesNothing() {
+        String q = "lease-" + UUID.randomUUID();
+        api().body("{\"options\":{\"leaseTime\":604801}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", equalTo("options.leaseTime"))
+                .body("errors[0].message", equalTo("must be at most 604800"));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{\"leaseTime\":2147483647}}").post("/api/v1/configure")
+                .then().statusCode(400).body("errors[0].field", equalTo("options.leaseTime"));
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+        api().body("{\"options\":{\"leaseTime\":604800}}").patch("/api/v1/queues/" + q).then()
+                .statusCode(200).body("options.leaseTime", equalTo(604800));
+    }
+
+    /**
+     * A configure without options would return every option to its default, and a patch without
+     * them would change nothing: both are refused, and {@code "options":{}} says either on purpose.
+     */
+    @Test
+    void optionsAreRequiredAndAnEmptyObjectIsTheDeliberateForm() {
+        String q = "noopt-" + UUID.randomUUID();
+        for (String body : new String[] {"{\"queue\":\"" + q + "\"}", "{\"queue\":\"" + q + "\",\"options\":null}"}) {
+            api().body(body).post("/api/v1/configure").then().statusCode(400).contentType("application/problem+json")
+                    .body("errors[0].field", equalTo("options"));
+        }
+        api().body("{}").patch("/api/v1/queues/" + q).then().statusCode(400).body("errors[0].field", equalTo("options"));
+        api().get("/api/v1/queues/" + q).then().statusCode(404);
+        api().body("{\"options\":{\"retryLimit\":7}}").patch("/api/v1/queues/" + q).then().statusCode(200);
+        api().body("{\"options\":{}}").patch("/api/v1/queues/" + q).then().statusCode(200).body("options.retryLimit", equalTo(7));
+        api().body("{\"queue\":\"" + q + "\",\"options\":{}}").post("/api/v1/configure").then().statusCode(200)
+                .body("options.retryLimit", equalTo(3)).body("reset[0].option", equalTo("retryLimit"));
+    }
 }
