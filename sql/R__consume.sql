@@ -704,9 +704,12 @@ BEGIN
             result := 'lease-mismatch';
             detail := CASE
                 WHEN cur.partition_id IS NULL OR cur.lease_id IS NULL
-                    THEN 'the consumer group holds no lease on this partition (it expired and was taken over, or was never granted)'
+                    THEN format('consumer group "%s" holds no lease on this partition (it expired and was taken over, '
+                                || 'or was never granted to this group: an ack without consumerGroup is the default group''s)',
+                                p_groups[i])
                 WHEN cur.lease_id <> p_leases[i]
-                    THEN 'leaseId is not the consumer group''s current lease on this partition (it expired and was taken over, or was never granted)'
+                    THEN format('leaseId is not consumer group "%s"''s current lease on this partition (it expired and was '
+                                || 'taken over, or was never granted to this group)', p_groups[i])
                 ELSE 'the message was not delivered under this lease' END;
         END IF;
         RETURN NEXT;

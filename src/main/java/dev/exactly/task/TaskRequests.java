@@ -217,7 +217,13 @@ public final class TaskRequests {
         }
         try {
             return DedupeKeys.key(type, DedupeKeys.canonical(data.bytes()));
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            // DedupeKeys.canonical's one refusal: RFC 8785 writes numbers as IEEE 754 doubles
+            // (section 3.2.2.3), and the library reports 1e400 as "NaN/Infinity not permitted"
+            errors.add(at.error("data", "with autoDedupe, every number must fit an IEEE 754 double "
+                    + "(magnitude below about 1.8e308), as RFC 8785's canonical form needs"));
+            return null;
+        } catch (RuntimeException e) {
             errors.add(at.error("data", "with autoDedupe, must have an RFC 8785 canonical form: "
                     + e.getMessage()));
             return null;

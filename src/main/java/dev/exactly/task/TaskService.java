@@ -117,7 +117,8 @@ public class TaskService {
             return "the task is running under a lease; pass its leaseId";
         }
         if (!leaseId.equals(t.leaseId())) {
-            return "the lease is not the task's current one (it expired and the task was claimed again)";
+            return "leaseId is not the task's current lease (one that expired before the task was claimed again, "
+                    + "or one never granted)";
         }
         return "the lease expired at " + t.leaseExpiresAt();
     }

@@ -332,9 +332,13 @@ class ConsumeTest {
         Map<String, Object> m = pop("c-lease", "p", "g", 1).get(0);
         Map<String, Object> wrongLease = ackById(m, "g", "completed");
         wrongLease.put("leaseId", "00000000-0000-0000-0000-000000000001");
-        ack(wrongLease).then().statusCode(409).body("type", equalTo("/problems/lease-mismatch"));
+        ack(wrongLease).then().statusCode(409).body("type", equalTo("/problems/lease-mismatch"))
+                .body("detail", containsString("consumer group \"g\""));
         Map<String, Object> wrongGroup = ackById(m, "other", "completed");
-        ack(wrongGroup).then().statusCode(409).body("type", equalTo("/problems/lease-mismatch"));
+        // the detail names the group the ack was taken for (an ack without consumerGroup is the
+        // default group's, which a new-user check could not tell from the message)
+        ack(wrongGroup).then().statusCode(409).body("type", equalTo("/problems/lease-mismatch"))
+                .body("detail", containsString("consumer group \"other\" holds no lease"));
         Map<String, Object> wrongQueue = ackById(m, "g", "completed");
         wrongQueue.put("queue", "c-lease-elsewhere");
         ack(wrongQueue).then().statusCode(409).body("type", equalTo("/problems/unresolved"));

@@ -39,4 +39,21 @@ class PercentEncodingTest {
         assertEquals(200, ok.status(), ok.text());
         assertEquals(1, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
     }
+
+    /**
+     * The other requests refused while they are read (README, Bad input): a request line over
+     * quarkus.http.limits.max-initial-line-length is 414, headers over max-header-size 431; a push
+     * that carries them writes nothing.
+     */
+    @Test
+    void anOverlongRequestLineIs414AndOverlongHeadersAre431AndWriteNothing() throws Exception {
+        String q = "long-" + UUID.randomUUID();
+        String body = "{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"t\",\"payload\":1}]}";
+        assertEquals(414, post("/api/v1/push?pad=" + "a".repeat(5000), body).status());
+        Answer headers = ChunkedPost.post("/api/v1/push", body.getBytes(StandardCharsets.UTF_8),
+                "Authorization", "Bearer " + Api.TEST_API_KEY, "Content-Type", "application/json",
+                "X-Pad", "b".repeat(25_000));
+        assertEquals(431, headers.status());
+        assertEquals(0, Db.number("SELECT count(*) FROM exactly.queues WHERE name = '" + q + "'"));
+    }
 }

@@ -8,6 +8,9 @@ import static dev.exactly.task.TaskTesting.fail;
 import static dev.exactly.task.TaskTesting.freshQueue;
 import static dev.exactly.task.TaskTesting.get;
 import static dev.exactly.testing.Api.api;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -141,8 +144,8 @@ class TaskEnqueueTest {
                 + task(q, "job-1", "resize", "[]", false) + "]}").post("/api/v1/tasks/batch"));
         assertEquals(List.of(true, false), batch.getList("results.payloadMatches"));
         // the stored task is the first one, unchanged
-        get(q, "job-1").then().statusCode(200).body("type", org.hamcrest.Matchers.equalTo("resize"))
-                .body("data.img", org.hamcrest.Matchers.equalTo(1));
+        get(q, "job-1").then().statusCode(200).body("type", equalTo("resize"))
+                .body("data.img", equalTo(1));
         assertEquals(1, count(q));
     }
 
@@ -164,7 +167,7 @@ class TaskEnqueueTest {
         assertEquals(first, c.getString("tasks[0].id"));
         // running still counts as pending
         assertEquals("duplicate", ok(enqueue(task(q, null, "send_digest", data, true))).getString("status"));
-        complete(q, first, c.getString("tasks[0].leaseId")).then().statusCode(200).body("state", org.hamcrest.Matchers.equalTo("completed"));
+        complete(q, first, c.getString("tasks[0].leaseId")).then().statusCode(200).body("state", equalTo("completed"));
 
         JsonPath again = ok(enqueue(task(q, null, "send_digest", data, true)));
         assertEquals("enqueued", again.getString("status"));
@@ -243,5 +246,21 @@ class TaskEnqueueTest {
 
         String generated = ok(enqueue("{\"queue\":\"" + freshQueue("gen") + "\",\"type\":\"t\",\"data\":1}")).getString("taskId");
         assertEquals(7, UUID.fromString(generated).version());
+    }
+
+    /**
+     * A number beyond the double range cannot take RFC 8785's canonical form: the refusal says so
+     * (a new-user check got the library's "NaN/Infinity are not permitted" for 1e400), and nothing
+     * is enqueued.
+     */
+    @Test
+    void aNumberBeyondTheDoubleRangeIsRefusedInWordsAboutTheNumber() {
+        String q = freshQueue("huge");
+        enqueue(task(q, null, "t", "{\"n\":1e400}", true)).then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("errors[0].field", equalTo("data"))
+                .body("errors[0].message", containsString("IEEE 754 double"))
+                .body("errors[0].message", not(containsString("NaN")));
+        assertEquals(0, count(q));
     }
 }

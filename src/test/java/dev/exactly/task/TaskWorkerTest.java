@@ -195,6 +195,10 @@ class TaskWorkerTest {
         String lease = ok(claim(q, 1, 300)).getString("tasks[0].leaseId");
         api().queryParam("queue", q).delete("/api/v1/tasks/{id}", "d").then().statusCode(409)
                 .contentType("application/problem+json");
+        // a lease id never granted: the detail does not claim that a lease expired
+        api().queryParam("queue", q).queryParam("leaseId", "00000000-0000-0000-0000-000000000000")
+                .delete("/api/v1/tasks/{id}", "d").then().statusCode(409)
+                .body("detail", org.hamcrest.Matchers.containsString("or one never granted"));
         api().queryParam("queue", q).queryParam("leaseId", lease).delete("/api/v1/tasks/{id}", "d").then().statusCode(204);
         get(q, "d").then().statusCode(404);
         api().queryParam("queue", q).delete("/api/v1/tasks/{id}", "d").then().statusCode(404);
