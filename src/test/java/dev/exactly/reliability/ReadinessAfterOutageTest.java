@@ -1,0 +1,107 @@
+package dev.exactly.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.testing.Api;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Readiness follows the database the service uses: after a crash and restart of PostgreSQL,
+ * once a push is answered again, {@code /q/health/ready} answers UP, from its first probe on. A
+ * readiness check that validates a connection the crash left dead in some idle pool (Agroal's
+ * check of Flyway's JDBC datasource did: one DOWN per dead pooled connection, i.e. one probe
+ * interval each, 20 s behind the database at a 10 s probe period) is not following the database.
+ * The check list names no JDBC datasource check; the reactive pool's, which pushes use, stays.
+ */
+@QuarkusTest
+@TestProfile(RestartablePostgresProfile.class)
+class ReadinessAfterOutageTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Name of quarkus-agroal's check of the JDBC datasource in /q/health. */
+    private static final String JDBC_CHECK = "Database connections health check";
+
+    /** Name of the reactive PostgreSQL client's check in /q/health. */
+    private static final String REACTIVE_CHECK = "Reactive PostgreSQL connections health check";
+
+    @TestHTTPResource("/")
+    URL base;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final RestartablePostgres pg = RestartablePostgres.shared();
+
+    @AfterEach
+    void databaseBack() {
+        pg.start();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path)).timeout(Duration.ofSeconds(60))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private int push(String queue, String transactionId) throws Exception {
+        String body = "{\"items\":[{\"queue\":\"" + queue + "\",\"transactionId\":\"" + transactionId + "\",\"payload\":{}}]}";
+        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("/api/v1/push"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + Api.TEST_API_KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    @Test
+    void readinessIsUpAsSoonAsPushesAreAnsweredAgain() throws Exception {
+        String q = "readiness-" + UUID.randomUUID();
+        assertEquals(200, push(q, "before"));
+        HttpResponse<String> before = get("/q/health/ready");
+        assertEquals(200, before.statusCode(), before.body());
+        assertTrue(before.body().contains(REACTIVE_CHECK), before.body());
+
+        pg.crash();
+        assertEquals(503, push(q, "during"));
+        assertEquals(503, get("/q/health/ready").statusCode());
+        pg.start();
+
+        // the pool reconnects by itself: a bounded wait for the first answered push
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int status = push(q, "after");
+        while (status != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            status = push(q, "after");
+        }
+        assertEquals(200, status, "pushes are answered again after the restart");
+
+        // from then on every readiness probe says UP, the first one included
+        List<String> downs = new ArrayList<>();
+        for (int probe = 0; probe < 3; probe++) {
+            HttpResponse<String> r = get("/q/health/ready");
+            if (r.statusCode() != 200) {
+                downs.add("probe " + probe + ": " + r.body());
+            }
+        }
+        assertEquals(List.of(), downs, "readiness lags behind the database");
+
+        JsonNode checks = JSON.readTree(get("/q/health/ready").body()).get("checks");
+        List<String> names = new ArrayList<>();
+        checks.forEach(c -> names.add(c.get("name").asText()));
+        assertTrue(names.contains(REACTIVE_CHECK), names.toString());
+        assertFalse(names.contains(JDBC_CHECK), names.toString());
+    }
+}
