@@ -3,6 +3,7 @@ package dev.exactly.db;
 import io.vertx.pgclient.PgException;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.sql.SQLException;
 import java.util.function.Function;
 
 /**
@@ -98,6 +99,16 @@ public final class DatabaseErrors {
                 || m.contains("Broken pipe"));
     }
 
+    /**
+     * SQLSTATEs of a transient refusal (PostgreSQL, Appendix A): connection exceptions (class 08),
+     * operator intervention such as a shutdown or crash (57P), insufficient resources (53), and a
+     * serialization failure or deadlock (40001, 40P01).
+     */
+    private static boolean isTransientState(String state) {
+        return state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
+                || state.equals("40001") || state.equals("40P01"));
+    }
+
     /** True when t (or a cause) says the database cannot do the work right now, for a transient reason. */
     public static boolean isUnavailable(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
@@ -106,9 +117,12 @@ public final class DatabaseErrors {
                 return true;
             }
             if (c instanceof PgException pg) {
-                String state = pg.getSqlState();
-                return state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")
-                        || state.equals("40001") || state.equals("40P01"));
+                return isTransientState(pg.getSqlState());
+            }
+            if (c instanceof SQLException jdbc && jdbc.getSQLState() != null) {
+                // Flyway's JDBC driver (POST /api/v1/admin/migrate): e.g. 08003 "This connection
+                // has been closed", 08001 when the server cannot be reached
+                return isTransientState(jdbc.getSQLState());
             }
             String m = c.getMessage();
             if (m != null && (m.contains("Connection refused") || isClosedConnectionMessage(m) || m.contains("Timeout")
