@@ -653,7 +653,7 @@ BEGIN
         IF r_pid IS NULL OR r_off IS NULL THEN
             result := 'unresolved';
             detail := CASE WHEN p_message_ids[i] IS NOT NULL
-                THEN 'no stored message has this messageId in that queue partition (never pushed, or purged by retention)'
+                THEN 'no stored message has this messageId (never pushed, or purged by retention)'
                 ELSE 'no stored message has this transactionId in that queue partition (never pushed, or purged by retention)' END;
             RETURN NEXT;
             CONTINUE;
@@ -704,9 +704,9 @@ BEGIN
             result := 'lease-mismatch';
             detail := CASE
                 WHEN cur.partition_id IS NULL OR cur.lease_id IS NULL
-                    THEN format('consumer group "%s" holds no lease on this partition (it expired and was taken over, '
-                                || 'or was never granted to this group: an ack without consumerGroup is the default group''s)',
-                                p_groups[i])
+                    THEN format('consumer group "%s" holds no lease on this partition (it was released once everything '
+                                || 'it delivered was acked, it expired and was taken over, or it was never granted to this '
+                                || 'group: an ack without consumerGroup is the default group''s)', p_groups[i])
                 WHEN cur.lease_id <> p_leases[i]
                     THEN format('leaseId is not consumer group "%s"''s current lease on this partition (it expired and was '
                                 || 'taken over, or was never granted to this group)', p_groups[i])

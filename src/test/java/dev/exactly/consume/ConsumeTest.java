@@ -176,6 +176,32 @@ class ConsumeTest {
         assertTrue(pop("c-expire", "p", "g", 10).isEmpty());
     }
 
+    /**
+     * An ack with a lease that expired is still applied while no other pop took the partition over
+     * (its messages were not delivered again, so the work it reports is not duplicated), and is
+     * answered as any ack; once a pop took the partition over the same lease is lease-mismatch
+     * (README, Consume). A repeat of an ack made before the expiry is a replay.
+     */
+    @Test
+    void anExpiredLeaseStillAcksUntilThePartitionIsTakenOver() {
+        pushMany("c-late", "p", "t", 3);
+        List<Map<String, Object>> first = pop("c-late", "p", "g", 10);
+        ack(ackById(first.get(0), "g", "completed")).then().statusCode(200).body("result", equalTo("acked"));
+        sql(pool, "UPDATE exactly.consumer_cursors SET lease_expires_at = now() - interval '1 second' "
+                + "WHERE partition_id = $1 AND consumer_group = 'g'", partitionId(pool, "c-late", "p"));
+
+        ack(ackById(first.get(0), "g", "completed")).then().statusCode(200).body("replay", equalTo(true));
+        ack(ackById(first.get(1), "g", "completed")).then().statusCode(200).body("result", equalTo("acked"))
+                .body("outcome", equalTo("completed"));
+
+        List<Map<String, Object>> again = pop("c-late", "p", "g", 10);
+        assertEquals(1, again.size(), "only the message the expired lease left unacked comes again");
+        assertEquals(first.get(2).get("messageId"), again.get(0).get("messageId"));
+        ack(ackById(first.get(2), "g", "completed")).then().statusCode(409)
+                .body("type", equalTo("/problems/lease-mismatch"));
+        completeAll(again, "g");
+    }
+
     @Test
     void failedMessagesAreRetriedThenDeadLettered() {
         options("c-retry", Map.of("retryLimit", 2, "retryDelay", 0));
