@@ -7,25 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.testing.LogCapture;
 import dev.exactly.webhook.Signing;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.logging.Formatter;
-import java.util.logging.Handler;
 import org.jboss.logmanager.ExtHandler;
 import org.jboss.logmanager.ExtLogRecord;
 import org.jboss.logmanager.LogContext;
 import org.jboss.logmanager.Logger;
-import org.jboss.logmanager.handlers.ConsoleHandler;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,24 +56,11 @@ class JsonLogsTest {
         }
     }
 
-    private static Formatter consoleFormatter() {
-        Deque<Handler> todo = new ArrayDeque<>(List.of(LogContext.getLogContext().getLogger("").getHandlers()));
-        while (!todo.isEmpty()) {
-            Handler h = todo.pop();
-            if (h instanceof ConsoleHandler) {
-                return h.getFormatter();
-            }
-            if (h instanceof ExtHandler e) {
-                todo.addAll(List.of(e.getHandlers()));
-            }
-        }
-        throw new AssertionError("no console handler");
-    }
 
     @Test
     void aLogLineOfThePushPathIsOneJsonObjectWithItsQueueAndPartition() throws Exception {
         Capture capture = new Capture();
-        capture.setFormatter(consoleFormatter());
+        capture.setFormatter(LogCapture.consoleHandler().getFormatter());
         Logger root = LogContext.getLogContext().getLogger("");
         root.addHandler(capture);
         try {

@@ -12,10 +12,8 @@ import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -49,11 +47,7 @@ class DatabaseOutageHttpTest {
     }
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base.toString()).resolve(path)).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + Api.TEST_API_KEY);
-        b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
-                : b.method(method, HttpRequest.BodyPublishers.ofString(body));
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new ServiceHttp(base).send(method, path, body);
     }
 
     private static void assertUnavailable(HttpResponse<String> r) throws Exception {

@@ -6,14 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.exactly.testing.Api;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.net.URI;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +41,6 @@ class ReadinessAfterOutageTest {
     @TestHTTPResource("/")
     URL base;
 
-    private final HttpClient http = HttpClient.newHttpClient();
     private final RestartablePostgres pg = RestartablePostgres.shared();
 
     @AfterEach
@@ -53,62 +48,51 @@ class ReadinessAfterOutageTest {
         pg.start();
     }
 
-    private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve(path)).timeout(Duration.ofSeconds(60))
-                .GET().build(), HttpResponse.BodyHandlers.ofString());
+    private ServiceHttp service() {
+        return new ServiceHttp(base);
     }
 
-    private int push(String queue, String transactionId) throws Exception {
-        String body = "{\"items\":[{\"queue\":\"" + queue + "\",\"transactionId\":\"" + transactionId + "\",\"payload\":{}}]}";
-        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("/api/v1/push"))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + Api.TEST_API_KEY)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    private HttpResponse<String> ready() throws Exception {
+        return service().send("GET", "/q/health/ready", null);
+    }
+
+    private HttpResponse<String> migrate() throws Exception {
+        return service().send("POST", "/api/v1/admin/migrate", null);
     }
 
     @Test
     void readinessIsUpAsSoonAsPushesAreAnsweredAgain() throws Exception {
         String q = "readiness-" + UUID.randomUUID();
-        assertEquals(200, push(q, "before"));
-        HttpResponse<String> before = get("/q/health/ready");
+        ServiceHttp service = service();
+        assertEquals(200, service.push(q, "before"));
+        HttpResponse<String> before = ready();
         assertEquals(200, before.statusCode(), before.body());
         assertTrue(before.body().contains(REACTIVE_CHECK), before.body());
 
         pg.crash();
-        assertEquals(503, push(q, "during"));
-        assertEquals(503, get("/q/health/ready").statusCode());
+        assertEquals(503, service.push(q, "during"));
+        assertEquals(503, ready().statusCode());
         pg.start();
 
         // the pool reconnects by itself: a bounded wait for the first answered push
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        int status = push(q, "after");
-        while (status != 200 && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            status = push(q, "after");
-        }
-        assertEquals(200, status, "pushes are answered again after the restart");
+        assertEquals(200, service.pushUntilAnswered(q, "after", Duration.ofSeconds(30)),
+                "pushes are answered again after the restart");
 
         // from then on every readiness probe says UP, the first one included
         List<String> downs = new ArrayList<>();
         for (int probe = 0; probe < 3; probe++) {
-            HttpResponse<String> r = get("/q/health/ready");
+            HttpResponse<String> r = ready();
             if (r.statusCode() != 200) {
                 downs.add("probe " + probe + ": " + r.body());
             }
         }
         assertEquals(List.of(), downs, "readiness lags behind the database");
 
-        JsonNode checks = JSON.readTree(get("/q/health/ready").body()).get("checks");
+        JsonNode checks = JSON.readTree(ready().body()).get("checks");
         List<String> names = new ArrayList<>();
         checks.forEach(c -> names.add(c.get("name").asText()));
         assertTrue(names.contains(REACTIVE_CHECK), names.toString());
         assertFalse(names.contains(JDBC_CHECK), names.toString());
-    }
-
-    private HttpResponse<String> migrate() throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base.toString()).resolve("/api/v1/admin/migrate"))
-                .timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + Api.TEST_API_KEY)
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /**
@@ -127,13 +111,8 @@ class ReadinessAfterOutageTest {
         assertEquals(503, away.statusCode(), away.body());
         assertTrue(away.body().contains("/problems/unavailable"), away.body());
         pg.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        int status = push(q, "after");
-        while (status != 200 && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            status = push(q, "after");
-        }
-        assertEquals(200, status, "pushes are answered again after the restart");
+        assertEquals(200, service().pushUntilAnswered(q, "after", Duration.ofSeconds(30)),
+                "pushes are answered again after the restart");
         HttpResponse<String> first = migrate();
         assertEquals(200, first.statusCode(), first.body());
     }
