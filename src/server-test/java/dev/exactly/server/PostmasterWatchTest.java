@@ -59,6 +59,9 @@ class PostmasterWatchTest {
         }
         PostmasterWatch.Status s = watch.status();
         assertEquals(1, s.restarts(), "restarted once: " + s);
+        // the first attempt succeeded: only the exit is on record, no failed attempt (a dead
+        // postmaster not yet reaped used to make pg_ctl wait for it to shut down, and fail)
+        assertEquals("PostgreSQL PID " + killed + " exited", s.lastFailure(), "first attempt: " + s);
         assertEquals(PostmasterWatch.State.RUNNING, s.state());
         assertNotEquals(killed, db.pid());
         assertTrue(db.isRunning());

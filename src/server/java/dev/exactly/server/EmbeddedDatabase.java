@@ -168,10 +168,20 @@ final class EmbeddedDatabase implements AutoCloseable {
      * a crash: nothing committed is lost. Its output goes to {@code postgresql.log} next to the
      * data directory.
      *
+     * <p>A postmaster that has exited but that nobody has reaped yet (a zombie: its parent is
+     * init, which in some containers reaps late) still answers {@code kill(pid, 0)}, so
+     * {@code pg_ctl restart} would take it for a live server, ask it to shut down and fail. Its
+     * lock files ({@code postmaster.pid} and the Unix socket's) are stale, and are removed first
+     * when they name the dead postmaster, as PostgreSQL itself discards a lock file whose process
+     * is gone; {@code pg_ctl} then starts the server with the options it recorded. The
+     * shared-memory interlock still refuses a start while orphaned backends of the dead server
+     * are attached.
+     *
      * @throws IOException when it does not come up (e.g. orphaned backends of the dead one still
      *                     hold its shared memory: try again a little later)
      */
     synchronized void restart() throws IOException {
+        removeStaleLockFiles();
         List<String> cmd = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
             // PostgreSQL refuses to run as root; like io.zonky, run it in a user namespace of its own
@@ -196,6 +206,47 @@ final class EmbeddedDatabase implements AutoCloseable {
             throw new IOException("interrupted while restarting PostgreSQL", e);
         }
         pid = readPid(dataDir);
+    }
+
+    /**
+     * Removes the lock files that name the watched postmaster once it has exited (zombie or
+     * gone): {@code postmaster.pid} and the Unix socket's {@code .s.PGSQL.PORT.lock} in the
+     * socket directory that {@code postmaster.pid} records (its lines 4 and 5, PostgreSQL's
+     * {@code LOCK_FILE_LINE_PORT} and {@code LOCK_FILE_LINE_SOCKET_DIR}). A lock file naming
+     * any other process is left alone.
+     */
+    private void removeStaleLockFiles() throws IOException {
+        Path pidFile = dataDir.resolve("postmaster.pid");
+        if (isRunning() || !Files.exists(pidFile)) {
+            return;
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(pidFile);
+        } catch (IOException e) {
+            return; // unreadable: leave it to pg_ctl
+        }
+        if (lines.isEmpty() || !Long.toString(pid).equals(lines.get(0).trim())) {
+            return;
+        }
+        if (lines.size() >= 5 && !lines.get(4).isBlank()) {
+            Path socketLock = Path.of(lines.get(4).trim(), ".s.PGSQL." + lines.get(3).trim() + ".lock");
+            removeIfNamesPid(socketLock);
+        }
+        removeIfNamesPid(pidFile);
+    }
+
+    /** Deletes a PostgreSQL lock file whose first line is the watched postmaster's PID. */
+    private void removeIfNamesPid(Path lockFile) throws IOException {
+        try {
+            List<String> lines = Files.readAllLines(lockFile);
+            if (!lines.isEmpty() && Long.toString(pid).equals(lines.get(0).trim())) {
+                Files.deleteIfExists(lockFile);
+                LOG.debugf("Removed %s, left by the exited postmaster (PID %d)", lockFile, pid);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // nothing to remove
+        }
     }
 
     /** Where a restarted postmaster writes its log: {@code <data-dir>/../postgresql.log}. */
