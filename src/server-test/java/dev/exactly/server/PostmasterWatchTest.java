@@ -1,6 +1,7 @@
 package dev.exactly.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,7 +19,11 @@ import io.vertx.sqlclient.PoolOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -96,6 +101,48 @@ class PostmasterWatchTest {
         Thread.sleep(600);
         assertEquals(1, gaveUp.get(), "no further attempts after giving up");
         Files.move(dir.resolve("global/pg_control.aside"), dir.resolve("global/pg_control"));
+    }
+
+    /**
+     * Once reaped, a dead postmaster's PID may go to any process, and postmaster.pid still names
+     * it. A restart must not take that process for the server nor signal it ({@code pg_ctl
+     * restart} sent it SIGINT and then waited 60 s for it to remove postmaster.pid).
+     */
+    @Test
+    void aRestartSignalsNoProcessThatMerelyHasTheDeadPostmastersPid() throws Exception {
+        db = EmbeddedDatabase.start(dir, 0);
+        long killed = db.pid();
+        kill(killed);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (db.isRunning() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertFalse(db.isRunning(), "PID " + killed + " was killed");
+        Process stranger = new ProcessBuilder("sleep", "300").start();
+        try {
+            Path pidFile = dir.resolve("postmaster.pid");
+            List<String> lines = new ArrayList<>(Files.readAllLines(pidFile));
+            lines.set(0, Long.toString(stranger.pid()));
+            Files.write(pidFile, lines);
+            assertFalse(EmbeddedDatabase.isPostmasterOf(stranger.pid(), dir), "a sleep is no postmaster");
+
+            db.restart();
+
+            assertTrue(stranger.isAlive(), "the process holding the old PID was not signalled");
+            assertNotEquals(stranger.pid(), db.pid());
+            assertTrue(db.isRunning());
+            assertTrue(EmbeddedDatabase.isPostmasterOf(db.pid(), dir));
+            try (Connection c = DriverManager.getConnection("jdbc:" + db.url(), "postgres", "");
+                 ResultSet r = c.createStatement().executeQuery("SELECT current_setting('listen_addresses'),"
+                         + " current_setting('fsync')")) {
+                assertTrue(r.next());
+                // restarted with the options of the first start
+                assertEquals("127.0.0.1", r.getString(1));
+                assertEquals("on", r.getString(2));
+            }
+        } finally {
+            stranger.destroyForcibly().waitFor();
+        }
     }
 
     private static String state(HealthCheckResponse r) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
@@ -69,7 +70,7 @@ final class EmbeddedDatabase implements AutoCloseable {
      * Stops the PostgreSQL of an earlier run that still holds this data directory: the service
      * was killed (kill -9) and its embedded database outlived it. Called only while this
      * instance owns the directory ({@link DataDirectoryOwner}), so that PostgreSQL has no live
-     * service. Only a live process whose
+     * service. Only a live PostgreSQL server whose
      * command line names this very data directory is stopped: a fast shutdown (SIGINT: clients
      * still connected to it, such as a psql session, are disconnected and
      * their open transactions rolled back), then, if it has not exited within 30 s, an immediate
@@ -90,7 +91,7 @@ final class EmbeddedDatabase implements AutoCloseable {
             return;
         }
         ProcessHandle.of(pid)
-                .filter(p -> p.info().commandLine().map(c -> c.contains(dir.toString())).orElse(false))
+                .filter(p -> isPostmasterOf(p.pid(), dir))
                 .ifPresent(p -> {
                     LOG.warnf("Stopping the embedded PostgreSQL of an earlier run (PID %d) that still holds %s", pid, dir);
                     if (!signal(p, "INT", 30) && !signal(p, "QUIT", 30)) {
@@ -144,43 +145,46 @@ final class EmbeddedDatabase implements AutoCloseable {
     }
 
     /**
-     * True while the postmaster runs: its process exists and is not a zombie (a dead process
-     * nobody has reaped yet).
+     * True while the postmaster runs: the process of the latest start exists, is not a zombie (a
+     * dead process nobody has reaped yet), and is still a PostgreSQL server of this data
+     * directory. The last condition matters once it has died: the kernel may give its PID to an
+     * unrelated process, which must not pass for the database.
      */
     boolean isRunning() {
-        long p = pid;
-        if (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)) {
-            try {
-                String stat = Files.readString(Path.of("/proc", Long.toString(p), "stat"));
-                int close = stat.lastIndexOf(')');
-                return close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'Z';
-            } catch (IOException e) {
-                return !Files.isDirectory(Path.of("/proc")); // no procfs: trust ProcessHandle
-            }
-        }
-        return false;
+        return isPostmasterOf(pid, dataDir);
     }
 
     /**
-     * Starts the postmaster again after it died, on the same port and with the same options
-     * ({@code pg_ctl restart}, which reads them from the data directory's postmaster.opts), and
+     * Starts the postmaster again after it died, on the same port and with the same options, and
      * waits until it accepts connections. PostgreSQL replays its write-ahead log first, as after
      * a crash: nothing committed is lost. Its output goes to {@code postgresql.log} next to the
      * data directory.
      *
-     * <p>A postmaster that has exited but that nobody has reaped yet (a zombie: its parent is
-     * init, which in some containers reaps late) still answers {@code kill(pid, 0)}, so
-     * {@code pg_ctl restart} would take it for a live server, ask it to shut down and fail. Its
-     * lock files ({@code postmaster.pid} and the Unix socket's) are stale, and are removed first
-     * when they name the dead postmaster, as PostgreSQL itself discards a lock file whose process
-     * is gone; {@code pg_ctl} then starts the server with the options it recorded. The
-     * shared-memory interlock still refuses a start while orphaned backends of the dead server
-     * are attached.
+     * <p>No process is signalled. {@code pg_ctl restart} would first ask the PID in
+     * {@code postmaster.pid} to shut down, and that PID belongs to a dead server: either a zombie
+     * not yet reaped (its parent is init, which in some containers reaps late; it still answers
+     * {@code kill(pid, 0)}, so pg_ctl waits for it and fails) or, once reaped, whatever process
+     * the kernel gave the number to next. So the lock files are checked here instead:
+     * {@code postmaster.pid} is stale unless its PID is a live PostgreSQL server of this data
+     * directory (then that server is adopted and nothing is started), and the Unix socket's lock
+     * file is stale unless its PID is a live PostgreSQL process, the rule PostgreSQL applies to
+     * its own lock files ({@code CreateLockFile} in miscinit.c). Stale ones are removed, and
+     * {@code pg_ctl start} runs the server with the command-line options the dead one recorded
+     * in {@code postmaster.opts} (what {@code pg_ctl restart} would reuse). The shared-memory
+     * interlock still refuses a start while orphaned backends of the dead server are attached.
      *
-     * @throws IOException when it does not come up (e.g. orphaned backends of the dead one still
-     *                     hold its shared memory: try again a little later)
+     * @throws IOException when it does not come up within {@value #RESTART_WAIT_SECONDS} s (e.g.
+     *                     orphaned backends of the dead one still hold its shared memory: try
+     *                     again a little later)
      */
     synchronized void restart() throws IOException {
+        Optional<Long> recorded = pidFileOwner();
+        if (recorded.isPresent() && isPostmasterOf(recorded.get(), dataDir)) {
+            LOG.infof("PostgreSQL PID %d already runs on %s; watching it", recorded.get(), dataDir);
+            pid = recorded.get();
+            return;
+        }
+        String options = recordedOptions();
         removeStaleLockFiles();
         List<String> cmd = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
@@ -188,7 +192,7 @@ final class EmbeddedDatabase implements AutoCloseable {
             cmd.addAll(List.of("unshare", "-U"));
         }
         cmd.addAll(List.of(binDir.resolve("pg_ctl").toString(), "-D", dataDir.toString(), "-w",
-                "-t", Integer.toString(RESTART_WAIT_SECONDS), "-l", logFile().toString(), "restart"));
+                "-t", Integer.toString(RESTART_WAIT_SECONDS), "-l", logFile().toString(), "-o", options, "start"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         StringBuilder out = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -199,7 +203,7 @@ final class EmbeddedDatabase implements AutoCloseable {
         try {
             if (!p.waitFor(RESTART_WAIT_SECONDS + 10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new IOException("pg_ctl restart failed: " + out + " (see " + logFile() + ")");
+                throw new IOException("pg_ctl start failed: " + out + " (see " + logFile() + ")");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -209,44 +213,96 @@ final class EmbeddedDatabase implements AutoCloseable {
     }
 
     /**
-     * Removes the lock files that name the watched postmaster once it has exited (zombie or
-     * gone): {@code postmaster.pid} and the Unix socket's {@code .s.PGSQL.PORT.lock} in the
-     * socket directory that {@code postmaster.pid} records (its lines 4 and 5, PostgreSQL's
-     * {@code LOCK_FILE_LINE_PORT} and {@code LOCK_FILE_LINE_SOCKET_DIR}). A lock file naming
-     * any other process is left alone.
+     * The options of the latest start, from {@code postmaster.opts}: the server writes its own
+     * command line there, the program's path and then each argument in double quotes; what
+     * follows the path is what {@code pg_ctl restart} passes on ({@code read_post_opts} in
+     * pg_ctl.c).
+     */
+    private String recordedOptions() throws IOException {
+        Path opts = dataDir.resolve("postmaster.opts");
+        String line = Files.readAllLines(opts).stream().findFirst().orElse("").strip();
+        int first = line.indexOf(" \"");
+        if (first < 0) {
+            throw new IOException("no options recorded in " + opts + ": " + line);
+        }
+        return line.substring(first + 1);
+    }
+
+    /** The PID on the first line of {@code postmaster.pid}, if the file is there and readable. */
+    private Optional<Long> pidFileOwner() {
+        return firstLinePid(dataDir.resolve("postmaster.pid"));
+    }
+
+    private static Optional<Long> firstLinePid(Path lockFile) {
+        try {
+            List<String> lines = Files.readAllLines(lockFile);
+            return lines.isEmpty() ? Optional.empty() : Optional.of(Long.parseLong(lines.get(0).trim()));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Removes {@code postmaster.pid} (called only when no live server of this directory holds it)
+     * and the Unix socket's {@code .s.PGSQL.PORT.lock}, found in the socket directory that
+     * {@code postmaster.pid} records (its lines 4 and 5, PostgreSQL's {@code LOCK_FILE_LINE_PORT}
+     * and {@code LOCK_FILE_LINE_SOCKET_DIR}), unless a live PostgreSQL process holds that one
+     * (another server on the same port number and socket directory: then the start fails and says
+     * why).
      */
     private void removeStaleLockFiles() throws IOException {
         Path pidFile = dataDir.resolve("postmaster.pid");
-        if (isRunning() || !Files.exists(pidFile)) {
-            return;
-        }
         List<String> lines;
         try {
             lines = Files.readAllLines(pidFile);
-        } catch (IOException e) {
-            return; // unreadable: leave it to pg_ctl
-        }
-        if (lines.isEmpty() || !Long.toString(pid).equals(lines.get(0).trim())) {
+        } catch (java.nio.file.NoSuchFileException e) {
             return;
         }
         if (lines.size() >= 5 && !lines.get(4).isBlank()) {
             Path socketLock = Path.of(lines.get(4).trim(), ".s.PGSQL." + lines.get(3).trim() + ".lock");
-            removeIfNamesPid(socketLock);
+            Optional<Long> holder = firstLinePid(socketLock);
+            if (holder.isPresent() && !isPostgres(holder.get())) {
+                Files.deleteIfExists(socketLock);
+                LOG.debugf("Removed %s, left by the exited postmaster (PID %d)", socketLock, holder.get());
+            }
         }
-        removeIfNamesPid(pidFile);
+        Files.deleteIfExists(pidFile);
+        LOG.debugf("Removed %s, left by the exited postmaster", pidFile);
     }
 
-    /** Deletes a PostgreSQL lock file whose first line is the watched postmaster's PID. */
-    private void removeIfNamesPid(Path lockFile) throws IOException {
-        try {
-            List<String> lines = Files.readAllLines(lockFile);
-            if (!lines.isEmpty() && Long.toString(pid).equals(lines.get(0).trim())) {
-                Files.deleteIfExists(lockFile);
-                LOG.debugf("Removed %s, left by the exited postmaster (PID %d)", lockFile, pid);
+    /**
+     * True when {@code pid} is a live (not zombie) PostgreSQL server whose command line names
+     * {@code dir}.
+     */
+    static boolean isPostmasterOf(long pid, Path dir) {
+        return isPostgres(pid) && commandLine(pid).map(c -> c.contains(dir.toString())).orElse(false);
+    }
+
+    /** True when {@code pid} is a live (not zombie) process running the {@code postgres} program. */
+    static boolean isPostgres(long pid) {
+        return commandLine(pid).map(c -> {
+            String program = c.split(" ", 2)[0];
+            return Path.of(program).getFileName() != null && "postgres".equals(Path.of(program).getFileName().toString());
+        }).orElse(false);
+    }
+
+    /**
+     * A live process's command line, arguments joined by spaces; empty for a process that is gone
+     * or a zombie (whose {@code /proc/PID/cmdline} is empty). Without procfs, what
+     * {@link ProcessHandle.Info#commandLine()} says.
+     */
+    private static Optional<String> commandLine(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid), "cmdline");
+        if (Files.isDirectory(Path.of("/proc", "self"))) {
+            try {
+                String raw = Files.readString(proc, StandardCharsets.UTF_8);
+                String joined = raw.replace('\0', ' ').strip();
+                return joined.isEmpty() ? Optional.empty() : Optional.of(joined);
+            } catch (IOException e) {
+                return Optional.empty();
             }
-        } catch (java.nio.file.NoSuchFileException e) {
-            // nothing to remove
         }
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).flatMap(p -> p.info().commandLine());
     }
 
     /** Where a restarted postmaster writes its log: {@code <data-dir>/../postgresql.log}. */
