@@ -1,5 +1,6 @@
 package dev.exactly.queue;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -112,7 +113,7 @@ public class QueueRepository {
      *         would land in another partition than the one its earlier message is probed in
      */
     public Uni<Change> write(String name, Map<QueueOption, Integer> options, boolean replace) {
-        return ConnectionRetry.onceOnClosedConnection(() -> pool.withTransaction(conn -> conn
+        return ConnectionRetry.onceOnClosedConnection(() -> BorrowedConnections.withTransaction(pool, conn -> conn
                 .preparedQuery(CREATE).execute(Tuple.of(name))
                 // a row this transaction created is its own until the commit: only an existing one is read and locked
                 .flatMap(created -> created.size() == 1 ? Uni.createFrom().<StoredQueue>nullItem()

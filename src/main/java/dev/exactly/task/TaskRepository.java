@@ -1,5 +1,6 @@
 package dev.exactly.task;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
@@ -94,7 +95,7 @@ public class TaskRepository {
         if (tasks.isEmpty()) {
             return Uni.createFrom().item(List.of());
         }
-        return pool.withConnection(conn -> {
+        return BorrowedConnections.withConnection(pool, conn -> {
             List<Uni<Enqueued>> each = new ArrayList<>(tasks.size());
             for (NewTask t : tasks) {
                 Tuple args = Tuple.tuple()

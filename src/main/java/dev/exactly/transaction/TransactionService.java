@@ -3,6 +3,7 @@ package dev.exactly.transaction;
 import dev.exactly.consume.AckCommand;
 import dev.exactly.consume.AckResult;
 import dev.exactly.consume.ConsumeRepository;
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PartitionKey;
@@ -128,7 +129,7 @@ public class TransactionService {
             }
         }
         List<PartitionKey> pushPartitions = grouping.segments().stream().map(Segment::partition).toList();
-        return pool.withTransaction(conn -> ackAll(conn, acks, ackAt, pushPartitions)
+        return BorrowedConnections.withTransaction(pool, conn -> ackAll(conn, acks, ackAt, pushPartitions)
                         .flatMap(ackResults -> pushAll(conn, grouping, pushAt)
                                 .map(verdicts -> respond(ops, verdicts, pushAt, ackResults, ackAt))))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
