@@ -13,7 +13,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The issue 16 part of BENCHMARKS.md: the "Targets (issue 16)" table (each target's figures, the
+ * The floor, spread and lambda part of BENCHMARKS.md: their targets table (each target's figures, the
  * ratio it is judged on, the command that measured it, met / not met) and the tables of the floor,
  * spread and lambda phases behind it.
  */
@@ -33,13 +33,13 @@ final class Issue16Report {
         this.s = suite;
     }
 
-    /** The targets table; empty when no issue 16 phase ran. */
+    /** The targets table; empty when none of the floor, spread and lambda phases ran. */
     String targets() {
         md.setLength(0);
         if (s.floor == null && s.spread == null && s.lambda == null) {
             return "";
         }
-        line("## Targets (issue 16)");
+        line("### The single push, spread queues, fusion and the Lambda cold start");
         line();
         line("Each figure from this run, by the phase in the command column (cells interleaved round by round");
         line("within a phase; the tables below give every cell). \"Lock held\" per push is 1 ÷ throughput: with 16");
@@ -67,9 +67,9 @@ final class Issue16Report {
 
     private void floorTargets() {
         String cmd = "`bench/run --only floor`";
-        String t1 = "16.1 a duplicate takes no lock and writes nothing: 0 WAL bytes per duplicate push (met below 1 byte)";
-        String t2 = "16.2 single push (stateless shape, 1 item/request, 1 partition): partition lock held ≤ 1.2 × the pgbench anchor";
-        String t3 = "16.2 single push: database CPU per push ≤ 1.5 × the anchor's per transaction";
+        String t1 = "a duplicate takes no lock and writes nothing: 0 WAL bytes per duplicate push (met below 1 byte)";
+        String t2 = "single push (stateless shape, 1 item/request, 1 partition): partition lock held ≤ 1.2 × the pgbench anchor";
+        String t3 = "single push: database CPU per push ≤ 1.5 × the anchor's per transaction";
         if (s.floor == null) {
             for (String t : List.of(t1, t2, t3)) {
                 row(t, "–", "–", cmd, "not run in this invocation");
@@ -105,8 +105,8 @@ final class Issue16Report {
 
     private void spreadTargets() {
         String cmd = "`bench/run --only spread`";
-        String t3 = "16.3 stateless, 16 producers: a spread queue (spreadPartitions 16) ≥ 3 × one partition";
-        String t4 = "16.4 fusion out of the way: server mode ≥ 1 × stateless, 16 partitions, one producer each";
+        String t3 = "spread queue, stateless, 16 producers: spreadPartitions 16 (spreadPartitions 16) ≥ 3 × one partition";
+        String t4 = "fusion out of the way: server mode ≥ 1 × stateless, 16 partitions, one producer each";
         if (s.spread == null) {
             row(t3, "–", "–", cmd, "not run in this invocation");
             row(t4, "–", "–", cmd, "not run in this invocation");
@@ -125,7 +125,7 @@ final class Issue16Report {
 
     private void lambdaTarget() {
         String cmd = "`bench/run --only lambda`";
-        String t = "16.5 cold start of the Lambda package under the runtime interface client: start to first answered push ≤ 1,500 ms (median)";
+        String t = "cold start of the Lambda package under the runtime interface client: start to first answered push ≤ 1,500 ms (median)";
         if (s.lambda == null) {
             row(t, "–", "–", cmd, "not run in this invocation");
             return;
@@ -148,7 +148,7 @@ final class Issue16Report {
             return;
         }
         FloorPhase.Result f = s.floor;
-        line("## Single push against the floor (issue 16.1, 16.2)");
+        line("## Single push against the pgbench floor");
         line();
         line("`bench/run --only floor`: pgbench (`" + f.pgbench + "`, " + FloorPhase.CLIENTS + " clients, `-j 2`, `-T` = warm-up +");
         line("measured period rounded up to whole seconds) with the scripts of `bench/floor/` on a database of its own migrated by");
@@ -198,7 +198,7 @@ final class Issue16Report {
         if (s.spread == null) {
             return;
         }
-        line("## Spread and fusion over HTTP (issue 16.3, 16.4)");
+        line("## Spread and fusion over HTTP");
         line();
         line("`bench/run --only spread` (or `bench/spread/run`): two services on the suite's PostgreSQL, the stateless shape");
         line("(cache and fusion off, as the Lambda runs) and server mode (cache + fusion), " + SpreadPhase.CLIENTS
@@ -233,7 +233,7 @@ final class Issue16Report {
         if (l == null || l.measured == null) {
             return;
         }
-        line("## Cold start of the Lambda package under the runtime interface client (issue 16.5)");
+        line("## Cold start of the Lambda package under the runtime interface client");
         line();
         line("`bench/run --only lambda`: `" + l.zip + "` (built by `mvn -Plambda` before the server build) unzipped and");
         line("started by `ColdStartBench` as `LambdaRuntimeIT` starts it: the AWS Lambda Java runtime interface client in a");
@@ -243,7 +243,7 @@ final class Issue16Report {
         line("`-Xlog:class+load`, counted up to that answer (list in `target/cold-start-classes-lambda.log`).");
         Path home = FunctionProcess.defaultJavaHome();
         line("The function ran on " + jdk(home) + " (`" + home + "`; `EXACTLY_LAMBDA_JAVA_HOME` names another JDK), while");
-        line("the deployed function runs on `infra/terraform`'s `lambda_runtime` (BENCHMARKS.md finding 26 compares Java 17 and 25).");
+        line("the deployed function runs on `infra/terraform`'s `lambda_runtime` (bench/findings.md compares Java 17 and 25).");
         line();
         line("| start | init | start → first answered push |");
         line("| ---: | ---: | ---: |");
