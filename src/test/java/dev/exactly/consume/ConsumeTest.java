@@ -180,7 +180,7 @@ class ConsumeTest {
      * An ack with a lease that expired is still applied while no other pop took the partition over
      * (its messages were not delivered again, so the work it reports is not duplicated), and is
      * answered as any ack; once a pop took the partition over the same lease is lease-mismatch
-     * (README, Consume). A repeat of an ack made before the expiry is a replay.
+     * (docs/consuming.md, Ack). A repeat of an ack made before the expiry is a replay.
      */
     @Test
     void anExpiredLeaseStillAcksUntilThePartitionIsTakenOver() {

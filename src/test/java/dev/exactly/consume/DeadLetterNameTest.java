@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class DeadLetterNameTest {
 
-    /** README's rule, computed independently of the SQL that applies it. */
+    /** docs/consuming.md's rule, computed independently of the SQL that applies it. */
     private static String deadLetterQueue(String queue) throws Exception {
         if (queue.length() + 4 <= 255) {
             return queue + ".dlq";

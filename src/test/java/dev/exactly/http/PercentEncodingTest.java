@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A request target that is not a valid URI (a '%' not followed by two hexadecimal digits, RFC 3986
  * section 2.1) is refused with 400 and writes nothing, on API, webhook and health routes alike.
- * Known limit (README, Bad input): Quarkus' HTTP layer checks the target with {@code java.net.URI}
+ * Known limit (docs/http-api.md, Requests and refusals): Quarkus' HTTP layer checks the target with {@code java.net.URI}
  * before any route or filter runs and answers that 400 with no body, so it is not problem+json.
  */
 @QuarkusTest
@@ -41,7 +41,7 @@ class PercentEncodingTest {
     }
 
     /**
-     * The other requests refused while they are read (README, Bad input): a request line over
+     * The other requests refused while they are read (docs/http-api.md, Requests and refusals): a request line over
      * quarkus.http.limits.max-initial-line-length is 414, headers over max-header-size 431; a push
      * that carries them writes nothing.
      */

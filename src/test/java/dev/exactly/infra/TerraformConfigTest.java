@@ -510,7 +510,7 @@ class TerraformConfigTest {
     }
 
     /**
-     * terraform.tfvars.example plans as README's first apply runs it: every active signed source
+     * terraform.tfvars.example plans as docs/deploy-aws.md's first apply runs it: every active signed source
      * (every preset; generic unless signature = "none") has secret_arn, or its name in the
      * TF_VAR_webhook_secrets that the example tells to export for the first apply (Stripe's
      * secret exists only once its endpoint does, so the stripe entry stays commented out).

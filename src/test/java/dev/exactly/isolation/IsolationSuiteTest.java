@@ -32,8 +32,8 @@ class IsolationSuiteTest {
 
     /**
      * The same specs against the Citus coordinator {@value #CITUS_URL} names, emptied, migrated and
-     * distributed first ({@link CitusCluster#prepare()}, as an operator distributes it: README
-     * "Running on Citus"). Expected outputs come from expected/, overridden by citus/expected/
+     * distributed first ({@link CitusCluster#prepare()}, as an operator distributes it:
+     * docs/citus.md). Expected outputs come from expected/, overridden by citus/expected/
      * where a cluster's output differs. On Citus, isolationtester is given Citus' blocked-session
      * check (see {@link #globalWaits}) for the run.
      */

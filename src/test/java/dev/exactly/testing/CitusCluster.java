@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  *
  * <p>The database the URL names is the tests' own: {@link #prepare()} drops its {@code exactly}
  * schema, applies the migrations (sql/) and distributes the schema with sql/citus/distribute.sql,
- * as an operator would (README "Running on Citus"). So that a database holding anyone's real data
+ * as an operator would (docs/contributing.md, Citus). So that a database holding anyone's real data
  * is never emptied, it refuses a database whose {@code exactly} schema it did not create itself
  * (its mark is the table {@code public.exactly_test_cluster}).
  */
@@ -33,7 +33,7 @@ public final class CitusCluster {
     /** Why a cluster test did not run. */
     public static final String SKIPPED = URL_VARIABLE + " is not set: this test runs on a Citus cluster only. Set it to "
             + "postgresql://user[:password]@host[:port]/database of a Citus coordinator whose database is given to "
-            + "tests (README \"Running on Citus\").";
+            + "tests (docs/contributing.md, \"Citus\").";
 
     private CitusCluster() {
     }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The exactly.dedup-cache.* keys reach the engine's {@link CacheSettings} through
  * {@link EngineBeans#cacheSettings}, over SmallRye Config's real mapping (with Quarkus' duration
- * converter); their defaults are the ones README's Configuration section lists.
+ * converter); their defaults are the ones docs/configuration.md lists.
  */
 class CacheSettingsConfigTest {
 
