@@ -266,7 +266,7 @@ variable "proxy_max_connections_percent" {
   }
 
   validation {
-    condition     = var.db_max_connections - floor(var.db_max_connections * var.proxy_max_connections_percent / 100) >= 7
+    condition     = floor(var.db_max_connections * var.proxy_max_connections_percent / 100) + 7 <= var.db_max_connections
     error_message = "proxy_max_connections_percent: leave at least 7 of db_max_connections outside the proxy: 2 for the migrate step's direct connection and 5 RDS reserves for superusers."
   }
 }
