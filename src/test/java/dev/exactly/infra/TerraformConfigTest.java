@@ -138,6 +138,46 @@ class TerraformConfigTest {
                 assertNotNull(map(body).get("description"), "variable " + name + " needs a description"));
     }
 
+    /** docs/deploy-aws.md, the deploy guide, has a row for every variable, with its default. */
+    @Test
+    void theGuideDescribesEveryVariable() throws IOException {
+        String guide = Files.readString(Path.of("docs", "deploy-aws.md"));
+        List<String> missing = new ArrayList<>();
+        blocks("variable").forEach((name, body) -> {
+            Matcher row = Pattern.compile("(?m)^\\| `" + name + "` \\| ([^|]+) \\|").matcher(guide);
+            if (!row.find()) {
+                missing.add(name + " (no row)");
+                return;
+            }
+            Object def = map(body).get("default");
+            String shown = row.group(1).trim();
+            boolean required = !map(body).containsKey("default");
+            if (required ? !shown.equals("(required)") : !shown.equals("`" + hclLiteral(def) + "`")) {
+                missing.add(name + " (default shown " + shown + ", is " + (required ? "required" : hclLiteral(def)) + ")");
+            }
+        });
+        assertEquals(List.of(), missing, "variables the guide does not describe as they are");
+    }
+
+    private static String hclLiteral(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof List<?> l && l.isEmpty()) {
+            return "[]";
+        }
+        if (value instanceof Map<?, ?> m && m.isEmpty()) {
+            return "{}";
+        }
+        if (value instanceof String text && text.isEmpty()) {
+            return "\"\"";
+        }
+        if (value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())) {
+            return String.valueOf(n.longValue());
+        }
+        return String.valueOf(value);
+    }
+
     /** The AWS provider only (the plan runs offline against a mirror that has nothing else), pinned, and Terraform 1.11 for write-only arguments. */
     @Test
     void onlyTheAwsProviderPinned() {
