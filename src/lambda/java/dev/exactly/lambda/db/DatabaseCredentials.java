@@ -76,11 +76,6 @@ public final class DatabaseCredentials {
         return c;
     }
 
-    /** Forgets the kept value, so the next connection reads the secret again. */
-    public synchronized void forget() {
-        cached = null;
-    }
-
     static Optional<String> read(SecretsManagerAccess access, String secretId) {
         try {
             return access.currentString(secretId);
