@@ -1,8 +1,10 @@
 # API Gateway HTTP API: every route ($default) goes to the "live" alias with payload format 2.0.
+# The stage throttles the default route (api_throttling_*) and writes one JSON access-log line
+# per request to its own log group.
 
 locals {
   # The $default stage is served at the API's endpoint itself. Its invoke_url ends in "/", so
-  # "$URL/api/v1/push" would have two; the endpoint has none. The function's environment may use
+  # "$URL/api/v1/push" would have two; the endpoint has none. The settings document may use
   # these (a square source's notification URL): the API does not depend on the function.
   api_url      = aws_apigatewayv2_api.this.api_endpoint
   webhook_urls = { for name in keys(var.webhook_sources) : name => format("%s/webhooks/%s", local.api_url, name) }
@@ -20,7 +22,7 @@ resource "aws_apigatewayv2_integration" "function" {
   integration_method     = "POST"
   integration_uri        = aws_lambda_alias.live.invoke_arn
   payload_format_version = "2.0"
-  timeout_milliseconds   = 30000
+  timeout_milliseconds   = var.api_integration_timeout_ms
 }
 
 resource "aws_apigatewayv2_route" "default" {
@@ -29,10 +31,38 @@ resource "aws_apigatewayv2_route" "default" {
   target    = "integrations/${aws_apigatewayv2_integration.function.id}"
 }
 
+resource "aws_cloudwatch_log_group" "api" {
+  name              = "/aws/apigateway/${var.name}"
+  retention_in_days = var.log_retention_days
+}
+
 resource "aws_apigatewayv2_stage" "default" {
   api_id      = aws_apigatewayv2_api.this.id
   name        = "$default"
   auto_deploy = true
+
+  default_route_settings {
+    throttling_rate_limit  = var.api_throttling_rate_limit
+    throttling_burst_limit = var.api_throttling_burst_limit
+  }
+
+  access_log_settings {
+    destination_arn = aws_cloudwatch_log_group.api.arn
+    format = jsonencode({
+      requestId          = "$context.requestId"
+      requestTime        = "$context.requestTime"
+      ip                 = "$context.identity.sourceIp"
+      method             = "$context.httpMethod"
+      path               = "$context.path"
+      status             = "$context.status"
+      responseLength     = "$context.responseLength"
+      latencyMs          = "$context.responseLatency"
+      integrationStatus  = "$context.integration.status"
+      integrationLatency = "$context.integration.latency"
+      integrationError   = "$context.integration.error"
+      errorMessage       = "$context.error.message"
+    })
+  }
 }
 
 resource "aws_lambda_permission" "api" {

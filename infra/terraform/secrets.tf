@@ -1,8 +1,17 @@
-# What the function reads from Secrets Manager at start-up: the database credentials (database.tf)
-# and each webhook source's signing secret, referenced (secret_arn) or created here from
-# var.webhook_secrets. The function's environment names these secrets, never their values
-# (EXACTLY_SECRETS_PROPERTIES: config key -> "<secret ARN>[#<JSON member>]"), and its role may read
-# exactly these secrets (iam.tf).
+# What the functions read from Secrets Manager.
+#
+# At start-up (before a SnapStart snapshot), through the settings document (EXACTLY_SECRETS_DOCUMENT,
+# aws_secretsmanager_secret.settings): a JSON object whose "properties" are plain application
+# settings (the webhook sources' options, the request deadline, the database secrets' ARNs,
+# var.app_settings) and whose "secrets" map config keys to "<secret ARN>[#<JSON member>]" (each
+# webhook source's signing secret). Keeping them there rather than in the function's environment
+# keeps that environment a fixed handful of variables, far below Lambda's 4 KB for all of them,
+# however many sources there are.
+#
+# When a connection is opened: the application role's credentials (aws_secretsmanager_secret.app,
+# database.tf). When POST /api/v1/admin/migrate runs: the master user's (RDS's own secret).
+#
+# The functions' role may read exactly these secrets (iam.tf).
 
 locals {
   # A source that checks a signature (every preset, unless signature = "none") has a secret: its
@@ -19,56 +28,63 @@ locals {
     name => s.secret_arn != null ? s.secret_arn : aws_secretsmanager_secret.webhook[name].arn
   }
 
-  secret_properties = merge(
+  # Every option of each source: exactly.webhooks.sources.<name>.<option> (lists comma-separated).
+  # A square source's notification URL defaults to its own webhook URL, the one to enter in the
+  # Square subscription.
+  webhook_properties = merge([
+    for name, s in var.webhook_sources : {
+      for option, value in {
+        "preset"             = s.preset
+        "queue"              = s.queue
+        "partition.name"     = s.partition
+        "partition.header"   = s.partition_header
+        "partition.pointer"  = s.partition_pointer
+        "key.header"         = s.key_header
+        "key.pointer"        = s.key_pointer
+        "key.content-hash"   = s.key_content_hash == null ? null : tostring(s.key_content_hash)
+        "key.include"        = s.key_include == null ? null : join(",", s.key_include)
+        "key.exclude"        = s.key_exclude == null ? null : join(",", s.key_exclude)
+        "window-seconds"     = s.window_seconds == null ? null : tostring(s.window_seconds)
+        "signature"          = s.signature
+        "signature-header"   = s.signature_header
+        "signature-prefix"   = s.signature_prefix
+        "signature-encoding" = s.signature_encoding
+        "tolerance-seconds"  = s.tolerance_seconds == null ? null : tostring(s.tolerance_seconds)
+        "notification-url"   = s.notification_url != null ? s.notification_url : (coalesce(s.signature, s.preset) == "square" ? local.webhook_urls[name] : null)
+        "headers"            = s.headers == null ? null : join(",", s.headers)
+        "max-body-bytes"     = s.max_body_bytes == null ? null : tostring(s.max_body_bytes)
+      } : format("exactly.webhooks.sources.%s.%s", name, option) => value if value != null
+    }
+  ]...)
+
+  settings_properties = merge(
+    var.app_settings,
+    local.webhook_properties,
     {
-      "quarkus.datasource.username" = "${aws_secretsmanager_secret.db.arn}#username"
-      "quarkus.datasource.password" = "${aws_secretsmanager_secret.db.arn}#password"
+      "exactly.request.deadline-ms"        = tostring(var.request_deadline_ms)
+      "exactly.secrets.database"           = aws_secretsmanager_secret.app.arn
+      "exactly.secrets.database-admin"     = local.master_secret_arn
+      "exactly.secrets.database-admin-url" = "postgresql://${aws_db_instance.this.address}:${aws_db_instance.this.port}/${var.db_name}?sslmode=require"
+      "exactly.secrets.database-app-user"  = var.db_app_username
     },
-    { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn },
   )
 
-  function_secret_arns = concat([aws_secretsmanager_secret.db.arn], values(local.webhook_secret_arns))
+  settings_secrets = { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn }
 
-  # The function reads its secrets once, at start-up (before the SnapStart snapshot), so a changed
-  # secret reaches it only in a new published version. The version ids (never the values) of the
-  # secrets this module writes, plus var.secrets_revision for secrets referenced by secret_arn,
-  # go into the function's environment as EXACTLY_SECRETS_VERSION: a new secret value gives a new
-  # version id, which changes the function's configuration, so apply publishes a new version and
-  # moves the "live" alias to it. The function does not read the variable.
+  # The function reads its secrets once, at start-up, so a changed secret reaches it only in a new
+  # published version. The version ids (never the values) of the secrets this module writes, plus
+  # var.secrets_revision for secrets referenced by secret_arn, are part of the settings document:
+  # a new secret version changes the document, whose new version id changes the function's
+  # environment (EXACTLY_SECRETS_VERSION), so apply publishes a new version and moves "live".
   secret_version_ids = concat(
-    [aws_secretsmanager_secret_version.db.version_id],
     [for name in sort(keys(local.created_webhook_secrets)) : aws_secretsmanager_secret_version.webhook[name].version_id],
     var.secrets_revision == "" ? [] : [var.secrets_revision],
   )
 
-  # One environment variable per set option of each source: exactly.webhooks.sources.<name>.<option>
-  # as EXACTLY_WEBHOOKS_SOURCES_<NAME>_<OPTION> (lists comma-separated). A square source's
-  # notification URL defaults to its own webhook URL, the one to enter in the Square subscription.
-  webhook_environment = merge([
-    for name, s in var.webhook_sources : {
-      for option, value in {
-        PRESET             = s.preset
-        QUEUE              = s.queue
-        PARTITION_NAME     = s.partition
-        PARTITION_HEADER   = s.partition_header
-        PARTITION_POINTER  = s.partition_pointer
-        KEY_HEADER         = s.key_header
-        KEY_POINTER        = s.key_pointer
-        KEY_CONTENT_HASH   = s.key_content_hash == null ? null : tostring(s.key_content_hash)
-        KEY_INCLUDE        = s.key_include == null ? null : join(",", s.key_include)
-        KEY_EXCLUDE        = s.key_exclude == null ? null : join(",", s.key_exclude)
-        WINDOW_SECONDS     = s.window_seconds == null ? null : tostring(s.window_seconds)
-        SIGNATURE          = s.signature
-        SIGNATURE_HEADER   = s.signature_header
-        SIGNATURE_PREFIX   = s.signature_prefix
-        SIGNATURE_ENCODING = s.signature_encoding
-        TOLERANCE_SECONDS  = s.tolerance_seconds == null ? null : tostring(s.tolerance_seconds)
-        NOTIFICATION_URL   = s.notification_url != null ? s.notification_url : (coalesce(s.signature, s.preset) == "square" ? local.webhook_urls[name] : null)
-        HEADERS            = s.headers == null ? null : join(",", s.headers)
-        MAX_BODY_BYTES     = s.max_body_bytes == null ? null : tostring(s.max_body_bytes)
-      } : format("EXACTLY_WEBHOOKS_SOURCES_%s_%s", upper(name), option) => value if value != null
-    }
-  ]...)
+  function_secret_arns = concat(
+    [aws_secretsmanager_secret.settings.arn, aws_secretsmanager_secret.app.arn, local.master_secret_arn],
+    values(local.webhook_secret_arns),
+  )
 }
 
 resource "aws_secretsmanager_secret" "webhook" {
@@ -79,9 +95,28 @@ resource "aws_secretsmanager_secret" "webhook" {
   recovery_window_in_days = 7
 }
 
+# Write-only (Terraform 1.11): the value goes to Secrets Manager and into no state or plan file.
 resource "aws_secretsmanager_secret_version" "webhook" {
   for_each = local.created_webhook_secrets
 
-  secret_id     = aws_secretsmanager_secret.webhook[each.key].id
-  secret_string = var.webhook_secrets[each.key]
+  secret_id                = aws_secretsmanager_secret.webhook[each.key].id
+  secret_string_wo         = var.webhook_secrets[each.key]
+  secret_string_wo_version = var.webhook_secrets_version
+}
+
+# The settings document: no secret in it, only settings and the ARNs of secrets. Kept in Secrets
+# Manager because the function reads it there already, with no further network path or grant.
+resource "aws_secretsmanager_secret" "settings" {
+  name_prefix             = "${var.name}-settings-"
+  description             = "Settings of the Exactly functions (no secret values: settings and secret ARNs), read at start-up."
+  recovery_window_in_days = 7
+}
+
+resource "aws_secretsmanager_secret_version" "settings" {
+  secret_id = aws_secretsmanager_secret.settings.id
+  secret_string = jsonencode({
+    properties = local.settings_properties
+    secrets    = local.settings_secrets
+    revision   = local.secret_version_ids
+  })
 }

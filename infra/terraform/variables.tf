@@ -1,45 +1,98 @@
+# Every input of the module. docs/deploy-aws.md explains each one; what plan refuses is refused
+# here, in the module's own words, before the provider or AWS sees a value.
+
 variable "region" {
   description = "AWS region to deploy into, e.g. eu-west-1."
   type        = string
+
+  validation {
+    condition     = can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]$", var.region))
+    error_message = "region: an AWS region code such as eu-west-1 or us-east-1."
+  }
 }
 
+# The name feeds every resource name. The tightest limits it meets (docs/deploy-aws.md, "Names"):
+# IAM role name_prefix "<name>-proxy-" at most 38 characters (IAM's 64 less the 26 characters
+# Terraform appends), so name <= 31; the RDS instance "<name>-db", its final snapshot and the
+# proxy "<name>-proxy" follow RDS identifier rules (a letter first, letters, digits and single
+# hyphens, no hyphen at the end). Lambda, API Gateway, EventBridge, SQS and CloudWatch names allow
+# more than these.
 variable "name" {
-  description = "Name prefix of every resource (function, API, database, proxy, secret)."
+  description = "Name prefix of every resource (function, API, database, proxy, secrets, alarms): 2 to 31 characters of lowercase letters, digits and single hyphens, starting with a letter and not ending with a hyphen."
   type        = string
   default     = "exactly"
 
   validation {
-    condition     = can(regex("^[a-z][a-z0-9-]{1,40}$", var.name))
-    error_message = "name: lowercase letters, digits and '-', starting with a letter, at most 41 characters."
+    condition     = length(var.name) >= 2 && length(var.name) <= 31
+    error_message = "name: 2 to 31 characters. It becomes the IAM role name prefix \"<name>-proxy-\", which IAM and Terraform allow at most 38 characters."
+  }
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]*[a-z0-9]$", var.name)) && !strcontains(var.name, "--")
+    error_message = "name: lowercase letters, digits and single hyphens, starting with a letter and not ending with a hyphen (RDS identifiers \"<name>-db\" and \"<name>-proxy\" refuse anything else, and upper case would be folded)."
   }
 }
 
 variable "tags" {
-  description = "Tags put on every resource."
+  description = "Tags put on every resource (the provider's default_tags)."
   type        = map(string)
   default     = {}
 }
 
 # --- network: an existing VPC ------------------------------------------------------------------
 
+variable "vpc_id" {
+  description = "The VPC of subnet_ids. Needed when create_security_groups is true (the module creates its security groups in it)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.vpc_id == null || can(regex("^vpc-[0-9a-f]{8,17}$", coalesce(var.vpc_id, "-")))
+    error_message = "vpc_id: a VPC id such as vpc-0123456789abcdef0."
+  }
+}
+
 variable "subnet_ids" {
-  description = "Private subnet ids (at least two availability zones) for the function, the RDS Proxy and the database."
+  description = "Private subnet ids in at least two availability zones, for the function, the RDS Proxy and the database. They need a route to Secrets Manager: a NAT gateway, or an interface VPC endpoint for secretsmanager with private DNS."
   type        = list(string)
 
   validation {
-    condition     = length(var.subnet_ids) >= 2
-    error_message = "subnet_ids: RDS needs subnets in at least two availability zones."
+    condition     = length(var.subnet_ids) >= 2 && alltrue([for s in var.subnet_ids : can(regex("^subnet-[0-9a-f]{8,17}$", s))])
+    error_message = "subnet_ids: at least two subnet ids (subnet-...), in different availability zones: RDS and the RDS Proxy need two."
+  }
+}
+
+variable "create_security_groups" {
+  description = "Create the three security groups (function, proxy, database) with the rules between them: the function reaches the proxy and the database on TCP 5432 and HTTPS (443) for Secrets Manager; the proxy reaches the database on 5432. Needs vpc_id. Set false to pass your own groups in lambda_security_group_ids and database_security_group_ids."
+  type        = bool
+  default     = true
+
+  validation {
+    condition     = !var.create_security_groups || var.vpc_id != null
+    error_message = "create_security_groups: the module creates its security groups in vpc_id, so set vpc_id (or set create_security_groups = false and pass lambda_security_group_ids and database_security_group_ids)."
   }
 }
 
 variable "lambda_security_group_ids" {
-  description = "Security groups of the function. They must be allowed to reach the proxy's security groups on TCP 5432."
+  description = "With create_security_groups = false: the function's security groups. They must reach the proxy's and the database's groups on TCP 5432 and Secrets Manager on 443."
   type        = list(string)
+  default     = []
+
+  validation {
+    condition     = var.create_security_groups || length(var.lambda_security_group_ids) > 0
+    error_message = "lambda_security_group_ids: with create_security_groups = false, name the function's security groups."
+  }
 }
 
 variable "database_security_group_ids" {
-  description = "Security groups of the RDS Proxy and the database: allow TCP 5432 from the function's groups and from themselves."
+  description = "With create_security_groups = false: the security groups of the RDS Proxy and the database. They must allow TCP 5432 from the function's groups and from themselves."
   type        = list(string)
+  default     = []
+
+  validation {
+    condition     = var.create_security_groups || length(var.database_security_group_ids) > 0
+    error_message = "database_security_group_ids: with create_security_groups = false, name the security groups of the proxy and the database."
+  }
 }
 
 # --- function ----------------------------------------------------------------------------------
@@ -51,90 +104,264 @@ variable "function_zip" {
 }
 
 variable "lambda_runtime" {
-  description = "Java runtime of the function (SnapStart needs a managed Java runtime)."
+  description = "Java runtime of the function: java17 or java21 (managed runtimes with SnapStart that AWS provider 5.x accepts)."
   type        = string
   default     = "java21"
 
   validation {
-    condition     = contains(["java17", "java21", "java25"], var.lambda_runtime)
-    error_message = "lambda_runtime: java17, java21 or java25."
+    condition     = contains(["java17", "java21"], var.lambda_runtime)
+    error_message = "lambda_runtime: java17 or java21 (the pinned AWS provider, 5.x, knows no later Java runtime)."
   }
 }
 
 variable "lambda_memory_mb" {
-  description = "Memory of the function in MB (CPU grows with it)."
+  description = "Memory of the function in MB (CPU grows with it): 512 to 10240."
   type        = number
   default     = 1024
 
   validation {
-    condition     = var.lambda_memory_mb >= 512
-    error_message = "lambda_memory_mb: at least 512."
+    condition     = var.lambda_memory_mb >= 512 && var.lambda_memory_mb <= 10240 && floor(var.lambda_memory_mb) == var.lambda_memory_mb
+    error_message = "lambda_memory_mb: a whole number of MB from 512 to 10240 (Lambda's maximum)."
+  }
+}
+
+# Timeouts, from the inside out: a request is answered (503 problem+json at worst) by
+# request_deadline_ms; the function may run lambda_timeout_seconds; API Gateway waits
+# api_integration_timeout_ms. Each must leave room for the one inside it.
+variable "request_deadline_ms" {
+  description = "Every HTTP request is answered within this many milliseconds (exactly.request.deadline-ms): work still running then is abandoned and answered 503 problem+json with Retry-After. It must end at least 2000 ms before lambda_timeout_seconds."
+  type        = number
+  default     = 25000
+
+  validation {
+    condition     = var.request_deadline_ms >= 1000 && floor(var.request_deadline_ms) == var.request_deadline_ms
+    error_message = "request_deadline_ms: a whole number of milliseconds, at least 1000."
+  }
+
+  validation {
+    condition     = var.request_deadline_ms + 2000 <= var.lambda_timeout_seconds * 1000
+    error_message = "request_deadline_ms: must end at least 2000 ms before lambda_timeout_seconds, so the function still writes its 503 problem+json before Lambda stops it (request_deadline_ms + 2000 <= lambda_timeout_seconds * 1000)."
   }
 }
 
 variable "lambda_timeout_seconds" {
-  description = "Timeout of one invocation in seconds. The HTTP API waits at most 30 s."
+  description = "Timeout of one HTTP invocation in seconds. It must not pass api_integration_timeout_ms: API Gateway would give up first and answer its own bare 503."
   type        = number
-  default     = 30
+  default     = 28
+
+  validation {
+    condition     = var.lambda_timeout_seconds >= 3 && floor(var.lambda_timeout_seconds) == var.lambda_timeout_seconds
+    error_message = "lambda_timeout_seconds: a whole number of seconds, at least 3."
+  }
+
+  validation {
+    condition     = var.lambda_timeout_seconds * 1000 <= var.api_integration_timeout_ms
+    error_message = "lambda_timeout_seconds: at most api_integration_timeout_ms (the HTTP API stops waiting then and answers its own 503 without a body the client can read)."
+  }
+}
+
+variable "api_integration_timeout_ms" {
+  description = "How long the HTTP API waits for the function, in milliseconds: 50 to 30000 (API Gateway's maximum for HTTP APIs)."
+  type        = number
+  default     = 30000
+
+  validation {
+    condition     = var.api_integration_timeout_ms >= 50 && var.api_integration_timeout_ms <= 30000
+    error_message = "api_integration_timeout_ms: 50 to 30000 (an HTTP API integration waits at most 30 seconds)."
+  }
 }
 
 variable "lambda_reserved_concurrency" {
-  description = "Most concurrent instances (each holds up to 2 proxy connections); -1 for no reservation."
+  description = "Most instances of the HTTP function at once (reserved concurrency). Each holds up to 2 database connections through the proxy, so 2 x this + 2 (the maintenance function) must fit in the proxy's share of db_max_connections (plan checks it). -1 reserves nothing and leaves concurrency unbounded: only for accounts that cannot reserve (see docs/deploy-aws.md)."
   type        = number
-  default     = -1
+  default     = 40
+
+  validation {
+    condition     = var.lambda_reserved_concurrency == -1 || (var.lambda_reserved_concurrency >= 1 && floor(var.lambda_reserved_concurrency) == var.lambda_reserved_concurrency)
+    error_message = "lambda_reserved_concurrency: a whole number of at least 1, or -1 for no reservation (0 would stop the function from ever running)."
+  }
+
+  validation {
+    condition     = var.lambda_reserved_concurrency == -1 || 2 * var.lambda_reserved_concurrency + 2 <= floor(var.db_max_connections * var.proxy_max_connections_percent / 100)
+    error_message = "lambda_reserved_concurrency: too many instances for the database. Each holds up to 2 connections and the maintenance function 2, so 2 x lambda_reserved_concurrency + 2 must not pass db_max_connections x proxy_max_connections_percent / 100 (the proxy's connections); lower it, or raise db_max_connections (with an instance class that has the memory)."
+  }
+}
+
+variable "maintenance_timeout_seconds" {
+  description = "Timeout of the maintenance function (retention, transaction-hash purge) in seconds: it is not behind API Gateway, so it may run longer than an HTTP request, up to Lambda's 900."
+  type        = number
+  default     = 300
+
+  validation {
+    condition     = var.maintenance_timeout_seconds >= 10 && var.maintenance_timeout_seconds <= 900 && floor(var.maintenance_timeout_seconds) == var.maintenance_timeout_seconds
+    error_message = "maintenance_timeout_seconds: a whole number of seconds from 10 to 900 (Lambda's maximum)."
+  }
 }
 
 variable "log_retention_days" {
-  description = "How long the function's CloudWatch logs are kept, in days."
+  description = "How long the functions' and the API's CloudWatch logs are kept, in days (a value CloudWatch Logs offers)."
   type        = number
   default     = 30
+
+  validation {
+    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)
+    error_message = "log_retention_days: one of the retention periods CloudWatch Logs offers: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653."
+  }
+}
+
+variable "app_settings" {
+  description = "Further application settings, config key to value (e.g. {\"exactly.tasks.max-body-bytes\" = \"1048576\"}). They go into the settings document the function reads from Secrets Manager at start, not into its environment (Lambda's 4 KB limit). Never put a secret here."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for k in keys(var.app_settings) : can(regex("^(exactly|quarkus)\\.[a-z0-9.\"-]+$", k))])
+    error_message = "app_settings: each key is an application config key, e.g. exactly.tasks.max-body-bytes."
+  }
 }
 
 # --- database ----------------------------------------------------------------------------------
 
 variable "postgres_version" {
-  description = "PostgreSQL major version of the RDS instance: 16 or 17."
+  description = "PostgreSQL version of the RDS instance: 16 or 17, optionally with a minor version (17.5)."
   type        = string
   default     = "17"
 
   validation {
-    condition     = contains(["16", "17"], split(".", var.postgres_version)[0])
-    error_message = "postgres_version: 16 or 17 (optionally with a minor version, e.g. 17.5)."
+    condition     = can(regex("^(16|17)(\\.[0-9]+)?$", var.postgres_version))
+    error_message = "postgres_version: 16 or 17, optionally with a minor version, e.g. 17.5."
   }
 }
 
 variable "db_instance_class" {
-  description = "RDS instance class."
+  description = "RDS instance class, e.g. db.t4g.small. Its memory bounds db_max_connections."
   type        = string
   default     = "db.t4g.small"
+
+  validation {
+    condition     = can(regex("^db\\.[a-z0-9-]+\\.[a-z0-9]+$", var.db_instance_class))
+    error_message = "db_instance_class: an RDS instance class such as db.t4g.small or db.m7g.large."
+  }
+}
+
+variable "db_max_connections" {
+  description = "max_connections of the database (set in the module's parameter group). RDS's default for an instance is about its memory / 9531392 bytes (db.t4g.small: about 200); a value above what the memory allows stops the instance from starting. Plan checks lambda_reserved_concurrency against it."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.db_max_connections >= 20 && var.db_max_connections <= 5000 && floor(var.db_max_connections) == var.db_max_connections
+    error_message = "db_max_connections: a whole number from 20 to 5000."
+  }
+}
+
+variable "proxy_max_connections_percent" {
+  description = "The share of db_max_connections the RDS Proxy may open, in percent. The rest stays for the migrate step's direct connection and RDS's reserved superuser connections."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = var.proxy_max_connections_percent >= 10 && var.proxy_max_connections_percent <= 100
+    error_message = "proxy_max_connections_percent: 10 to 100."
+  }
+
+  validation {
+    condition     = floor(var.db_max_connections * var.proxy_max_connections_percent / 100) + 7 <= var.db_max_connections
+    error_message = "proxy_max_connections_percent: leave at least 7 of db_max_connections outside the proxy: 2 for the migrate step's direct connection and 5 RDS reserves for superusers."
+  }
 }
 
 variable "db_allocated_storage_gb" {
-  description = "Storage of the database in GB (gp3)."
+  description = "Storage of the database in GB (gp3): 20 to 65536."
   type        = number
   default     = 20
+
+  validation {
+    condition     = var.db_allocated_storage_gb >= 20 && var.db_allocated_storage_gb <= 65536
+    error_message = "db_allocated_storage_gb: 20 to 65536 (gp3 on RDS for PostgreSQL)."
+  }
+}
+
+variable "db_max_allocated_storage_gb" {
+  description = "Upper bound of RDS storage autoscaling in GB; 0 turns autoscaling off."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.db_max_allocated_storage_gb == 0 || var.db_max_allocated_storage_gb >= var.db_allocated_storage_gb
+    error_message = "db_max_allocated_storage_gb: 0 (no autoscaling) or at least db_allocated_storage_gb."
+  }
+}
+
+variable "db_multi_az" {
+  description = "Run the database as a Multi-AZ instance (a standby in another zone, automatic failover; about twice the cost)."
+  type        = bool
+  default     = false
+}
+
+variable "db_backup_retention_days" {
+  description = "Days of automated backups (point-in-time recovery): 1 to 35."
+  type        = number
+  default     = 7
+
+  validation {
+    condition     = var.db_backup_retention_days >= 1 && var.db_backup_retention_days <= 35
+    error_message = "db_backup_retention_days: 1 to 35."
+  }
 }
 
 variable "db_name" {
-  description = "Name of the database the service uses."
+  description = "Name of the database the service uses: a letter, then letters, digits or underscores, at most 63 characters."
   type        = string
   default     = "exactly"
+
+  validation {
+    condition     = can(regex("^[A-Za-z][A-Za-z0-9_]{0,62}$", var.db_name)) && !contains(["postgres", "template0", "template1", "rdsadmin"], lower(var.db_name))
+    error_message = "db_name: a letter, then letters, digits or underscores, at most 63 characters, and not a database RDS keeps (postgres, template0, template1, rdsadmin); RDS refuses a hyphen."
+  }
 }
 
-variable "db_username" {
-  description = "Database user of the service (its password is generated and kept in Secrets Manager)."
+variable "db_master_username" {
+  description = "The RDS master user: the migrate step connects as it (its password is made and rotated by RDS in Secrets Manager). The function's requests connect as db_app_username."
   type        = string
-  default     = "exactly"
+  default     = "exactly_admin"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9_]{0,62}$", var.db_master_username)) && !contains(["postgres", "rdsadmin", "admin", "rdsrepladmin", "public"], var.db_master_username)
+    error_message = "db_master_username: a lowercase letter, then lowercase letters, digits or underscores, at most 63 characters, and not a name RDS reserves (postgres, rdsadmin, admin, rdsrepladmin, public)."
+  }
+}
+
+variable "db_app_username" {
+  description = "The role the function's requests use: made by the migrate step with data rights only (DML on the tables, EXECUTE on the functions of the schema), its password written by that step into a secret the module creates."
+  type        = string
+  default     = "exactly_app"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9_]{0,62}$", var.db_app_username)) && var.db_app_username != var.db_master_username
+    error_message = "db_app_username: a lowercase letter, then lowercase letters, digits or underscores, at most 63 characters, other than db_master_username."
+  }
+}
+
+variable "db_kms_key_arn" {
+  description = "Customer-managed KMS key for the database storage and the master user's secret; null uses the AWS managed keys."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.db_kms_key_arn == null || can(regex("^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/.+$", coalesce(var.db_kms_key_arn, "-")))
+    error_message = "db_kms_key_arn: the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<key id>), not an alias."
+  }
 }
 
 variable "db_deletion_protection" {
-  description = "Refuse to delete the database (turn off before `terraform destroy`)."
+  description = "Refuse to delete the database (set false and apply before `terraform destroy`)."
   type        = bool
   default     = true
 }
 
 variable "db_skip_final_snapshot" {
-  description = "Delete the database without a final snapshot on destroy."
+  description = "Delete the database without a final snapshot on destroy. Otherwise the snapshot is named <name>-db-final-<time the instance was created>, which does not collide with an earlier destroy's."
   type        = bool
   default     = false
 }
@@ -143,25 +370,85 @@ variable "proxy_idle_client_timeout_seconds" {
   description = "Seconds the RDS Proxy keeps an idle client connection. Must stay above the function's pool max-lifetime (600 s, %lambda in application.properties)."
   type        = number
   default     = 1800
+
+  validation {
+    condition     = var.proxy_idle_client_timeout_seconds > 600 && var.proxy_idle_client_timeout_seconds <= 28800
+    error_message = "proxy_idle_client_timeout_seconds: more than 600 (the function's connections live at most 600 s) and at most 28800 (RDS Proxy's maximum)."
+  }
 }
 
-# --- API keys and maintenance ------------------------------------------------------------------
+# --- API ---------------------------------------------------------------------------------------
 
-variable "extra_api_key_sha256" {
-  description = "Hex SHA-256 digests of further API keys to accept (printf %s \"$KEY\" | sha256sum), e.g. for rotation. One key is generated: `terraform output -raw api_key`."
+variable "api_key_sha256" {
+  description = "Hex SHA-256 digests of the API keys the service accepts (printf %s \"$KEY\" | sha256sum). Make a key with `openssl rand -base64 32` and keep it where you keep secrets; the module and its state never see it. Two entries while you rotate."
+  type        = list(string)
+
+  validation {
+    condition     = length(var.api_key_sha256) >= 1 && length(var.api_key_sha256) <= 10
+    error_message = "api_key_sha256: 1 to 10 digests (one per key you accept)."
+  }
+
+  validation {
+    condition     = alltrue([for h in var.api_key_sha256 : can(regex("^[0-9a-fA-F]{64}$", h))])
+    error_message = "api_key_sha256: each entry is a hex SHA-256 digest (64 hex digits) of a key, not the key itself."
+  }
+}
+
+variable "api_throttling_rate_limit" {
+  description = "Steady-state requests per second the HTTP API's stage lets through (default route throttling); more get API Gateway's 429."
+  type        = number
+  default     = 200
+
+  validation {
+    condition     = var.api_throttling_rate_limit > 0
+    error_message = "api_throttling_rate_limit: more than 0 requests per second."
+  }
+}
+
+variable "api_throttling_burst_limit" {
+  description = "Requests the HTTP API's stage lets through in a burst above the rate limit."
+  type        = number
+  default     = 400
+
+  validation {
+    condition     = var.api_throttling_burst_limit >= 1 && floor(var.api_throttling_burst_limit) == var.api_throttling_burst_limit
+    error_message = "api_throttling_burst_limit: a whole number, at least 1."
+  }
+}
+
+# --- maintenance and alarms --------------------------------------------------------------------
+
+variable "maintenance_schedule" {
+  description = "EventBridge schedule of the maintenance job (retention, transaction-hash purge): rate(<n> minutes|hours|days) or cron(<6 fields>)."
+  type        = string
+  default     = "rate(5 minutes)"
+
+  validation {
+    condition     = can(regex("^rate\\((1 (minute|hour|day)|([2-9]|[1-9][0-9]+) (minutes|hours|days))\\)$", var.maintenance_schedule)) || can(regex("^cron\\(\\S+( \\S+){5}\\)$", var.maintenance_schedule))
+    error_message = "maintenance_schedule: an EventBridge schedule expression, rate(5 minutes), rate(1 hour) or cron(0/10 * * * ? *) (rate takes a singular unit for 1 and a plural one above)."
+  }
+}
+
+variable "maintenance_failure_destination_arn" {
+  description = "Where a maintenance run that failed after its retries is sent (the asynchronous invocation's on-failure destination): an SQS queue, SNS topic, Lambda function or EventBridge bus ARN. null: the module creates an SQS queue <name>-maintenance-failed (and an alarm on it)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.maintenance_failure_destination_arn == null || can(regex("^arn:aws[a-z-]*:(sqs|sns|lambda|events):[a-z0-9-]+:[0-9]{12}:.+$", coalesce(var.maintenance_failure_destination_arn, "-")))
+    error_message = "maintenance_failure_destination_arn: the ARN of an SQS queue, SNS topic, Lambda function or EventBridge event bus."
+  }
+}
+
+variable "alarm_topic_arns" {
+  description = "SNS topics the CloudWatch alarms notify (alarm and OK). Empty: the alarms exist but notify nobody."
   type        = list(string)
   default     = []
 
   validation {
-    condition     = alltrue([for h in var.extra_api_key_sha256 : can(regex("^[0-9a-fA-F]{64}$", h))])
-    error_message = "extra_api_key_sha256: each entry is a hex SHA-256 digest (64 hex digits), not a key."
+    condition     = alltrue([for a in var.alarm_topic_arns : can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]+$", a))])
+    error_message = "alarm_topic_arns: each entry is an SNS topic ARN (arn:aws:sns:<region>:<account>:<topic>)."
   }
-}
-
-variable "maintenance_schedule" {
-  description = "EventBridge schedule expression of the maintenance job (retention, hash purge)."
-  type        = string
-  default     = "rate(5 minutes)"
 }
 
 # --- webhooks ----------------------------------------------------------------------------------
@@ -169,19 +456,14 @@ variable "maintenance_schedule" {
 variable "webhook_sources" {
   description = <<-EOT
     Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
-    Each field is one exactly.webhooks.sources.<name>.* key (README, "Configuring sources"):
+    Each field is one exactly.webhooks.sources.<name>.* setting (docs/deploy-aws.md lists them):
     preset: github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear,
-    paddle or generic. Optional: queue (default webhooks.<name>), partition (a fixed partition
-    name) or partition_header / partition_pointer; key_header, key_pointer or key_content_hash
-    (with key_include / key_exclude) replace the preset's deduplication key; window_seconds (the
-    queue's deduplication window; default: the preset's, which covers the provider's documented
-    retry horizon); signature (another scheme: a preset's, hmac-sha256 or none) with
-    signature_header, signature_prefix and signature_encoding (hex or base64) for hmac-sha256;
-    tolerance_seconds; notification_url (square: the URL as entered in the Square subscription,
-    default this source's URL from webhook_urls); headers (the request headers stored with each
-    message); max_body_bytes (at most 3112960, what always fits in a Lambda invocation, see
-    README); and secret_arn: an existing Secrets Manager secret holding the signing secret as its
-    whole string. Without secret_arn the module creates the secret from webhook_secrets[name].
+    paddle or generic. Optional: queue, partition / partition_header / partition_pointer,
+    key_header / key_pointer / key_content_hash (with key_include / key_exclude), window_seconds,
+    signature with signature_header, signature_prefix and signature_encoding, tolerance_seconds,
+    notification_url (square), headers, max_body_bytes (at most 3112960), and secret_arn: the full
+    ARN of an existing Secrets Manager secret holding the signing secret as its whole string.
+    Without secret_arn the module creates the secret from webhook_secrets[name].
   EOT
   type = map(object({
     preset             = string
@@ -209,7 +491,12 @@ variable "webhook_sources" {
 
   validation {
     condition     = alltrue([for name, s in var.webhook_sources : can(regex("^[a-z][a-z0-9]{0,62}$", name))])
-    error_message = "webhook_sources: each name is lowercase letters and digits, starting with a letter (it becomes part of environment variable names)."
+    error_message = "webhook_sources: each name is lowercase letters and digits, starting with a letter, at most 63 characters."
+  }
+
+  validation {
+    condition     = length(var.webhook_sources) <= 100
+    error_message = "webhook_sources: at most 100 sources (each adds a secret the function reads when it starts)."
   }
 
   validation {
@@ -249,10 +536,10 @@ variable "webhook_sources" {
 
   validation {
     condition     = alltrue([for s in values(var.webhook_sources) : s.max_body_bytes == null || (coalesce(s.max_body_bytes, 1) >= 1 && coalesce(s.max_body_bytes, 1) <= 3112960)])
-    error_message = "webhook_sources: max_body_bytes is between 1 and 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event (README, Deploy)."
+    error_message = "webhook_sources: max_body_bytes is between 1 and 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event."
   }
 
-  # What the function would refuse at start-up (the init error would name the key), refused by plan.
+  # What the function would refuse or leave disabled at start-up, refused by plan.
   validation {
     condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for n in [s.queue, s.partition] : n == null || can(regex("^[A-Za-z0-9._:-]{1,255}$", n)) && !contains([".", ".."], coalesce(n, "-"))])])
     error_message = "webhook_sources: queue and partition are 1 to 255 characters of letters, digits and . _ : -, other than . and .. (the names the function accepts)."
@@ -263,46 +550,61 @@ variable "webhook_sources" {
     error_message = "webhook_sources: key_pointer and partition_pointer are JSON Pointers (RFC 6901): they start with '/', e.g. \"/id\"."
   }
 
+  # The function's role is granted exactly these ARNs (iam.tf), and IAM matches a secret's full
+  # ARN only: a partial ARN (the name without Secrets Manager's "-" and 6 random characters) would
+  # be granted nothing, and the function's start would be denied.
   validation {
-    condition     = alltrue([for s in values(var.webhook_sources) : s.secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$", coalesce(s.secret_arn, "-")))])
-    error_message = "webhook_sources: secret_arn is the ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<suffix>), not its name: the function's role is granted exactly these ARNs."
+    condition     = alltrue([for s in values(var.webhook_sources) : s.secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", coalesce(s.secret_arn, "-")))])
+    error_message = "webhook_sources: secret_arn is a secret's full ARN, ending in the 6 characters Secrets Manager appends (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf; `aws secretsmanager describe-secret --secret-id <name> --query ARN` prints it), not its name or a partial ARN: the function's role is granted exactly that ARN."
   }
 
   validation {
     condition     = alltrue([for s in values(var.webhook_sources) : s.window_seconds == null || coalesce(s.window_seconds, 0) >= 0])
     error_message = "webhook_sources: window_seconds is 0 (probe off) or more."
   }
+}
+
+variable "webhook_secrets" {
+  description = "Signing secrets of the webhook sources without secret_arn, by source name. Write-only: Terraform sends them to Secrets Manager and keeps them in no state or plan file. Set with TF_VAR_webhook_secrets, and raise webhook_secrets_version to send changed values."
+  type        = map(string)
+  default     = {}
+  sensitive   = true
+  ephemeral   = true
+
+  validation {
+    condition     = alltrue([for v in values(var.webhook_secrets) : trimspace(v) != ""])
+    error_message = "webhook_secrets: a signing secret is empty (an empty secret leaves its source disabled)."
+  }
 
   # Cross-variable validation (Terraform 1.9 or newer). A source that checks a signature (every
-  # preset, unless signature = "none") cannot work without its secret: the function would keep it
-  # disabled (404), so plan refuses it here instead of failing on a missing map entry.
+  # preset, unless signature = "none") and has no secret_arn needs its secret here, or the
+  # function would keep it disabled (404). The message names the sources that need one, not the
+  # entries given: those are ephemeral and Terraform shows nothing derived from them.
   validation {
-    condition     = length([for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null && !contains(nonsensitive(keys(var.webhook_secrets)), name)]) == 0
-    error_message = "webhook_sources: no signing secret for ${join(", ", [for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null && !contains(nonsensitive(keys(var.webhook_secrets)), name)])}. A source that checks a signature (any preset, unless signature = \"none\") needs secret_arn, or an entry of the same name in webhook_secrets (TF_VAR_webhook_secrets='{\"<name>\":\"<secret>\"}')."
+    condition     = alltrue([for name, s in var.webhook_sources : contains(keys(var.webhook_secrets), name) if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null])
+    error_message = "webhook_secrets: no signing secret for a source that needs one. Each of ${join(", ", [for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null])} checks a signature and has no secret_arn, so it needs an entry here (TF_VAR_webhook_secrets='{\"<name>\":\"<secret>\"}'), or a secret_arn."
+  }
+}
+
+variable "webhook_secrets_version" {
+  description = "Raise it (1, 2, ...) to send changed values of webhook_secrets: they are write-only, so Terraform cannot see that a value changed."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.webhook_secrets_version >= 1 && floor(var.webhook_secrets_version) == var.webhook_secrets_version
+    error_message = "webhook_secrets_version: a whole number, at least 1."
   }
 }
 
 variable "secrets_revision" {
-  description = "Change it (any new text, e.g. a date) after changing a secret you reference with secret_arn: the function reads its secrets only when a version starts, and this makes apply publish a new version. Secrets the module creates need no such step (their version ids do it)."
+  description = "Change it (any new text, e.g. a date) after changing a secret you reference with secret_arn: the function reads its secrets when a version starts, and this makes apply publish a new version."
   type        = string
   default     = ""
 }
 
-variable "webhook_secrets" {
-  description = "Signing secrets of the webhook sources without secret_arn, by source name (every such source that checks a signature needs one). Terraform stores each in a Secrets Manager secret it creates; the function reads it there at start-up. Set it with TF_VAR_webhook_secrets rather than in a file."
-  type        = map(string)
-  default     = {}
-  sensitive   = true
-
-  # An empty secret would leave its source off (404): refused here, naming no value.
-  validation {
-    condition     = nonsensitive(alltrue([for v in values(var.webhook_secrets) : trimspace(v) != ""]))
-    error_message = "webhook_secrets: a signing secret is empty (an empty secret leaves its source disabled)."
-  }
-}
-
 variable "kms_key_arn" {
-  description = "ARN of the customer-managed KMS key that encrypts secrets you reference with secret_arn, if any: the function's role gets kms:Decrypt on it, through Secrets Manager only. Secrets the module creates use the AWS managed key and need none."
+  description = "ARN of the customer-managed KMS key that encrypts secrets you reference with secret_arn, if any: the function's role gets kms:Decrypt on it, through Secrets Manager only. Secrets the module creates use the AWS managed key."
   type        = string
   default     = null
 

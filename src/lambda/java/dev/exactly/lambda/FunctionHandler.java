@@ -37,7 +37,7 @@ import org.jboss.logging.MDC;
  * counts of earlier invocations ({@link DuplicateFlusher#flushIfDue}, at most once a second) while
  * it runs: a frozen instance runs no timer, so this is how its counts reach the database.
  *
- * <p>EventBridge's own scheduled event (infra/terraform/schedule.tf gives its target no input;
+ * <p>EventBridge's own scheduled event (infra/terraform/maintenance.tf gives its target no input;
  * see {@link ScheduledEvent}) runs the maintenance job directly, without an API key: only a
  * principal allowed lambda:InvokeFunction on the function can send it (the schedule rule, by its
  * resource policy), and API Gateway turns every HTTP request into an event that never looks like

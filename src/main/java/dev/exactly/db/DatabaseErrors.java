@@ -18,6 +18,9 @@ import java.util.function.Function;
  *     starting up or refusing connections (classes 08 and 57P), insufficient resources (class 53, e.g. 53300 too many connections), and a transaction
  *     the server aborted to resolve a conflict (40001 serialization_failure, 40P01
  *     deadlock_detected), which also wrote nothing.</li>
+ * <li>A database without this release's schema becomes {@link NotMigratedException}: 3F000
+ *     invalid_schema_name, or 42P01 undefined_table / 42883 undefined_function naming an object of
+ *     the exactly schema (the migrate step has not run).</li>
  * <li>Anything else passes through unchanged (a 500: a bug, not a fault to retry).</li>
  * </ul>
  */
@@ -40,7 +43,29 @@ public final class DatabaseErrors {
         if (isTimeout(t)) {
             return new StoreTimeoutException(t);
         }
+        if (isNotMigrated(t)) {
+            return new NotMigratedException(t);
+        }
         return isUnavailable(t) ? new StoreUnavailableException(t) : t;
+    }
+
+    /**
+     * True when the server says the schema of this release is missing: 3F000 (no schema
+     * "exactly"), or 42P01 / 42883 (no such table or function) for a name in that schema.
+     */
+    public static boolean isNotMigrated(Throwable t) {
+        String state = sqlState(t);
+        if ("3F000".equals(state)) {
+            return true;
+        }
+        if ("42P01".equals(state) || "42883".equals(state)) {
+            for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+                if (c instanceof PgException pg && pg.getErrorMessage() != null && pg.getErrorMessage().contains("exactly.")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The SQLSTATE of the first PgException in t's cause chain, or null. */

@@ -11,4 +11,12 @@ public class StoreUnavailableException extends RuntimeException {
     public StoreUnavailableException(Throwable cause) {
         super("database unavailable: " + cause.getMessage(), cause);
     }
+
+    /**
+     * @param message what is unavailable and why
+     * @param cause   the underlying failure, or null
+     */
+    protected StoreUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.exactly.problem;
 
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.NotMigratedException;
 import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.engine.PartitionNamedException;
@@ -25,9 +26,21 @@ public class ProblemMappers {
         return respond(p.toProblem());
     }
 
-    /** The database is away: 503 with Retry-After; retrying the same request is safe. */
+    /**
+     * The database is away: 503 with Retry-After; retrying the same request is safe. A database
+     * this release has not been migrated for ({@link NotMigratedException}) answers the same
+     * status and type, with a detail naming the step that fixes it.
+     */
     @ServerExceptionMapper
     public Response unavailable(StoreUnavailableException e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof NotMigratedException notMigrated) {
+                LOG.warnf("%s", notMigrated.getMessage());
+                return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
+                        .entity(new Problem("/problems/unavailable", "Service unavailable", 503, NotMigratedException.ADVICE, null))
+                        .build();
+            }
+        }
         LOG.warnf("database unavailable: %s", e.getCause() == null ? e.getMessage() : e.getCause().toString());
         return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
                 .entity(new Problem("/problems/unavailable", "Service unavailable", 503,

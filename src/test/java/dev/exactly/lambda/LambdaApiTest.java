@@ -251,7 +251,7 @@ class LambdaApiTest {
     }
 
     /**
-     * The maintenance schedule (infra/terraform/schedule.tf) invokes the function directly with a
+     * The maintenance schedule (infra/terraform/maintenance.tf) invokes the function directly with a
      * reduced payload 2.0 event (no requestId, time or account); such an event must still reach
      * its endpoint with its key checked.
      */

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * unzipped package in a JVM of its own, polls a Lambda Runtime API served by the test
  * ({@link RuntimeApiServer}) and gets API Gateway HTTP API 2.0 events built on AWS's sample
  * event. The function is configured the way infra/terraform configures it: QUARKUS_PROFILE=lambda,
- * the API key's digest, webhook sources as environment variables, and every secret (database
+ * the API key's digest, the webhook sources in the settings document, and every secret (database
  * credentials, webhook signing secrets) only as a Secrets Manager reference, served by
  * {@link FakeSecretsManager}. The database is the tests' embedded PostgreSQL.
  *
@@ -67,7 +67,8 @@ class LambdaRuntimeIT {
     private static final String GITHUB_SECRET = "github-secret-from-secrets-manager";
     private static final String STRIPE_SECRET = "whsec_stripe-secret-from-secrets-manager";
     private static final String SVIX_SECRET = "whsec_" + Base64.getEncoder().encodeToString("svix-key-from-secrets-manager!!".getBytes(StandardCharsets.UTF_8));
-    private static final String ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:";
+    static final String ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:";
+    static final String SETTINGS = ARN + "exactly-settings-AbCdEf";
     private static final String SQUARE_KEY = "square-signature-key-from-secrets-manager";
     private static final String SQUARE_URL = "https://abc123.execute-api.eu-west-1.amazonaws.com/webhooks/square";
     private static final String ACME_SECRET = "acme-secret-from-secrets-manager";
@@ -101,53 +102,58 @@ class LambdaRuntimeIT {
     }
 
     /**
-     * The function's environment as infra/terraform/function.tf sets it: secrets only as
-     * references (EXACTLY_SECRETS_PROPERTIES), their values in Secrets Manager.
+     * The function's environment as infra/terraform sets it (function.tf, secrets.tf): a fixed
+     * handful of variables; the webhook sources' settings in the settings document
+     * (EXACTLY_SECRETS_DOCUMENT), its secrets only as references, their values in Secrets
+     * Manager; the database credentials in a secret read when a connection opens. (The
+     * application role and the migrate step's master user, as deployed, are LambdaDeployIT's.)
      */
     static Map<String, String> environment(String db, FakeSecretsManager sm, Map<String, String> extra) throws Exception {
-        sm.put(ARN + "exactly-db-AbCdEf", JSON.writeValueAsString(Map.of("username", DB_USER, "password", "db-password-from-secrets-manager")));
+        sm.put(ARN + "exactly-db-app-AbCdEf", JSON.writeValueAsString(Map.of("username", DB_USER, "password", "db-password-from-secrets-manager")));
         sm.put(ARN + "exactly-webhook-github-AbCdEf", GITHUB_SECRET);
         sm.put(ARN + "exactly-webhook-stripe-AbCdEf", STRIPE_SECRET);
         sm.put(ARN + "exactly-webhook-svix-AbCdEf", SVIX_SECRET);
         sm.put(ARN + "exactly-webhook-square-AbCdEf", SQUARE_KEY);
         sm.put(ARN + "exactly-webhook-acme-AbCdEf", ACME_SECRET);
+        Map<String, String> properties = new java.util.LinkedHashMap<>();
+        properties.put("exactly.secrets.database", ARN + "exactly-db-app-AbCdEf");
+        // webhook sources, as secrets.tf writes webhook_sources into the settings document
+        properties.put("exactly.webhooks.sources.github.preset", "github");
+        properties.put("exactly.webhooks.sources.stripe.preset", "stripe");
+        properties.put("exactly.webhooks.sources.stripe.queue", "payments.stripe");
+        properties.put("exactly.webhooks.sources.svix.preset", "standard-webhooks");
+        properties.put("exactly.webhooks.sources.svix.partition.header", "x-tenant");
+        properties.put("exactly.webhooks.sources.square.preset", "square");
+        properties.put("exactly.webhooks.sources.square.notification-url", SQUARE_URL);
+        properties.put("exactly.webhooks.sources.acme.preset", "generic");
+        properties.put("exactly.webhooks.sources.acme.signature", "hmac-sha256");
+        properties.put("exactly.webhooks.sources.acme.signature-header", "X-Acme-Signature");
+        properties.put("exactly.webhooks.sources.acme.signature-prefix", "sha256=");
+        properties.put("exactly.webhooks.sources.acme.signature-encoding", "base64");
+        properties.put("exactly.webhooks.sources.acme.key.content-hash", "true");
+        properties.put("exactly.webhooks.sources.acme.key.exclude", "/sent_at,/meta/attempt");
+        properties.put("exactly.webhooks.sources.acme.headers", "x-acme-signature,x-acme-event");
+        properties.put("exactly.webhooks.sources.acme.max-body-bytes", "1048576");
+        properties.put("exactly.webhooks.sources.acme.window-seconds", "172800");
         Map<String, String> refs = new java.util.LinkedHashMap<>();
-        refs.put("quarkus.datasource.username", ARN + "exactly-db-AbCdEf#username");
-        refs.put("quarkus.datasource.password", ARN + "exactly-db-AbCdEf#password");
         refs.put("exactly.webhooks.sources.github.secret", ARN + "exactly-webhook-github-AbCdEf");
         refs.put("exactly.webhooks.sources.stripe.secret", ARN + "exactly-webhook-stripe-AbCdEf");
         refs.put("exactly.webhooks.sources.svix.secret", ARN + "exactly-webhook-svix-AbCdEf");
         refs.put("exactly.webhooks.sources.square.secret", ARN + "exactly-webhook-square-AbCdEf");
         refs.put("exactly.webhooks.sources.acme.secret", ARN + "exactly-webhook-acme-AbCdEf");
+        sm.put(SETTINGS, JSON.writeValueAsString(Map.of("properties", properties, "secrets", refs,
+                "revision", List.of("a1b2c3d4-5678-90ab-cdef-111111111111"))));
         Map<String, String> env = new HashMap<>();
         env.put("QUARKUS_PROFILE", "lambda");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db));
         env.put("EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
                 java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
-        env.put("EXACTLY_SECRETS_PROPERTIES", JSON.writeValueAsString(refs));
+        env.put("EXACTLY_SECRETS_DOCUMENT", SETTINGS);
         env.put("EXACTLY_SECRETS_ENDPOINT", sm.endpoint());
-        // as function.tf writes it (secret version ids; not read by the function)
-        env.put("EXACTLY_SECRETS_VERSION", "a1b2c3d4-5678-90ab-cdef-111111111111,a1b2c3d4-5678-90ab-cdef-222222222222");
-        // webhook sources, as Terraform's webhook_sources variable writes them
-        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_STRIPE_PRESET", "stripe");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_STRIPE_QUEUE", "payments.stripe");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_SVIX_PRESET", "standard-webhooks");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_SVIX_PARTITION_HEADER", "x-tenant");
-        // the square and generic options, as secrets.tf writes them (names checked by TerraformConfigTest)
-        env.put("EXACTLY_WEBHOOKS_SOURCES_SQUARE_PRESET", "square");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_SQUARE_NOTIFICATION_URL", SQUARE_URL);
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_PRESET", "generic");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE", "hmac-sha256");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_HEADER", "X-Acme-Signature");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_PREFIX", "sha256=");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_SIGNATURE_ENCODING", "base64");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_KEY_CONTENT_HASH", "true");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_KEY_EXCLUDE", "/sent_at,/meta/attempt");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_HEADERS", "x-acme-signature,x-acme-event");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_MAX_BODY_BYTES", "1048576");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_ACME_WINDOW_SECONDS", "172800");
-        // a test-only source that keeps the headers under test as they arrived
+        // as function.tf writes it (the settings document's version id; not read by the function)
+        env.put("EXACTLY_SECRETS_VERSION", "a1b2c3d4-5678-90ab-cdef-222222222222");
+        // a test-only source that keeps the headers under test as they arrived (set in the
+        // environment, which still takes precedence over the settings document)
         env.put("EXACTLY_WEBHOOKS_SOURCES_ECHO_SIGNATURE", "none");
         env.put("EXACTLY_WEBHOOKS_SOURCES_ECHO_KEY_HEADER", "x-key");
         env.put("EXACTLY_WEBHOOKS_SOURCES_ECHO_HEADERS", "accept,x-repeated,cookie,x-key");
@@ -221,9 +227,11 @@ class LambdaRuntimeIT {
     @Test
     @Order(2)
     void theDatabaseCredentialsCameFromSecretsManager() throws Exception {
-        assertTrue(secrets.requests().contains(ARN + "exactly-db-AbCdEf"), secrets.requests().toString());
-        assertEquals(1, secrets.requests().stream().filter((ARN + "exactly-db-AbCdEf")::equals).count(),
-                "one GetSecretValue per secret: " + secrets.requests());
+        assertTrue(secrets.requests().contains(ARN + "exactly-db-app-AbCdEf"), secrets.requests().toString());
+        for (String atStart : List.of(SETTINGS, ARN + "exactly-webhook-github-AbCdEf")) {
+            assertEquals(1, secrets.requests().stream().filter(atStart::equals).count(),
+                    "one GetSecretValue per secret read at start-up: " + secrets.requests());
+        }
         try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(database), "postgres", "");
              Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database()"
@@ -424,7 +432,7 @@ class LambdaRuntimeIT {
     }
 
     /**
-     * EventBridge's own scheduled event, which schedule.tf's target (no input) makes it send, runs
+     * EventBridge's own scheduled event, which maintenance.tf's target (no input) makes it send, runs
      * maintenance without an API key; the maintenance endpoint through API Gateway still needs
      * one, even when the request's body is that same event.
      */
@@ -623,19 +631,20 @@ class LambdaRuntimeIT {
     // --- helpers ------------------------------------------------------------------------------
 
     /**
-     * The event EventBridge sends when infra/terraform/schedule.tf's rule fires: its target sets
+     * The event EventBridge sends when infra/terraform/maintenance.tf's rule fires: its target sets
      * no input (checked here), so it is EventBridge's scheduled event, in the shape of AWS's
      * documented sample (AWS Lambda Developer Guide, "Invoke a Lambda function on a schedule"):
      * version "0", an id, detail-type "Scheduled Event", source "aws.events", account, time,
      * region, the rule's ARN in resources and an empty detail.
      */
     static String scheduleEvent() throws Exception {
-        String tf = Files.readString(Path.of("infra", "terraform", "schedule.tf"));
+        String tf = Files.readString(Path.of("infra", "terraform", "maintenance.tf"));
         int start = tf.indexOf("resource \"aws_cloudwatch_event_target\" \"maintenance\" {");
-        assertTrue(start >= 0, "schedule.tf has the maintenance target");
+        assertTrue(start >= 0, "maintenance.tf has the maintenance target");
         String target = tf.substring(start, tf.indexOf("\n}\n", start));
         assertTrue(!target.contains("input"), "the target sets no input, so EventBridge sends its own event: " + target);
-        assertTrue(tf.contains("name                = \"${var.name}-maintenance\""), "the rule's name, as in resources below");
+        assertTrue(tf.contains("maintenance_name                = \"${var.name}-maintenance\"")
+                && tf.contains("name                = local.maintenance_name"), "the rule's name, as in resources below");
         ObjectNode event = JSON.createObjectNode();
         event.put("version", "0");
         event.put("id", UUID.randomUUID().toString());

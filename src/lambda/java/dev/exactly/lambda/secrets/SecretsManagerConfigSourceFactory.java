@@ -7,23 +7,12 @@ import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.ConfigValue;
 import io.smallrye.config.common.MapBackedConfigSource;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
-import java.net.URI;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.microprofile.config.spi.ConfigSource;
-import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
-import software.amazon.awssdk.services.secretsmanager.SecretsManagerClientBuilder;
-import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueResponse;
 
 /**
  * Configuration values read from AWS Secrets Manager at start-up (Lambda shape only), so that no
@@ -33,17 +22,30 @@ import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueRespon
  * them as ordinary config keys, e.g. {@code quarkus.datasource.password} or
  * {@code exactly.webhooks.sources.github.secret}.
  *
- * <p>Inactive unless {@value #PROPERTIES} is set: a JSON object from config key to
- * {@code <secret name or ARN>[#<json member>]}. {@value #ENDPOINT} overrides the service endpoint
- * (tests serve GetSecretValue on loopback); the region is {@value #REGION}, else the
- * {@code AWS_REGION} that Lambda sets. Values are fetched during initialisation, before a
- * SnapStart snapshot, and the client is closed and its connections disconnected afterwards;
- * nothing is read per request. A secret
+ * <p>Inactive unless {@value #DOCUMENT} or {@value #PROPERTIES} is set:
+ * <ul>
+ * <li>{@value #DOCUMENT} (env EXACTLY_SECRETS_DOCUMENT, set by infra/terraform) names a secret
+ *     whose string is a settings document: {@code {"properties": {config key: value},
+ *     "secrets": {config key: "<secret name or ARN>[#<json member>]"}}}. Its properties are
+ *     served as they are (plain settings: webhook sources, the request deadline, the ARNs of the
+ *     database secrets), its secrets are fetched; other members are ignored. So the function's
+ *     environment stays a fixed handful of variables however many settings there are (Lambda
+ *     allows 4 KB of environment in all).</li>
+ * <li>{@value #PROPERTIES}: a JSON object from config key to
+ *     {@code <secret name or ARN>[#<json member>]}, fetched the same way.</li>
+ * </ul>
+ * {@value #ENDPOINT} overrides the service endpoint (tests serve the API on loopback); the region
+ * is {@value #REGION}, else the {@code AWS_REGION} that Lambda sets. Values are fetched during
+ * initialisation, before a SnapStart snapshot, and the client is closed and its connections
+ * disconnected afterwards ({@link SecretsManagerAccess}); nothing is read per request. A secret
  * that cannot be read stops the start with an error naming the config key, the secret and the
- * service's answer.
+ * service's answer. The database credentials are not read here but when a connection opens
+ * ({@code dev.exactly.lambda.db.ProxyFriendlyPoolCreator}).
  */
 public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
 
+    /** The config key (env EXACTLY_SECRETS_DOCUMENT) naming the settings document's secret. */
+    public static final String DOCUMENT = "exactly.secrets.document";
     /** The config key (env EXACTLY_SECRETS_PROPERTIES) mapping config keys to secrets, as JSON. */
     public static final String PROPERTIES = "exactly.secrets.properties";
     /** The config key (env EXACTLY_SECRETS_ENDPOINT) overriding the Secrets Manager endpoint URL. */
@@ -61,11 +63,13 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
+        String document = value(context, DOCUMENT);
         String mapping = value(context, PROPERTIES);
-        if (mapping == null) {
+        if (document == null && mapping == null) {
             return List.of();
         }
-        return List.of(new MapBackedConfigSource("AWS Secrets Manager (" + PROPERTIES + ")", fetch(mapping, context), ORDINAL) {
+        String name = "AWS Secrets Manager (" + (document != null ? DOCUMENT : PROPERTIES) + ")";
+        return List.of(new MapBackedConfigSource(name, fetch(document, mapping, context), ORDINAL) {
         });
     }
 
@@ -74,59 +78,84 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
         return OptionalInt.of(ORDINAL);
     }
 
-    private static synchronized Map<String, String> fetch(String mapping, ConfigSourceContext context) {
-        Map<String, String> done = FETCHED.get(mapping);
+    private static synchronized Map<String, String> fetch(String document, String mapping, ConfigSourceContext context) {
+        String cacheKey = document + "\n" + mapping;
+        Map<String, String> done = FETCHED.get(cacheKey);
         if (done != null) {
             return done;
         }
-        Map<String, SecretReference> wanted = parse(mapping);
-        String region = value(context, REGION);
-        if (region == null) {
-            region = System.getenv("AWS_REGION");
-        }
-        if (region == null || region.isBlank()) {
-            throw new IllegalStateException(PROPERTIES + " is set but no region is known: set AWS_REGION or " + REGION);
-        }
-        // every connection is disconnected afterwards, so that the JDK does not keep it alive for
-        // a SnapStart snapshot to hold
-        List<HttpURLConnection> opened = new CopyOnWriteArrayList<>();
-        SecretsManagerClientBuilder builder = SecretsManagerClient.builder()
-                .httpClient(UrlConnectionHttpClient.create(uri -> {
-                    try {
-                        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
-                        opened.add(c);
-                        return c;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }))
-                .credentialsProvider(EnvironmentVariableCredentialsProvider.create())
-                .region(Region.of(region));
-        String endpoint = value(context, ENDPOINT);
-        if (endpoint != null) {
-            builder.endpointOverride(URI.create(endpoint));
-        }
+        SecretsManagerAccess access = SecretsManagerAccess.of(value(context, REGION), value(context, ENDPOINT));
         Map<String, String> values = new LinkedHashMap<>();
-        Map<String, GetSecretValueResponse> secrets = new HashMap<>();
-        try (SecretsManagerClient client = builder.build()) {
-            for (Map.Entry<String, SecretReference> e : wanted.entrySet()) {
-                SecretReference ref = e.getValue();
-                try {
-                    GetSecretValueResponse secret = secrets.computeIfAbsent(ref.secretId(),
-                            id -> client.getSecretValue(r -> r.secretId(id)));
-                    values.put(e.getKey(), extract(secret, ref));
-                } catch (RuntimeException failure) {
-                    throw new IllegalStateException("cannot read " + e.getKey() + " from Secrets Manager secret '"
-                            + ref.secretId() + "'" + (ref.field() == null ? "" : " (member " + ref.field() + ")")
-                            + ": " + failure.getMessage(), failure);
-                }
+        Map<String, SecretReference> wanted = new LinkedHashMap<>();
+        if (document != null) {
+            Document d = readDocument(access, document);
+            values.putAll(d.properties());
+            wanted.putAll(d.secrets());
+        }
+        if (mapping != null) {
+            wanted.putAll(parse(mapping));
+        }
+        Map<String, String> secrets = new HashMap<>();
+        for (Map.Entry<String, SecretReference> e : wanted.entrySet()) {
+            SecretReference ref = e.getValue();
+            try {
+                String secret = secrets.computeIfAbsent(ref.secretId(), access::requiredString);
+                values.put(e.getKey(), extract(secret, ref));
+            } catch (RuntimeException failure) {
+                throw new IllegalStateException("cannot read " + e.getKey() + " from Secrets Manager secret '"
+                        + ref.secretId() + "'" + (ref.field() == null ? "" : " (member " + ref.field() + ")")
+                        + ": " + failure.getMessage(), failure);
             }
-        } finally {
-            opened.forEach(HttpURLConnection::disconnect);
         }
         Map<String, String> result = Map.copyOf(values);
-        FETCHED.put(mapping, result);
+        FETCHED.put(cacheKey, result);
         return result;
+    }
+
+    /** A settings document: plain properties and secret references. */
+    record Document(Map<String, String> properties, Map<String, SecretReference> secrets) {
+    }
+
+    private static Document readDocument(SecretsManagerAccess access, String secretId) {
+        String text;
+        try {
+            text = access.requiredString(secretId);
+        } catch (RuntimeException failure) {
+            throw new IllegalStateException("cannot read the settings document (" + DOCUMENT + ") from Secrets Manager secret '"
+                    + secretId + "': " + failure.getMessage(), failure);
+        }
+        return parseDocument(text);
+    }
+
+    /**
+     * @param text the settings document
+     * @return its properties (string values; numbers and booleans as their JSON text) and secret references
+     * @throws IllegalArgumentException when it is not such a document
+     */
+    static Document parseDocument(String text) {
+        JsonNode tree;
+        try {
+            tree = JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(DOCUMENT + ": the settings document is not JSON: " + e.getOriginalMessage());
+        }
+        if (tree == null || !tree.isObject()) {
+            throw new IllegalArgumentException(DOCUMENT + ": the settings document must be a JSON object");
+        }
+        Map<String, String> properties = new LinkedHashMap<>();
+        JsonNode props = tree.path("properties");
+        if (!props.isMissingNode() && !props.isObject()) {
+            throw new IllegalArgumentException(DOCUMENT + ": \"properties\" must be an object of config key to value");
+        }
+        props.fields().forEachRemaining(f -> {
+            if (!f.getValue().isValueNode() || f.getValue().isNull()) {
+                throw new IllegalArgumentException(DOCUMENT + ": the value of " + f.getKey() + " must be a string, number or boolean");
+            }
+            properties.put(f.getKey(), f.getValue().asText());
+        });
+        JsonNode secrets = tree.path("secrets");
+        Map<String, SecretReference> refs = secrets.isMissingNode() ? Map.of() : parse(secrets.toString());
+        return new Document(properties, refs);
     }
 
     /** @return config key to secret reference, in the given order */
@@ -155,11 +184,7 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
         return out;
     }
 
-    private static String extract(GetSecretValueResponse secret, SecretReference ref) {
-        String text = secret.secretString();
-        if (text == null) {
-            throw new IllegalStateException("the secret has no string value (binary secrets are not supported)");
-        }
+    private static String extract(String text, SecretReference ref) {
         if (ref.field() == null) {
             return text;
         }

@@ -12,17 +12,22 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The GetSecretValue operation of AWS Secrets Manager on 127.0.0.1, over the AWS JSON 1.1
- * protocol as the service documents it: {@code POST /} with {@code X-Amz-Target:
- * secretsmanager.GetSecretValue}, {@code Content-Type: application/x-amz-json-1.1} and
- * {@code {"SecretId": …}}; the answer carries ARN, Name, SecretString, VersionId and
- * VersionStages, an unknown secret answers 400 {@code ResourceNotFoundException}. Each request
- * must be SigV4-signed (an {@code AWS4-HMAC-SHA256} Authorization header); the test reads
- * {@link #requests()} to see which secrets were asked for.
+ * The GetSecretValue and PutSecretValue operations of AWS Secrets Manager on 127.0.0.1, over the
+ * AWS JSON 1.1 protocol as the service's API reference documents them: {@code POST /} with
+ * {@code X-Amz-Target: secretsmanager.GetSecretValue} (or {@code .PutSecretValue}),
+ * {@code Content-Type: application/x-amz-json-1.1} and {@code {"SecretId": …}} (and
+ * {@code "SecretString"}, {@code "ClientRequestToken"}); GetSecretValue answers ARN, Name,
+ * SecretString, VersionId and VersionStages, PutSecretValue answers ARN, Name, VersionId and
+ * VersionStages (the new version becomes AWSCURRENT). An unknown secret, or one that has no
+ * value yet ({@link #putWithoutValue}, as a secret created without a version), answers 400
+ * {@code ResourceNotFoundException} to GetSecretValue. Each request must be SigV4-signed (an
+ * {@code AWS4-HMAC-SHA256} Authorization header); the test reads {@link #requests()} and
+ * {@link #writes()} to see what was asked for. Not verified against AWS itself (no AWS here).
  */
 public final class FakeSecretsManager implements AutoCloseable {
 
@@ -30,7 +35,9 @@ public final class FakeSecretsManager implements AutoCloseable {
 
     private final HttpServer server;
     private final Map<String, String> secrets = new ConcurrentHashMap<>();
+    private final Set<String> withoutValue = ConcurrentHashMap.newKeySet();
     private final List<String> requests = new CopyOnWriteArrayList<>();
+    private final List<String> writes = new CopyOnWriteArrayList<>();
 
     /** Starts on a free loopback port. */
     public FakeSecretsManager() throws IOException {
@@ -59,9 +66,30 @@ public final class FakeSecretsManager implements AutoCloseable {
         secrets.put(arn, value);
     }
 
-    /** The SecretIds asked for, in order. */
+    /**
+     * Stores a secret that has no value yet (as CreateSecret without a SecretString makes it):
+     * GetSecretValue answers ResourceNotFoundException until PutSecretValue gives it one.
+     *
+     * @param arn its ARN
+     */
+    public void putWithoutValue(String arn) {
+        secrets.remove(arn);
+        withoutValue.add(arn);
+    }
+
+    /** @return a secret's current value, or null */
+    public String value(String arn) {
+        return secrets.get(arn);
+    }
+
+    /** The SecretIds asked for (GetSecretValue), in order. */
     public List<String> requests() {
         return requests;
+    }
+
+    /** The SecretIds written (PutSecretValue), in order. */
+    public List<String> writes() {
+        return writes;
     }
 
     private void handle(HttpExchange ex) throws IOException {
@@ -69,8 +97,9 @@ public final class FakeSecretsManager implements AutoCloseable {
             byte[] body = ex.getRequestBody().readAllBytes();
             String target = ex.getRequestHeaders().getFirst("X-Amz-Target");
             String auth = ex.getRequestHeaders().getFirst("Authorization");
-            if (!"POST".equals(ex.getRequestMethod()) || !"secretsmanager.GetSecretValue".equals(target)) {
-                error(ex, 400, "UnknownOperationException", "only secretsmanager.GetSecretValue is served here");
+            if (!"POST".equals(ex.getRequestMethod()) || target == null
+                    || !Set.of("secretsmanager.GetSecretValue", "secretsmanager.PutSecretValue").contains(target)) {
+                error(ex, 400, "UnknownOperationException", "only secretsmanager.GetSecretValue and PutSecretValue are served here");
                 return;
             }
             if (auth == null || !auth.startsWith("AWS4-HMAC-SHA256 ")) {
@@ -79,11 +108,32 @@ public final class FakeSecretsManager implements AutoCloseable {
             }
             JsonNode request = JSON.readTree(body);
             String id = request.path("SecretId").asText();
+            String arn = find(id);
+            if (target.endsWith("PutSecretValue")) {
+                writes.add(id);
+                if (arn == null || !request.path("SecretString").isTextual() || !request.path("ClientRequestToken").isTextual()) {
+                    error(ex, 400, arn == null ? "ResourceNotFoundException" : "InvalidRequestException",
+                            arn == null ? "Secrets Manager can't find the specified secret." : "SecretString and ClientRequestToken are required here");
+                    return;
+                }
+                secrets.put(arn, request.path("SecretString").asText());
+                withoutValue.remove(arn);
+                ObjectNode answer = JSON.createObjectNode()
+                        .put("ARN", arn)
+                        .put("Name", arn.substring(arn.lastIndexOf(':') + 1))
+                        .put("VersionId", request.path("ClientRequestToken").asText());
+                answer.putArray("VersionStages").add("AWSCURRENT");
+                send(ex, 200, JSON.writeValueAsBytes(answer));
+                return;
+            }
             requests.add(id);
-            String arn = secrets.containsKey(id) ? id : secrets.keySet().stream()
-                    .filter(a -> a.endsWith(":secret:" + id)).findFirst().orElse(null);
             if (arn == null) {
                 error(ex, 400, "ResourceNotFoundException", "Secrets Manager can't find the specified secret.");
+                return;
+            }
+            if (!secrets.containsKey(arn)) {
+                error(ex, 400, "ResourceNotFoundException",
+                        "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT");
                 return;
             }
             ObjectNode answer = JSON.createObjectNode()
@@ -95,6 +145,15 @@ public final class FakeSecretsManager implements AutoCloseable {
             answer.putArray("VersionStages").add("AWSCURRENT");
             send(ex, 200, JSON.writeValueAsBytes(answer));
         }
+    }
+
+    /** The ARN of a secret given by ARN or name, or null. */
+    private String find(String id) {
+        if (secrets.containsKey(id) || withoutValue.contains(id)) {
+            return id;
+        }
+        return java.util.stream.Stream.concat(secrets.keySet().stream(), withoutValue.stream())
+                .filter(a -> a.endsWith(":secret:" + id)).findFirst().orElse(null);
     }
 
     private static void error(HttpExchange ex, int status, String type, String message) throws IOException {

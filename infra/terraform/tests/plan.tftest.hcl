@@ -1,0 +1,376 @@
+# `terraform test` (1.11): the module planned offline against the pinned AWS provider, and the
+# values plan must refuse in the module's own words (expect_failures names the variable whose
+# validation must fail). .ci/run runs it with -var function_zip=<a stand-in zip>; no AWS account
+# is needed: fake credentials, the provider's skip_* flags, no refresh.
+
+provider "aws" {
+  region                      = "eu-west-1"
+  access_key                  = "offline-test"
+  secret_key                  = "offline-test"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  skip_region_validation      = true
+}
+
+variables {
+  region         = "eu-west-1"
+  vpc_id         = "vpc-0123456789abcdef0"
+  subnet_ids     = ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]
+  api_key_sha256 = ["2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"]
+  webhook_sources = {
+    github = { preset = "github" }
+  }
+  webhook_secrets = { github = "offline-test-secret" }
+}
+
+# --- what plans --------------------------------------------------------------------------------
+
+run "defaults_plan" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+
+  assert {
+    condition     = aws_lambda_function.this.timeout == 28 && aws_apigatewayv2_integration.function.timeout_milliseconds == 30000
+    error_message = "the HTTP function times out at 28 s and the API waits 30 s"
+  }
+  assert {
+    condition     = aws_lambda_function.this.reserved_concurrent_executions == 40
+    error_message = "concurrency is bounded by default"
+  }
+  assert {
+    condition     = aws_lambda_function.maintenance.timeout == 300 && aws_lambda_function.maintenance.reserved_concurrent_executions == 1
+    error_message = "maintenance runs in its own function, longer, one at a time"
+  }
+  assert {
+    condition     = aws_db_instance.this.manage_master_user_password == true && aws_db_instance.this.password == null
+    error_message = "RDS keeps the master password; the module passes none"
+  }
+  assert {
+    condition     = toset(keys(local.environment)) == toset(["JAVA_TOOL_OPTIONS", "QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256", "EXACTLY_SECRETS_DOCUMENT", "EXACTLY_SECRETS_VERSION"])
+    error_message = "the environment is a fixed handful of variables (the rest is in the settings document)"
+  }
+  assert {
+    condition     = one([for p in aws_db_parameter_group.this.parameter : p.value if p.name == "max_connections"]) == "100"
+    error_message = "max_connections is set, so plan can hold concurrency against it"
+  }
+}
+
+# The longest name the module allows still plans: the provider accepts every name derived from it
+# (IAM name_prefix "<name>-proxy-" at 38 characters, RDS identifiers, the snapshot name).
+run "longest_name_plans" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    name = "abcdefghij-klmnopqrst-uvwxyz012"
+  }
+}
+
+# Own security groups, own failure destination, alarms to a topic, many sources, no reservation.
+run "alternatives_plan" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    create_security_groups              = false
+    vpc_id                              = null
+    lambda_security_group_ids           = ["sg-0123456789abcdef0"]
+    database_security_group_ids         = ["sg-0fedcba9876543210"]
+    lambda_reserved_concurrency         = -1
+    lambda_runtime                      = "java17"
+    db_multi_az                         = true
+    maintenance_schedule                = "cron(0/10 * * * ? *)"
+    maintenance_failure_destination_arn = "arn:aws:sns:eu-west-1:123456789012:ops"
+    alarm_topic_arns                    = ["arn:aws:sns:eu-west-1:123456789012:ops"]
+    kms_key_arn                         = "arn:aws:kms:eu-west-1:123456789012:key/0f0e0d0c-0b0a-0908-0706-050403020100"
+    app_settings                        = { "exactly.tasks.max-body-bytes" = "1048576" }
+    webhook_sources = {
+      github = { preset = "github" }
+      stripe = { preset = "stripe", queue = "payments.stripe", secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:stripe-webhook-AbCdEf" }
+      square = { preset = "square" }
+      acme   = { preset = "generic", signature = "hmac-sha256", signature_header = "X-Acme-Signature", signature_prefix = "sha256=", key_pointer = "/id", window_seconds = 172800 }
+      open   = { preset = "generic", signature = "none", key_content_hash = true, key_exclude = ["/sent_at"] }
+    }
+    webhook_secrets = { github = "g", square = "s", acme = "a" }
+  }
+
+  assert {
+    condition     = length(aws_security_group.function) == 0
+    error_message = "no security group is made when you pass yours"
+  }
+  assert {
+    condition     = length(aws_sqs_queue.maintenance_failed) == 0
+    error_message = "no failure queue is made when you name a destination"
+  }
+  assert {
+    condition     = length(aws_secretsmanager_secret.webhook) == 3
+    error_message = "github, square and acme get a secret; stripe has its own; open checks none"
+  }
+}
+
+# --- what plan refuses --------------------------------------------------------------------------
+
+run "refuses_zero_concurrency" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    lambda_reserved_concurrency = 0
+  }
+  expect_failures = [var.lambda_reserved_concurrency]
+}
+
+run "refuses_concurrency_over_the_connection_limit" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    lambda_reserved_concurrency = 45
+  }
+  expect_failures = [var.lambda_reserved_concurrency]
+}
+
+run "refuses_db_name_with_hyphen" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    db_name = "my-db"
+  }
+  expect_failures = [var.db_name]
+}
+
+run "refuses_schedule_that_is_no_expression" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    maintenance_schedule = "every5min"
+  }
+  expect_failures = [var.maintenance_schedule]
+}
+
+run "refuses_rate_with_wrong_unit_number" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    maintenance_schedule = "rate(1 minutes)"
+  }
+  expect_failures = [var.maintenance_schedule]
+}
+
+run "refuses_java25" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    lambda_runtime = "java25"
+  }
+  expect_failures = [var.lambda_runtime]
+}
+
+run "refuses_name_too_long" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    name = "abcdefghij-klmnopqrst-uvwxyz0123"
+  }
+  expect_failures = [var.name]
+}
+
+run "refuses_name_with_doubled_hyphen" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    name = "exactly--prod"
+  }
+  expect_failures = [var.name]
+}
+
+run "refuses_name_with_trailing_hyphen" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    name = "exactly-"
+  }
+  expect_failures = [var.name]
+}
+
+run "refuses_name_in_upper_case" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    name = "Exactly"
+  }
+  expect_failures = [var.name]
+}
+
+run "refuses_partial_secret_arn" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      stripe = { preset = "stripe", secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:stripe-webhook" }
+    }
+    webhook_secrets = {}
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_signed_source_without_secret" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github" }
+      stripe = { preset = "stripe" }
+    }
+    webhook_secrets = { github = "g" }
+  }
+  expect_failures = [var.webhook_secrets]
+}
+
+run "refuses_deadline_too_close_to_the_function_timeout" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    request_deadline_ms = 27000
+  }
+  expect_failures = [var.request_deadline_ms]
+}
+
+run "refuses_function_timeout_over_the_api_timeout" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    lambda_timeout_seconds = 31
+  }
+  expect_failures = [var.lambda_timeout_seconds]
+}
+
+run "refuses_api_timeout_below_the_function_timeout" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_integration_timeout_ms = 20000
+  }
+  expect_failures = [var.lambda_timeout_seconds]
+}
+
+run "refuses_api_timeout_over_30_seconds" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_integration_timeout_ms = 31000
+  }
+  expect_failures = [var.api_integration_timeout_ms]
+}
+
+run "refuses_maintenance_timeout_over_15_minutes" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    maintenance_timeout_seconds = 901
+  }
+  expect_failures = [var.maintenance_timeout_seconds]
+}
+
+run "refuses_security_groups_without_vpc" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    vpc_id = null
+  }
+  expect_failures = [var.create_security_groups]
+}
+
+run "refuses_a_key_instead_of_its_digest" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_key_sha256 = ["my-secret-api-key"]
+  }
+  expect_failures = [var.api_key_sha256]
+}
+
+run "refuses_no_api_key" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_key_sha256 = []
+  }
+  expect_failures = [var.api_key_sha256]
+}
+
+run "refuses_a_reserved_master_username" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    db_master_username = "admin"
+  }
+  expect_failures = [var.db_master_username]
+}
+
+run "refuses_a_retention_cloudwatch_does_not_offer" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    log_retention_days = 10
+  }
+  expect_failures = [var.log_retention_days]
+}
+
+run "refuses_a_failure_destination_that_lambda_cannot_use" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    maintenance_failure_destination_arn = "arn:aws:s3:::my-bucket"
+  }
+  expect_failures = [var.maintenance_failure_destination_arn]
+}
