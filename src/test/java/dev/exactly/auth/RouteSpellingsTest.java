@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 class RouteSpellingsTest {
 
     /** A body that the push endpoint would store, sent to every route that takes a body. */
-    static final String PUSH = "{\"items\":[{\"queue\":\"spelling\",\"transactionId\":\"bypass-1\",\"payload\":{\"pwned\":true}}]}";
+    public static final String PUSH = "{\"items\":[{\"queue\":\"spelling\",\"transactionId\":\"bypass-1\",\"payload\":{\"pwned\":true}}]}";
 
     /** The uri tags a refused or unrouted request may carry, besides a route's own template. */
     static final Set<String> BOUNDED_URI_TAGS = Set.of("/REFUSED_EARLY", "NOT_FOUND", "UNKNOWN", "REDIRECTION", "root");
