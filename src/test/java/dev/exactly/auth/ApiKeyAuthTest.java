@@ -77,7 +77,9 @@ class ApiKeyAuthTest {
     @Test
     void pathsOutsideTheApiAreClosedUnlessOpenedOnPurpose() throws Exception {
         int port = RouteSpellingsTest.port();
-        for (String path : List.of("//api/v1/queues", "/API/v1/queues", "/api", "/apidocs", "/", "/favicon.ico", "/q/dev-ui")) {
+        for (String path : List.of("//api/v1/queues", "/API/v1/queues", "/api", "/apidocs", "/", "/favicon.ico", "/q/dev-ui",
+                // a public path under another spelling than its plain one is closed like any other
+                "/q/health;x/live", "/zz/../q/health/live", "/q/health/%6Cive", "/q/metrics;x", "/q/./openapi")) {
             RawHttp.Answer a = RawHttp.send(port, "GET", path, Map.of(), null);
             assertTrue(RouteSpellingsTest.isUnauthorized(a), path + ": " + a.status() + " " + a.headers() + " " + a.body());
             assertEquals("Bearer realm=\"exactly\"", a.header("www-authenticate"));
@@ -86,6 +88,9 @@ class ApiKeyAuthTest {
         assertEquals(200, RawHttp.send(port, "GET", "/q/health/live", Map.of(), null).status());
         assertEquals(200, RawHttp.send(port, "GET", "/q/openapi", Map.of(), null).status());
         assertEquals(200, RawHttp.send(port, "GET", "/q/metrics", Map.of(), null).status());
+        RawHttp.Answer encoded = RawHttp.send(port, "POST", "/webhooks/%67ithub", Map.of("Content-Type", "application/json"),
+                "{}".getBytes(StandardCharsets.UTF_8));
+        assertTrue(RouteSpellingsTest.isUnauthorized(encoded), encoded.status() + " " + encoded.body());
         RawHttp.Answer webhook = RawHttp.send(port, "POST", "/webhooks/github", Map.of("Content-Type", "application/json"),
                 "{}".getBytes(StandardCharsets.UTF_8));
         assertEquals(401, webhook.status(), webhook.body());
