@@ -48,6 +48,9 @@ class RouteSpellingsTest {
     /** The uri tags a refused or unrouted request may carry, besides a route's own template. */
     static final Set<String> BOUNDED_URI_TAGS = Set.of("/REFUSED_EARLY", "NOT_FOUND", "UNKNOWN", "REDIRECTION", "root");
 
+    /** The health checks a probe calls (not /q/health/group/{name}: each name asked for makes a registry). */
+    public static final Set<String> HEALTH = Set.of("/q/health", "/q/health/live", "/q/health/ready", "/q/health/started", "/q/health/well");
+
     @Inject
     BeanManager beans;
 
@@ -58,7 +61,7 @@ class RouteSpellingsTest {
     static boolean isPublic(Route r) {
         String t = r.template();
         return (t.equals("/webhooks/{source}") && "POST".equals(r.method()))
-                || t.equals("/q/health") || t.startsWith("/q/health/")
+                || HEALTH.contains(t)
                 || t.equals("/q/metrics") || t.startsWith("/q/metrics/")
                 || t.equals("/q/openapi") || t.startsWith("/q/openapi.");
     }
