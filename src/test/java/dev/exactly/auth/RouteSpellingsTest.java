@@ -49,7 +49,7 @@ class RouteSpellingsTest {
     static final Set<String> BOUNDED_URI_TAGS = Set.of("/REFUSED_EARLY", "NOT_FOUND", "UNKNOWN", "REDIRECTION", "root");
 
     /** The health checks a probe calls (not /q/health/group/{name}: each name asked for makes a registry). */
-    public static final Set<String> HEALTH = Set.of("/q/health", "/q/health/live", "/q/health/ready", "/q/health/started", "/q/health/well");
+    static final Set<String> HEALTH = Set.of("/q/health", "/q/health/live", "/q/health/ready", "/q/health/started", "/q/health/well");
 
     @Inject
     BeanManager beans;
