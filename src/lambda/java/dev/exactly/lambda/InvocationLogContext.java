@@ -19,7 +19,7 @@ import org.jboss.logging.MDC;
 @ApplicationScoped
 public class InvocationLogContext {
 
-    /** Runs before every other route (the API key filter and the resources included). */
+    /** Runs before every other route (the API key check and the resources included). */
     static final int ORDER = Integer.MIN_VALUE + 100;
 
     void route(@Observes Router router) {

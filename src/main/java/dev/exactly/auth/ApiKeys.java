@@ -92,8 +92,8 @@ public class ApiKeys {
     void warnWhenNoneConfigured(@Observes StartupEvent event) {
         if (!configured()) {
             LOG.warn("No API key is configured (exactly.auth.api-key-sha256 / EXACTLY_AUTH_API_KEY_SHA256): "
-                    + "every /api request will be refused with 401. Configure the hex SHA-256 of a key, "
-                    + "e.g. printf %s \"$KEY\" | sha256sum");
+                    + "every request that needs one (all of /api) will be refused with 401. Configure the hex SHA-256 "
+                    + "of a key, e.g. printf %s \"$KEY\" | sha256sum (docs/security.md)");
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.exactly.consume;
 
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -17,6 +18,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * /api/v1/ack and POST /api/v1/ack/batch (settle, retry or dead-letter delivered messages, by
  * messageId or transactionId).
  */
+@Authenticated
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class ConsumeResource {

@@ -79,7 +79,7 @@ public class BodyLimitFilter {
             } else {
                 rc.next();
             }
-        }, 100);
+        }, 99); // after Quarkus Security's handlers (authorization: 100): no body is read before the key is checked
     }
 
     /** @throws IllegalStateException when a route's limit is above quarkus.http.limits.max-body-size */

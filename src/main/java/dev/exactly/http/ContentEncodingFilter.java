@@ -34,7 +34,7 @@ public class ContentEncodingFilter {
                 return;
             }
             rc.next();
-        }, 99);
+        }, 98);
     }
 
     private static boolean refused(java.util.List<String> headers) {

@@ -1,6 +1,7 @@
 package dev.exactly.message;
 
 import dev.exactly.problem.ApiProblem;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -11,6 +12,7 @@ import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** GET /api/v1/messages/{messageId}: read back a stored message. */
+@Authenticated
 @Path("/api/v1/messages")
 @Produces(MediaType.APPLICATION_JSON)
 public class MessageResource {

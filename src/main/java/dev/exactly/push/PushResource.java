@@ -6,6 +6,7 @@ import dev.exactly.engine.PushStatus;
 import dev.exactly.http.JsonRequest;
 import dev.exactly.http.LogContext;
 import dev.exactly.wiring.PayloadMismatchMetrics;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -16,6 +17,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.jboss.logging.Logger;
 
 /** POST /api/v1/push: push messages, each answered with an exact deduplication verdict. */
+@Authenticated
 @Path("/api/v1/push")
 public class PushResource {
 

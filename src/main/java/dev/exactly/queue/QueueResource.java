@@ -5,6 +5,7 @@ import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -26,6 +27,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * GET /api/v1/queues/{queue}; the operators' figures: GET /api/v1/queues (paged) and
  * GET /api/v1/queues/{queue}/stats.
  */
+@Authenticated
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {

@@ -3,6 +3,7 @@ package dev.exactly.redrive;
 import dev.exactly.http.JsonTree;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.naming.Names;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -13,6 +14,7 @@ import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** POST /api/v1/queues/{queue}/redrive: moves dead letters back to the queue they came from. */
+@Authenticated
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
 public class RedriveResource {

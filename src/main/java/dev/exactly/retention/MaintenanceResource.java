@@ -1,6 +1,7 @@
 package dev.exactly.retention;
 
 import dev.exactly.http.JsonTree;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -15,6 +16,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * it needs the API key like every other endpoint there. It takes no fields: no body, or {@code {}}
  * (a field is refused as unknown, {@link JsonTree#noFields}).
  */
+@Authenticated
 @Path("/api/v1/admin/maintenance")
 public class MaintenanceResource {
 

@@ -2,6 +2,7 @@ package dev.exactly.schema;
 
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.http.JsonTree;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -16,6 +17,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no body, or
  * {@code {}} ({@link JsonTree#noFields}).
  */
+@Authenticated
 @Path("/api/v1/admin/migrate")
 public class MigrationResource {
 

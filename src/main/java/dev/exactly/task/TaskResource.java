@@ -3,6 +3,7 @@ package dev.exactly.task;
 import dev.exactly.http.JsonRequest;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -25,6 +26,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * /api/v1/tasks/{id} find the task in the queue named by the {@code queue} query parameter,
  * "default" when absent.
  */
+@Authenticated
 @Path(TaskResource.PATH)
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.WILDCARD)

@@ -2,6 +2,7 @@ package dev.exactly.transaction;
 
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.http.JsonRequest;
+import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -11,6 +12,7 @@ import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /** POST /api/v1/transaction: pushes and acks, all or nothing. */
+@Authenticated
 @Path("/api/v1/transaction")
 public class TransactionResource {
 

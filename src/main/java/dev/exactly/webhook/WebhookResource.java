@@ -1,6 +1,7 @@
 package dev.exactly.webhook;
 
 import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -17,9 +18,11 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
- * POST /webhooks/{source}: receives a provider's webhook delivery. Authenticated by the
- * source's signature scheme, not by API key. A thin adapter over {@link WebhookIngest}.
+ * POST /webhooks/{source}: receives a provider's webhook delivery. Public (no API key: a provider
+ * cannot send one), and authenticated instead by the source's signature scheme, which
+ * {@link WebhookIngest} checks before anything is written. A thin adapter over {@link WebhookIngest}.
  */
+@PermitAll
 @Path(WebhookResource.PATH)
 public class WebhookResource {
 

@@ -28,7 +28,11 @@ import org.jboss.logging.Logger;
  * <p>With the embedded database and no API key configured (exactly.auth.api-key-sha256), it also
  * uses a local key kept in {@code api-key} next to the data directory (.exactly/api-key by
  * default), generated on first start (and then printed once). With a configured datasource nothing is
- * generated: without a configured key every /api request is refused.
+ * generated: without a configured key every request that needs one (all of /api) is refused.
+ *
+ * <p>With the embedded database the HTTP server listens on loopback (127.0.0.1) unless
+ * quarkus.http.host is set anywhere ({@link LoopbackByDefault}); with a configured datasource it
+ * keeps Quarkus' default (0.0.0.0).
  */
 @QuarkusMain
 public final class ExactlyMain {
@@ -67,6 +71,7 @@ public final class ExactlyMain {
             System.setProperty("quarkus.datasource.reactive.url", db.url());
             System.setProperty("quarkus.datasource.username", "postgres");
             System.setProperty("quarkus.datasource.password", "");
+            LoopbackByDefault.activate();
             useLocalApiKeyUnlessConfigured(dir);
             Quarkus.run(args);
         }

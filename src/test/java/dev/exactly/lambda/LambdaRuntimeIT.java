@@ -81,11 +81,16 @@ class LambdaRuntimeIT {
     @BeforeAll
     static void start() throws Exception {
         database = TestDatabase.createMigratedDatabase();
-        sql("postgres", "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + DB_USER + "') THEN "
-                + "CREATE ROLE " + DB_USER + " LOGIN SUPERUSER PASSWORD 'db-password-from-secrets-manager'; END IF; END $$");
+        createFunctionRole();
         secrets = new FakeSecretsManager();
         runtime = new RuntimeApiServer();
         function = FunctionProcess.start("main", runtime, environment(database, secrets, Map.of()));
+    }
+
+    /** The database role the function logs in as (its name and password come from the fake Secrets Manager). */
+    static void createFunctionRole() throws SQLException {
+        sql("postgres", "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + DB_USER + "') THEN "
+                + "CREATE ROLE " + DB_USER + " LOGIN SUPERUSER PASSWORD 'db-password-from-secrets-manager'; END IF; END $$");
     }
 
     @AfterAll

@@ -68,6 +68,15 @@ public final class ApiGatewayEvents {
         return this;
     }
 
+    /**
+     * The requestContext.authorizer of an event that an API Gateway authorizer let through, e.g.
+     * {"jwt":{"claims":{...},"scopes":[]}}, {"iam":{"userId":...}} or {"lambda":{"principalId":...}}.
+     */
+    public ApiGatewayEvents authorizer(Map<String, Object> authorizer) {
+        ((ObjectNode) event.path("requestContext")).set("authorizer", JSON.valueToTree(authorizer));
+        return this;
+    }
+
     /** A JSON body, sent as text. */
     public ApiGatewayEvents json(String json) {
         return body(json.getBytes(StandardCharsets.UTF_8), false).header("content-type", "application/json");

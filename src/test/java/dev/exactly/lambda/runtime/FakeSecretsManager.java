@@ -33,6 +33,12 @@ public final class FakeSecretsManager implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    static {
+        // the JDK's HTTP server writes a response's head and body apart; without TCP_NODELAY the
+        // body waits for the client's delayed ACK of the head (some 40 ms on Linux) on every call
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private final HttpServer server;
     private final Map<String, String> secrets = new ConcurrentHashMap<>();
     private final Set<String> withoutValue = ConcurrentHashMap.newKeySet();

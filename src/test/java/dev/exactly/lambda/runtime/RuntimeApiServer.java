@@ -54,6 +54,12 @@ public final class RuntimeApiServer implements AutoCloseable {
     private static final String BASE = "/2018-06-01/runtime";
     private static final String ARN = "arn:aws:lambda:eu-west-1:123456789012:function:exactly:live";
 
+    static {
+        // the JDK's HTTP server writes a response's head and body apart; without TCP_NODELAY the
+        // body waits for the client's delayed ACK of the head (some 40 ms on Linux) on every call
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private final HttpServer server;
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "runtime-api");
