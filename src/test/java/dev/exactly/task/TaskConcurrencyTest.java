@@ -1,12 +1,12 @@
 package dev.exactly.task;
 
-import dev.exactly.http.JsonBodyReader;
 import static dev.exactly.task.TaskTesting.count;
 import static dev.exactly.task.TaskTesting.freshQueue;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.http.JsonBodyReader;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.nio.charset.StandardCharsets;
