@@ -1,6 +1,7 @@
 package dev.exactly.consume;
 
 import dev.exactly.http.IndexedItems;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -12,6 +13,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  *
  * @param items the acks, in request order
  */
+@RegisterForReflection
 @IndexedItems
 @Schema(ref = "AckBatchRequest") // its schema, in META-INF/openapi.yaml
 public record AckBatch(@NotNull(message = "is required") @Size(min = 1, max = MAX_ACKS, message = "must hold 1 to " + MAX_ACKS + " acks")

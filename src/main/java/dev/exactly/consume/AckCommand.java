@@ -4,6 +4,7 @@ import dev.exactly.http.Checked;
 import dev.exactly.naming.Key;
 import dev.exactly.naming.Name;
 import dev.exactly.naming.Names;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.NotNull;
 import java.util.UUID;
 import java.util.function.BiConsumer;
@@ -29,6 +30,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param error         the consumer's error text for failed/retry/dlq (at most {@value #MAX_ERROR_BYTES}
  *                      UTF-8 bytes), or null
  */
+@RegisterForReflection
 @Checked
 @Schema(ref = "AckRequest") // its schema, in META-INF/openapi.yaml
 public record AckCommand(@Name String queue, @Name String partition, @Name String consumerGroup,

@@ -1,5 +1,6 @@
 package dev.exactly.consume;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -14,6 +15,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param leaseId      the lease a pop handed out
  * @param leaseSeconds seconds from now, or null for the queue's leaseTime
  */
+@RegisterForReflection
 @Schema(ref = "ExtendRequest") // its schema, in META-INF/openapi.yaml
 public record LeaseExtension(@NotNull(message = "is required") UUID leaseId,
                              @Min(value = 1, message = PopRequest.LEASE) @Max(value = PopRequest.MAX_LEASE_SECONDS,

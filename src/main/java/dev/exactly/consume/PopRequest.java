@@ -2,6 +2,7 @@ package dev.exactly.consume;
 
 import dev.exactly.naming.Name;
 import dev.exactly.queue.QueueOption;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -19,6 +20,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param waitMillis    long-poll: how long to wait for a message when none is available, in
  *                      milliseconds, 0 to {@link #MAX_WAIT_MILLIS} (default 0)
  */
+@RegisterForReflection
 @Schema(name = "PopRequestRecord", ref = "PopRequest") // its schema, in META-INF/openapi.yaml
 public record PopRequest(@NotNull(message = "is required") @Name String queue, @Name String partition,
                          @Name String consumerGroup,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -16,6 +17,7 @@ import java.util.Arrays;
  *
  * @param bytes the value's UTF-8 bytes in the body
  */
+@RegisterForReflection
 @JsonDeserialize(using = RawJson.Reader.class)
 public record RawJson(byte[] bytes) {
 

@@ -7,6 +7,7 @@ import dev.exactly.http.RawJson;
 import dev.exactly.naming.Key;
 import dev.exactly.naming.Name;
 import dev.exactly.naming.Names;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -22,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  *
  * @param items the items, at least one
  */
+@RegisterForReflection
 @IndexedItems
 @Schema(name = "PushRequestRecord", ref = "PushRequest") // its schema, in META-INF/openapi.yaml
 public record PushRequest(@NotNull(message = "is required") @Size(min = 1, message = "must hold at least one item")
@@ -39,6 +41,7 @@ public record PushRequest(@NotNull(message = "is required") @Size(min = 1, messa
      * @param payload       any JSON value but null, stored byte for byte
      * @param traceId       stored with the message, at most 256 UTF-8 bytes
      */
+    @RegisterForReflection
     @Checked
     public record Item(@NotNull(message = "is required") @Name String queue, @Name String partition,
                        @Key(maxBytes = Names.MAX_TRANSACTION_ID_BYTES) String transactionId,

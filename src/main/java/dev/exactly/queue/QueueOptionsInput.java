@@ -2,6 +2,7 @@ package dev.exactly.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.exactly.http.Checked;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.NotNull;
 import java.util.EnumMap;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param spreadPartitions   {@link QueueOption#SPREAD_PARTITIONS}
  * @param payloadMismatch    {@link QueueOption#PAYLOAD_MISMATCH}: "report" or "reject"
  */
+@RegisterForReflection
 @Checked
 public record QueueOptionsInput(JsonNode dedupWindowSeconds, JsonNode retentionSeconds, JsonNode leaseTime,
                                 JsonNode retryLimit, JsonNode retryDelay, JsonNode spreadPartitions,
@@ -81,6 +83,7 @@ public record QueueOptionsInput(JsonNode dedupWindowSeconds, JsonNode retentionS
      * @param queue   the queue to create or replace the options of
      * @param options the options given; an omitted one returns to its default
      */
+    @RegisterForReflection
     @Schema(ref = "ConfigureRequest") // its schema, in META-INF/openapi.yaml
     public record Configure(@NotNull(message = "is required and must be a string") @dev.exactly.naming.Name String queue,
                             @NotNull(message = "is required: an object of options (an empty one returns every option "
@@ -92,6 +95,7 @@ public record QueueOptionsInput(JsonNode dedupWindowSeconds, JsonNode retentionS
      *
      * @param options the options to merge in
      */
+    @RegisterForReflection
     @Schema(ref = "PatchQueueRequest") // its schema, in META-INF/openapi.yaml
     public record Patch(@NotNull(message = "is required: an object of the options to change")
                         @jakarta.validation.Valid QueueOptionsInput options) {

@@ -1,6 +1,7 @@
 package dev.exactly.redrive;
 
 import dev.exactly.http.Checked;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -19,6 +20,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param messageIds the copies to redrive, or null for "the next limit of them"
  * @param limit      how many copies a "redrive all" call takes at most, or null for {@link #DEFAULT_LIMIT}
  */
+@RegisterForReflection
 @Checked
 @Schema(name = "RedriveRequestRecord", ref = "RedriveRequest") // its schema, in META-INF/openapi.yaml
 public record RedriveRequest(

@@ -7,6 +7,7 @@ import dev.exactly.naming.Key;
 import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -35,6 +36,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param priority          higher is claimed first (default 0)
  * @param runAt             an RFC 3339 date-time with an offset, from 1970 to 9999: not claimable before it
  */
+@RegisterForReflection
 @Checked
 @Schema(name = "TaskRequestRecord", ref = "TaskRequest") // its schema, in META-INF/openapi.yaml
 public record TaskRequest(@Name String queue, @Name String id,
@@ -108,6 +110,7 @@ public record TaskRequest(@Name String queue, @Name String id,
      *
      * @param tasks the tasks, in request order
      */
+    @RegisterForReflection
     @IndexedItems
     @Schema(ref = "TaskBatchRequest") // its schema, in META-INF/openapi.yaml
     public record Batch(@NotNull(message = "is required") @Size(min = 1, message = "must hold at least one task")

@@ -3,6 +3,7 @@ package dev.exactly.task;
 import dev.exactly.http.RawJson;
 import dev.exactly.naming.Key;
 import dev.exactly.naming.Name;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -32,6 +33,7 @@ public final class WorkerRequest {
      * @param limit        most tasks to hand out (default 1)
      * @param leaseSeconds lease of each claimed task, or null for exactly.tasks.default-lease-seconds
      */
+    @RegisterForReflection
     @Schema(ref = "ClaimRequest") // its schema, in META-INF/openapi.yaml
     public record Claim(@Name String queue,
                         @Size(min = 1, max = MAX_TYPES, message = "must name 1 to " + MAX_TYPES + " types (omit it for any type)")
@@ -52,6 +54,7 @@ public final class WorkerRequest {
      * @param leaseId the lease the claim handed out
      * @param result  any JSON value, stored byte for byte, or null
      */
+    @RegisterForReflection
     @Schema(ref = "CompleteRequest") // its schema, in META-INF/openapi.yaml
     public record Complete(@NotNull(message = "is required (the claim's leaseId)") UUID leaseId, RawJson result) {
     }
@@ -62,6 +65,7 @@ public final class WorkerRequest {
      * @param leaseId the lease the claim handed out
      * @param error   what went wrong, at most {@value #MAX_ERROR_BYTES} UTF-8 bytes
      */
+    @RegisterForReflection
     @Schema(ref = "FailRequest") // its schema, in META-INF/openapi.yaml
     public record Fail(@NotNull(message = "is required (the claim's leaseId)") UUID leaseId,
                        @NotNull(message = "is required") @Key(maxBytes = MAX_ERROR_BYTES) String error) {
@@ -73,6 +77,7 @@ public final class WorkerRequest {
      * @param leaseId      the lease the claim handed out
      * @param leaseSeconds the lease's new length counted from now, or null for exactly.tasks.default-lease-seconds
      */
+    @RegisterForReflection
     @Schema(ref = "ExtendRequest") // its schema, in META-INF/openapi.yaml
     public record Extend(@NotNull(message = "is required (the claim's leaseId)") UUID leaseId,
                          @Min(value = 1, message = "must be at least 1") Integer leaseSeconds) {

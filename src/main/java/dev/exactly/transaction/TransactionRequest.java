@@ -7,6 +7,7 @@ import dev.exactly.naming.Key;
 import dev.exactly.naming.Name;
 import dev.exactly.naming.Names;
 import dev.exactly.push.PushRequest;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
@@ -23,6 +24,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  *
  * @param operations the operations, in request order
  */
+@RegisterForReflection
 @Schema(name = "TransactionRequestRecord", ref = "TransactionRequest") // its schema, in META-INF/openapi.yaml
 public record TransactionRequest(
         @NotNull(message = "is required")
@@ -54,6 +56,7 @@ public record TransactionRequest(
      * @param status        an ack's status
      * @param error         an ack's error text
      */
+    @RegisterForReflection
     @Checked
     public record Operation(String type, List<PushRequest.@NotNull(message = "an item must be a JSON object") @Valid Item> items,
                             @Name String queue, @Name String partition, @Name String consumerGroup, UUID leaseId,
