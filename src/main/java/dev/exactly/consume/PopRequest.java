@@ -1,7 +1,6 @@
 package dev.exactly.consume;
 
 import dev.exactly.naming.Name;
-import dev.exactly.queue.QueueOption;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -38,7 +37,7 @@ public record PopRequest(@NotNull(message = "is required") @Name String queue, @
     public static final int MAX_WAIT_MILLIS = 20_000;
 
     /** Longest lease a pop may ask for, in seconds (7 days; the queue option leaseTime's bound too). */
-    public static final int MAX_LEASE_SECONDS = QueueOption.MAX_LEASE_SECONDS;
+    public static final int MAX_LEASE_SECONDS = 604_800;
 
     static final String BATCH = "must be between 1 and " + MAX_BATCH;
     static final String LEASE = "must be between 1 and " + MAX_LEASE_SECONDS;

@@ -88,8 +88,9 @@ public class RequestProblems {
         }
         StreamReadException read = cause(e, StreamReadException.class);
         if (read instanceof InputCoercionException c) {
-            return invalid(body, List.of(error(body, at, "must be an integer from " + min(c.getTargetType()) + " to "
-                    + max(c.getTargetType()))));
+            boolean isLong = c.getTargetType() == Long.class || c.getTargetType() == long.class;
+            return invalid(body, List.of(error(body, at, "must be an integer from " + (isLong ? Long.MIN_VALUE : Integer.MIN_VALUE)
+                    + " to " + (isLong ? Long.MAX_VALUE : Integer.MAX_VALUE))));
         }
         if (read != null && read.getOriginalMessage().startsWith("Duplicate field '") && read.getProcessor() != null) {
             // the parser's own path: a payload, bound as raw bytes, has none of its own in Jackson's
@@ -192,19 +193,6 @@ public class RequestProblems {
     }
 
     private static Class<?> bodyOf(Object[] parameters) {
-        for (Object p : parameters == null ? new Object[0] : parameters) {
-            if (p instanceof Record) {
-                return p.getClass();
-            }
-        }
-        return null;
-    }
-
-    private static long min(Class<?> type) {
-        return type == Long.class || type == long.class ? Long.MIN_VALUE : Integer.MIN_VALUE;
-    }
-
-    private static long max(Class<?> type) {
-        return type == Long.class || type == long.class ? Long.MAX_VALUE : Integer.MAX_VALUE;
+        return Arrays.stream(parameters).filter(p -> p instanceof Record).findFirst().map(Object::getClass).orElse(null);
     }
 }
