@@ -2,7 +2,14 @@ package dev.exactly.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /** Everything configurable under the {@code exactly.} prefix (SmallRye Config). */
 @ConfigMapping(prefix = "exactly")
@@ -14,7 +21,8 @@ public interface ExactlyConfig {
     /** Schema migrations. */
     Schema schema();
 
-    /** The warm-instance dedup cache (server mode). */
+    /** The warm-instance dedup cache (server mode); named here so that a refused value is named as written. */
+    @WithName("dedup-cache")
     DedupCacheConfig dedupCache();
 
     /**
@@ -27,10 +35,12 @@ public interface ExactlyConfig {
     interface Push {
         /** Most items one request may carry; more is a 400. */
         @WithDefault("1000")
+        @Min(1)
         int maxItems();
 
         /** Largest request body in bytes (default 6 MiB, the Lambda synchronous payload limit); more is a 413. */
         @WithDefault("6291456")
+        @Min(1)
         long maxBodyBytes();
     }
 
@@ -50,7 +60,8 @@ public interface ExactlyConfig {
      * sections "The broker cache, and what it is allowed to do" and "Under memory pressure": 90%
      * fit line, 30 s cooldown, 5 s recent-use guard, one warning a minute, 30 s memo TTL, 5 s
      * clock-skew slack, 100,000 bookkeeping entries); the buffer, delta, retry and concurrency
-     * limits are this project's. An invalid value stops the service at start-up.
+     * limits are this project's. An invalid value stops the service at start-up (Bean Validation of
+     * this mapping, naming the key).
      */
     interface DedupCacheConfig {
         /**
@@ -63,6 +74,7 @@ public interface ExactlyConfig {
 
         /** Memory cap for resident hashes and their bookkeeping, in MiB (at least 1). */
         @WithDefault("512")
+        @Min(1)
         int maxMb();
 
         /**
@@ -70,18 +82,23 @@ public interface ExactlyConfig {
          * (hysteresis), in (0, 1].
          */
         @WithDefault("0.9")
+        @DecimalMin(value = "0", inclusive = false)
+        @DecimalMax("1")
         double fitRatio();
 
         /** How long a partition that failed admission answers "probe all" before it is tested again. */
         @WithDefault("30s")
+        @DurationMin
         Duration cooldown();
 
         /** A partition used this recently is never evicted to admit another. */
         @WithDefault("5s")
+        @DurationMin
         Duration recentUse();
 
         /** At most one memory-pressure warning per this interval, process-wide. */
         @WithDefault("60s")
+        @DurationMin
         Duration warnInterval();
 
         /**
@@ -89,6 +106,7 @@ public interface ExactlyConfig {
          * ago than this answers "probe all" until a commit confirms them.
          */
         @WithDefault("30s")
+        @DurationMin
         Duration memoTtl();
 
         /**
@@ -96,10 +114,13 @@ public interface ExactlyConfig {
          * fraction is rounded up).
          */
         @WithDefault("5s")
+        @DurationMin
+        @DurationMax(days = 365)
         Duration skewSlack();
 
         /** Soft cap on the entries of the cooldown and footprint-hint maps. */
         @WithDefault("100000")
+        @Min(1)
         int bookkeepingCap();
 
         /**
@@ -107,14 +128,17 @@ public interface ExactlyConfig {
          * installing.
          */
         @WithDefault("256")
+        @Min(0)
         int maxBufferedCommits();
 
         /** A gap larger than this many offsets is healed by a full hydration instead of a delta read. */
         @WithDefault("262144")
+        @Min(0)
         long maxDeltaRows();
 
         /** After a failed hydration, the entry answers "probe all" this long before retrying. */
         @WithDefault("1s")
+        @DurationMin
         Duration hydrationRetry();
 
         /**
@@ -123,6 +147,7 @@ public interface ExactlyConfig {
          * partition that finds no slot answers "probe all" and tries again on its next push.
          */
         @WithDefault("2")
+        @Min(1)
         int maxConcurrentLoads();
     }
 
@@ -138,6 +163,8 @@ public interface ExactlyConfig {
 
         /** TCP port on 127.0.0.1; 0 picks a free one. */
         @WithDefault("0")
+        @Min(0)
+        @Max(65535)
         int port();
 
         /**
@@ -145,6 +172,7 @@ public interface ExactlyConfig {
          * with status 1.
          */
         @WithDefault("5")
+        @Min(1)
         int restartAttempts();
     }
 }

@@ -2,7 +2,9 @@ package dev.exactly.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
  * The fusion layer (layer 2, server mode): concurrent pushes to one partition fused into one SQL
@@ -22,13 +24,16 @@ public interface FusionConfig {
      * requests; a lone client never waits.
      */
     @WithDefault("1ms")
+    @DurationMin
     Duration linger();
 
     /** Flush as soon as this many items are pending for a partition (flush on size). */
     @WithDefault("1000")
+    @Min(1)
     int maxItems();
 
     /** Flush as soon as this many payload bytes are pending for a partition (default 8 MiB). */
     @WithDefault("8388608")
+    @Min(1)
     long maxBytes();
 }

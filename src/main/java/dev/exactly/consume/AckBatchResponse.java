@@ -1,5 +1,6 @@
 package dev.exactly.consume;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -7,5 +8,6 @@ import java.util.List;
  *
  * @param results per item; check each one's {@code result}
  */
+@RegisterForReflection
 public record AckBatchResponse(List<AckResult> results) {
 }

@@ -1,6 +1,7 @@
 package dev.exactly.consume;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 
 /**
@@ -26,6 +27,7 @@ import java.util.UUID;
  *                            idempotent repeat: nothing changed)
  * @param detail              why, for an error
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AckResult(int index, String result, String queue, String partition, Long offset, UUID messageId,
                         String transactionId, String outcome, Integer attempts, UUID deadLetterMessageId,

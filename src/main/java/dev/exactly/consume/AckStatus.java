@@ -1,5 +1,7 @@
 package dev.exactly.consume;
 
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /** What a consumer says about a delivered message. */
 public enum AckStatus {
     /** Processed: settled for the consumer group, never delivered to it again. */
@@ -20,7 +22,8 @@ public enum AckStatus {
         this.wire = wire;
     }
 
-    /** The JSON spelling, also what sql/R__consume.sql's ack_batch takes. */
+    /** The JSON spelling (read and written as such), also what sql/R__consume.sql's ack_batch takes. */
+    @JsonValue
     public String wire() {
         return wire;
     }

@@ -2,6 +2,7 @@ package dev.exactly.consume;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 
 /** Limits of consumption, under the {@code exactly.consume.} prefix (SmallRye Config). */
 @ConfigMapping(prefix = "exactly.consume")
@@ -16,5 +17,6 @@ public interface ConsumeConfig {
      * response carries the answer as a JSON string in which a quote or backslash takes two bytes.
      */
     @WithDefault("8388608")
+    @Min(1)
     long maxAnswerBytes();
 }

@@ -44,10 +44,13 @@ public class ConsumeRepository {
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
 
-    private static final String ACK = ACKED + "FROM exactly.ack_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    private static final String ACK = ACKED + "FROM exactly.ack_batch(p_lock_queues => $1, "
+            + "p_lock_partitions => $2, p_queues => $3, p_partitions => $4, p_groups => $5, p_leases => $6, "
+            + "p_message_ids => $7, p_hashes => $8, p_statuses => $9, p_errors => $10, p_dlq_ids => $11, p_dlq_hashes => $12)";
 
     private static final String ACK_PARTITION = ACKED
-            + "FROM exactly.ack_partition($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+            + "FROM exactly.ack_partition(p_pid => $1, p_queues => $2, p_partitions => $3, p_groups => $4, p_leases => $5, "
+            + "p_message_ids => $6, p_hashes => $7, p_statuses => $8, p_errors => $9, p_dlq_ids => $10, p_dlq_hashes => $11)";
 
     /** Partition ids kept at most; past it the map starts over (ids are re-learnt from pops). */
     static final int MAX_KNOWN_PARTITIONS = 100_000;

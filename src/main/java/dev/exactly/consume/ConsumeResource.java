@@ -4,6 +4,7 @@ import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -48,8 +49,8 @@ public class ConsumeResource {
     @Path("/pop")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Lease a partition and receive its next messages in offset order (long-poll with waitMillis)")
-    public Uni<PopResponse> pop(byte[] body) {
-        return pops.pop(ConsumeRequests.pop(body)).map(PopResponse::new);
+    public Uni<PopResponse> pop(@Valid PopRequest body) {
+        return pops.pop(body).map(PopResponse::new);
     }
 
     /**
@@ -72,8 +73,7 @@ public class ConsumeResource {
                     + "offsets; the answer is the lease with its new leaseExpiresAt. Only a lease its consumer "
                     + "group still holds, unexpired, can be extended: an expired, taken-over or released lease "
                     + "gets 409.")
-    public Uni<PopLease> extendLease(byte[] body) {
-        ConsumeRequests.LeaseExtension request = ConsumeRequests.extension(body);
+    public Uni<PopLease> extendLease(@Valid LeaseExtension request) {
         return store.extend(request.leaseId(), request.leaseSeconds()).map(found -> {
             if (found != null && found.extended()) {
                 return found.lease();
@@ -99,8 +99,7 @@ public class ConsumeResource {
     @Path("/ack")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Ack a delivered message: completed, failed, retry or dlq")
-    public Uni<AckResult> ack(byte[] body) {
-        AckCommand ack = ConsumeRequests.ack(body);
+    public Uni<AckResult> ack(@Valid AckCommand ack) {
         return store.ack(List.of(ack)).map(results -> {
             AckResult r = results.get(0);
             if (!r.acked()) {
@@ -115,7 +114,7 @@ public class ConsumeResource {
     }
 
     /**
-     * Acks several messages, each independently. Body: {@code {"items":[ack, …]}} (at most 1000).
+     * Acks several messages, each independently. Body: {@code {"items":[ack, …]}} (1 to 1000).
      *
      * @return one result per item in order: "acked", "unresolved" or "lease-mismatch"
      */
@@ -123,11 +122,7 @@ public class ConsumeResource {
     @Path("/ack/batch")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Ack several delivered messages; per-item results")
-    public Uni<AckBatchResponse> ackBatch(byte[] body) {
-        List<AckCommand> acks = ConsumeRequests.ackBatch(body);
-        if (acks.isEmpty()) {
-            return Uni.createFrom().item(new AckBatchResponse(List.of()));
-        }
-        return store.ack(acks).map(AckBatchResponse::new);
+    public Uni<AckBatchResponse> ackBatch(@Valid AckBatch body) {
+        return store.ack(body.items()).map(AckBatchResponse::new);
     }
 }

@@ -1,5 +1,6 @@
 package dev.exactly.consume;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
@@ -15,6 +16,7 @@ import java.util.UUID;
  * @param toOffset       last offset of that range (inclusive)
  * @param leaseExpiresAt when the lease now ends; its unacked messages are delivered again after
  */
+@RegisterForReflection
 public record PopLease(UUID leaseId, String queue, String partition, String consumerGroup, long fromOffset,
                        long toOffset, OffsetDateTime leaseExpiresAt) {
 }

@@ -1,5 +1,6 @@
 package dev.exactly.consume;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -7,5 +8,6 @@ import java.util.List;
  *
  * @param messages the delivered messages (all under one lease on one partition), possibly empty
  */
+@RegisterForReflection
 public record PopResponse(List<PoppedMessage> messages) {
 }

@@ -2,9 +2,10 @@ package dev.exactly.consume;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A message delivered by pop. The payload travels as {@link dev.exactly.message.PayloadWire} says:
@@ -27,6 +28,7 @@ import java.util.UUID;
  * @param leaseId        the lease it was delivered under: ack with it
  * @param leaseExpiresAt when the lease expires; unacked messages are then delivered again
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PoppedMessage(UUID messageId, String transactionId, String queue, String partition, long offset,
                             @JsonRawValue @Schema(ref = "AnyJson") String payload, String payloadBase64, String contentType,

@@ -34,12 +34,17 @@ public final class PushRepository {
     private static final String PUSH_BUNDLE =
             "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
                     + "dedup_window_seconds, original_digest, reject_mismatch "
-                    + "FROM exactly.push_bundle($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
+                    + "FROM exactly.push_bundle(p_queues => $1, p_partitions => $2, p_verified => $3, p_counts => $4, "
+                    + "p_hashes => $5, p_probe => $6, p_message_ids => $7, p_txn_ids => $8, p_payloads => $9, "
+                    + "p_content_types => $10, p_headers => $11, p_trace_ids => $12, p_verified_windows => $13, "
+                    + "p_spreads => $14, p_digests => $15)";
 
     private static final String PUSH_SEGMENT =
             "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds, "
                     + "original_digest, reject_mismatch "
-                    + "FROM exactly.push_segment($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12, $13)";
+                    + "FROM exactly.push_segment(p_pid => $1, p_verified => $2, p_verified_window => $3, p_hashes => $4, "
+                    + "p_probe => $5, p_message_ids => $6, p_txn_ids => $7, p_payloads => $8, p_content_types => $9, "
+                    + "p_headers => $10, p_trace_ids => $11, p_locked => false, p_spread => $12, p_digests => $13)";
 
     private static final String SPREADS =
             "SELECT name, spread_partitions FROM exactly.queues WHERE name = ANY ($1)";
@@ -207,7 +212,8 @@ public final class PushRepository {
     }
 
     /**
-     * The arguments of {@code exactly.push_segment} for one leader segment (see sql/R__push.sql;
+     * The arguments of {@code exactly.push_segment} for one leader segment, $1 to $13 of
+     * {@link #PUSH_SEGMENT}, which names the parameter each one is (see sql/R__push.sql;
      * p_locked is false): partition id, p_verified, p_verified_window (null: none vouched), per
      * item hash, probe flag, message id, transactionId, payload, content type, headers, trace id,
      * p_spread, and per item the payload digest.
@@ -308,9 +314,9 @@ public final class PushRepository {
     }
 
     /**
-     * The fifteen arguments of {@code exactly.push_bundle} for leader segments (see
-     * sql/R__push.sql): per segment queue, partition, p_verified, item count; per item hash
-     * (16 bytes), probe flag, message id, transactionId, payload, content type, headers, trace id;
+     * The arguments of {@code exactly.push_bundle} for leader segments, $1 to $15 of
+     * {@link #PUSH_BUNDLE}, which names the parameter each one is (see sql/R__push.sql): per
+     * segment queue, partition, p_verified, item count; per item hash (16 bytes), probe flag, message id, transactionId, payload, content type, headers, trace id;
      * per segment the window each watermark was vouched under (null: none) and the
      * spreadPartitions its items were routed with; per item the payload digest (16 bytes).
      *

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.Problem;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.vertx.http.runtime.filters.Filters;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.impl.RoutingContextInternal;
@@ -14,16 +16,31 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.io.ByteArrayInputStream;
 import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Refuses a request whose body exceeds its route's limit with 413 problem+json naming the limit
- * and its key: with a Content-Length before the body is read, without one (chunked) as soon as the
- * bytes read pass the limit, quietly (nothing is logged: any client could otherwise fill the log).
- * A route's limit is the one a {@link RouteBodyLimit} bean gives for its path (tasks:
- * {@code exactly.tasks.max-body-bytes}; a webhook source: its {@code max-body-bytes}), else
- * {@code exactly.push.max-body-bytes} (push, transaction and every other route).
+ * Refuses a body before it is read, which Quarkus cannot: its HTTP layer has one body limit for
+ * every route ({@code quarkus.http.limits.max-body-size}, answered with a bare 413 and an error in
+ * the log), and it can decompress a body but not refuse one.
+ *
+ * <p>A body over its route's limit is answered 413 problem+json naming the limit and its key: with
+ * a Content-Length before the body is read, without one (chunked, or HTTP/2) as soon as the bytes
+ * read pass the limit, quietly (nothing is logged: any client could otherwise fill the log). A route's limit
+ * is the one a {@link RouteBodyLimit} bean gives for its path (tasks: {@code exactly.tasks.max-body-bytes};
+ * a webhook source: its {@code max-body-bytes}), else {@code exactly.push.max-body-bytes}.
+ *
+ * <p>A body sent with a Content-Encoding other than {@code identity} (RFC 9110 section 8.4: gzip,
+ * br, …; every Content-Encoding header counts) is answered 415 problem+json on the API and the
+ * webhook routes: the API reads bodies as they arrive, and a webhook's stored payload would
+ * otherwise be compressed bytes that nothing marks as such.
+ *
+ * <p>Either answer closes the connection, since the unread body would otherwise have to be drained,
+ * and is tagged for the metrics with its route's template, never the raw path ({@link UnroutedRequestMetrics}).
  */
 @ApplicationScoped
 public class BodyLimitFilter {
@@ -58,7 +75,7 @@ public class BodyLimitFilter {
     }
 
     /**
-     * Registers the filter.
+     * Registers the filter, before the routes and after the header repairs ({@link FieldLines}).
      *
      * @throws IllegalStateException at start-up when a route's limit is above quarkus.http.limits.max-body-size
      *                               (the HTTP layer would cut such a body with a bare 413 first)
@@ -66,16 +83,17 @@ public class BodyLimitFilter {
     void register(@Observes Filters filters) {
         checkAgainstOuterLimit();
         filters.register(rc -> {
-            RouteBodyLimit.Limit limit = limitFor(rc.normalizedPath());
+            String path = rc.normalizedPath();
+            RouteBodyLimit.Limit limit = limitFor(path);
             String length = rc.request().getHeader("Content-Length");
-            if (length != null) {
-                if (tooLong(length, limit.maxBytes())) {
-                    refuse(rc, limit);
-                } else {
-                    rc.next();
-                }
-            } else if (rc.request().headers().contains("Transfer-Encoding")) {
-                readCounting(rc, limit);
+            if (length != null && tooLong(length, limit.maxBytes())) {
+                refuse(rc, limit);
+            } else if (rc.request().headers().contains("Content-Encoding") && (path.startsWith("/api/") || path.startsWith("/webhooks/"))
+                    && !rc.request().headers().getAll("Content-Encoding").stream().allMatch(BodyLimitFilter::isIdentity)) {
+                send(rc, 415, ApiProblem.unsupportedMediaType("Content-Encoding is not supported: send the body uncompressed"),
+                        null);
+            } else if (length == null && mayHaveBody(rc.request().method())) {
+                readCounting(rc, limit); // chunked, or HTTP/2 without a length
             } else {
                 rc.next();
             }
@@ -110,36 +128,62 @@ public class BodyLimitFilter {
         return fallback;
     }
 
-    /** @return the route template of the group claiming the path, or null */
-    private String uriTemplateFor(String path) {
-        for (RouteBodyLimit r : routes) {
-            if (r.limitFor(path) != null) {
-                return r.uriTemplate();
+    /** @return true when every listed coding is "identity" (or the header is blank) */
+    static boolean isIdentity(String header) {
+        for (String coding : header.split(",")) {
+            String c = coding.trim();
+            if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
+                return false;
             }
         }
-        return null;
+        return true;
+    }
+
+    /**
+     * Hands a body already read here (chunked, counted by {@link #readCounting}) to Quarkus REST as
+     * the request's entity stream, before the endpoint's body parameter is read. Without it, Quarkus
+     * REST (3.33) offers such a body to its input handler as one piece, and a piece over
+     * {@code quarkus.rest.input-buffer-size} (10 KiB by default) reaches the endpoint as that many
+     * zero bytes (quarkusio/quarkus issue 48777). A body with a Content-Length streams as usual.
+     *
+     * @param request the Jakarta REST request, after routing and before the body is read
+     * @param rc      the Vert.x routing context of the same request
+     */
+    @ServerRequestFilter(priority = Priorities.ENTITY_CODER)
+    public void handOn(ContainerRequestContext request, RoutingContext rc) {
+        Buffer read = rc.body().buffer();
+        if (read != null) {
+            request.setEntityStream(new ByteArrayInputStream(read.getBytes()));
+        }
     }
 
     private void refuse(RoutingContext rc, RouteBodyLimit.Limit limit) {
         ApiProblem problem = limit.problem();
         limit.onRefused().accept(problem);
+        String template = null;
+        for (RouteBodyLimit r : routes) {
+            template = template == null && r.limitFor(rc.normalizedPath()) != null ? r.uriTemplate() : template;
+        }
+        send(rc, 413, problem, template);
+    }
+
+    /** Answers with the problem and closes the connection; tags the metrics with {@code uriTemplate} (null: unrouted). */
+    private void send(RoutingContext rc, int status, ApiProblem problem, String uriTemplate) {
         String json;
         try {
             json = mapper.writeValueAsString(problem.toProblem());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        EarlyRefusal.send(rc, 413, json, uriTemplateFor(rc.normalizedPath()));
+        UnroutedRequestMetrics.tag(rc, uriTemplate);
+        rc.response().setStatusCode(status).putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .putHeader("Connection", "close").end(json);
     }
 
     /**
      * Reads a body sent without a Content-Length (chunked) up to the limit and hands it on as the
-     * routing context's body, which {@link ReadBodyHandOff} gives Quarkus REST as the entity stream
-     * (Quarkus REST would otherwise read a body set this way as zeros past 10 KiB); one byte more
-     * and the request is answered 413 problem+json (and its connection closed) without reading
-     * further. Without this the HTTP layer would answer a bare 413 at
-     * quarkus.http.limits.max-body-size and log the endpoint's failed answer as an error, once per
-     * such request.
+     * routing context's body ({@link #handOn}); one byte more and the request is answered 413
+     * problem+json without reading further.
      */
     private void readCounting(RoutingContext rc, RouteBodyLimit.Limit limit) {
         HttpServerRequest request = rc.request();
@@ -171,6 +215,10 @@ public class BodyLimitFilter {
             rc.response().writeContinue();
         }
         request.resume();
+    }
+
+    private static boolean mayHaveBody(HttpMethod method) {
+        return method != HttpMethod.GET && method != HttpMethod.HEAD && method != HttpMethod.OPTIONS;
     }
 
     private static boolean tooLong(String length, long maxBytes) {

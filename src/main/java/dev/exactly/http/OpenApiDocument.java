@@ -2,7 +2,6 @@ package dev.exactly.http;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -16,44 +15,19 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 /**
- * Completes the OpenAPI document (MicroProfile OpenAPI filter, {@code mp.openapi.filter}): the
- * resources read their bodies as bytes (so payloads are kept byte for byte), which the scanner
- * can only describe as binary; this filter gives each route its request schema from
- * {@code META-INF/openapi.yaml}, declares the problem+json answers every route can give (RFC 9457),
- * and puts the bearer API key on every route under /api. A route with a body that has no schema
- * here keeps the binary one, which OpenApiDocumentTest refuses, so a new route cannot be missed.
+ * Completes the OpenAPI document (MicroProfile OpenAPI filter, {@code mp.openapi.filter}): each
+ * request record names its schema in {@code META-INF/openapi.yaml} ({@code @Schema(ref)}), which this
+ * filter offers as the route's application/json body (any Content-Type is read as JSON); it declares
+ * the problem+json answers every route can give (RFC 9457), and puts the bearer API key on every
+ * route under /api. A record without such a schema is described by the scanner from its components
+ * and constraints.
  */
 public class OpenApiDocument implements OASFilter {
-
-    /** Request schema (in META-INF/openapi.yaml) of each route that reads a JSON body. */
-    static final Map<String, String> REQUEST_SCHEMAS = Map.ofEntries(
-            Map.entry("POST /api/v1/push", "PushRequest"),
-            Map.entry("POST /api/v1/pop", "PopRequest"),
-            Map.entry("POST /api/v1/pop/extend", "ExtendRequest"),
-            Map.entry("POST /api/v1/ack", "AckRequest"),
-            Map.entry("POST /api/v1/ack/batch", "AckBatchRequest"),
-            Map.entry("POST /api/v1/transaction", "TransactionRequest"),
-            Map.entry("POST /api/v1/configure", "ConfigureRequest"),
-            Map.entry("PATCH /api/v1/queues/{queue}", "PatchQueueRequest"),
-            Map.entry("POST /api/v1/queues/{queue}/redrive", "RedriveRequest"),
-            Map.entry("POST /api/v1/tasks", "TaskRequest"),
-            Map.entry("POST /api/v1/tasks/batch", "TaskBatchRequest"),
-            Map.entry("POST /api/v1/tasks/claim", "ClaimRequest"),
-            Map.entry("POST /api/v1/tasks/{id}/complete", "CompleteRequest"),
-            Map.entry("POST /api/v1/tasks/{id}/fail", "FailRequest"),
-            Map.entry("POST /api/v1/tasks/{id}/extend", "ExtendRequest"));
 
     private static final String LEASE_CONFLICT = "A lease, ack or transaction conflict; nothing was changed";
     private static final String SPREAD_CHANGE_REFUSED = "/problems/spread-change-refused: spreadPartitions may change "
             + "only while no partition of the queue holds a transaction hash (a full replace that omits it would reset "
             + "it to 0); nothing was changed";
-
-    /**
-     * Routes that take no fields ({@link JsonTree#noFields}): the body may be left out, or be
-     * {@code {}}; schema NoFields of META-INF/openapi.yaml.
-     */
-    static final Set<String> NO_FIELDS = Set.of("POST /api/v1/admin/maintenance",
-            "POST /api/v1/admin/migrate");
 
     /**
      * Routes whose answer can be 409, with what it means there: a lease or transaction conflict,
@@ -91,8 +65,14 @@ public class OpenApiDocument implements OASFilter {
         // operation ids are the Java method names (operation-id-strategy METHOD); the methods
         // several resources share (get, list) name theirs in @Operation (getQueue, listTask),
         // so that every id is unique, as OpenAPI requires and client generators rely on
+        Map<String, Schema> schemas = api.getComponents() == null ? Map.of() : api.getComponents().getSchemas();
         api.getPaths().getPathItems().forEach((path, item) -> item.getOperations().forEach((method, op) ->
-                complete(method + " " + path, path, op)));
+                complete(method + " " + path, path, op, schemas)));
+        // a request record's own component only names its schema ({@code @Schema(ref)}): the bodies name that schema
+        if (schemas != null) {
+            schemas.keySet().stream().filter(n -> schemas.get(n).getRef() != null).toList()
+                    .forEach(api.getComponents()::removeSchema);
+        }
     }
 
     /**
@@ -122,13 +102,15 @@ public class OpenApiDocument implements OASFilter {
         api.getComponents().setSchemas(schemas);
     }
 
-    private void complete(String route, String path, Operation op) {
+    private void complete(String route, String path, Operation op, Map<String, Schema> schemas) {
         boolean hasBody = op.getRequestBody() != null;
-        String schema = REQUEST_SCHEMAS.get(route);
-        if (schema != null) {
-            op.setRequestBody(OASFactory.createRequestBody().required(true).content(json("application/json", schema)));
-        } else if (NO_FIELDS.contains(route)) {
-            op.setRequestBody(OASFactory.createRequestBody().required(false).content(json("application/json", "NoFields")));
+        Schema body = hasBody && op.getRequestBody().getContent() != null ? op.getRequestBody().getContent().getMediaTypes()
+                .values().stream().map(MediaType::getSchema).filter(s -> s != null && s.getRef() != null).findFirst().orElse(null) : null;
+        if (body != null) { // a request record's schema (its @Schema ref), read whatever the Content-Type says
+            Schema named = schemas == null ? null : schemas.get(body.getRef().substring(body.getRef().lastIndexOf('/') + 1));
+            String ref = named != null && named.getRef() != null ? named.getRef() : body.getRef();
+            op.setRequestBody(OASFactory.createRequestBody().required(!ref.endsWith("/NoFields"))
+                    .content(json("application/json", ref)));
         }
         boolean underApi = path.startsWith("/api/");
         if (underApi) {
@@ -159,7 +141,8 @@ public class OpenApiDocument implements OASFilter {
     private static void problem(APIResponses responses, String status, String description) {
         APIResponse existing = responses.getAPIResponse(status);
         APIResponse r = existing != null ? existing : OASFactory.createAPIResponse();
-        if (r.getDescription() == null || r.getDescription().isBlank()) {
+        if (r.getDescription() == null || r.getDescription().isBlank() || r.getDescription().equals("Bad Request")) {
+            // the validator's generic 400 says less than the API's own
             r.description(description);
         }
         r.content(json("application/problem+json", "Problem"));

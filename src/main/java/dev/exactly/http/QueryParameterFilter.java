@@ -22,13 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.resteasy.reactive.RestQuery;
 
 /**
- * Refuses, on every endpoint, a query parameter the endpoint does not declare, one given more
- * than once ({@code ?queue=a&queue=b}) and one given empty ({@code ?queue=} or {@code ?queue}),
- * with a 400 problem naming each (as unknown body fields are refused): a misspelt
- * {@code ?qeue=billing} would otherwise act on the default queue. An endpoint's parameters are
- * the {@code @QueryParam} / {@code @RestQuery} parameters of its resource method, read once per
- * method. Runs after routing (it needs the matched method) and before the body is read, so
- * nothing is written.
+ * Quarkus REST ignores a query parameter that a method does not declare, and takes the first of a
+ * repeated one; this filter refuses, on every endpoint, a query parameter the endpoint does not
+ * declare, one given more than once ({@code ?queue=a&queue=b}) and one given empty ({@code ?queue=}
+ * or {@code ?queue}), with a 400 problem naming each (as unknown body fields are refused): a
+ * misspelt {@code ?qeue=billing} would otherwise act on the default queue. An endpoint's parameters
+ * are the {@code @QueryParam} / {@code @RestQuery} parameters of its resource method, read once per
+ * method. Runs after routing (it needs the matched method) and before the body is read, so nothing
+ * is written.
  */
 @Provider
 @Priority(Priorities.USER)

@@ -2,9 +2,10 @@ package dev.exactly.message;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A stored message on the wire. A JSON payload is returned as JSON, byte for byte as pushed (a
@@ -23,6 +24,7 @@ import java.util.UUID;
  * @param traceId       trace id, or null
  * @param createdAt     when it was stored
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MessageView(UUID messageId, String queue, String partition, long offset, String transactionId,
                           @JsonRawValue @Schema(ref = "AnyJson") String payload, String payloadBase64, String contentType,

@@ -1,6 +1,7 @@
 package dev.exactly.problem;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * One machine-readable reason a request was refused.
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param field   the field's name (JSON property, or the query parameter), or null for the body as a whole
  * @param message what is wrong, for a person
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FieldError(Integer index, String field, String message) {
 }

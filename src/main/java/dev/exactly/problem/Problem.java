@@ -1,6 +1,7 @@
 package dev.exactly.problem;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
  * @param detail what happened in this occurrence
  * @param errors per-field reasons (an extension member), or null
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Problem(String type, String title, int status, String detail, List<FieldError> errors) {
 

@@ -86,7 +86,7 @@ public class ProblemMappers {
      * title wherever it is answered (RFC 9457, section 3.1.3: the title does not change from
      * occurrence to occurrence), so 404, 413 and 415 come from {@link ApiProblem}'s own; the
      * runtime's detail for a path no route has ("HTTP 404 Not Found", "Unable to find matching
-     * target resource method") names the path instead.
+     * target resource method") names the path instead. A 405 is dev.exactly.http.AllowedMethods'.
      */
     @ServerExceptionMapper
     public Response web(WebApplicationException e, UriInfo uri) { // uri: null outside a request
@@ -102,6 +102,11 @@ public class ProblemMappers {
             }
             case 415 -> {
                 return apiProblem(ApiProblem.unsupportedMediaType(detail));
+            }
+            case 406 -> { // the runtime's own detail names its annotations
+                return respond(new Problem("/problems/not-acceptable", "Not acceptable", 406, "The Accept header names no "
+                        + "media type this endpoint answers with: it answers application/json, and application/problem+json "
+                        + "for errors.", null));
             }
             default -> {
                 String kind = status == 405 ? "method-not-allowed" : "http-" + status;

@@ -3,11 +3,12 @@ package dev.exactly.push;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
-import dev.exactly.http.JsonRequest;
 import dev.exactly.http.LogContext;
+import dev.exactly.problem.ApiProblem;
 import dev.exactly.wiring.PayloadMismatchMetrics;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -26,7 +27,6 @@ public class PushResource {
     private final PushEngine engine;
     private final ExactlyConfig config;
     private final PayloadMismatchMetrics mismatches;
-    private final PushRequests reader = new PushRequests();
 
     /** Constructor injection. */
     public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches) {
@@ -45,7 +45,7 @@ public class PushResource {
      * reused with another payload). Either way nothing was written for that item, and the other
      * items of the request are settled as usual.
      *
-     * @param body the JSON request, at most exactly.push.max-body-bytes bytes
+     * @param body the items, at most exactly.push.max-items; the body at most exactly.push.max-body-bytes bytes
      * @return per item: index, queue, partition, transactionId, messageId, status, payloadMatches?, problem?
      * @throws ApiProblem 422 when the request's only item is rejected for a payload mismatch
      */
@@ -60,9 +60,11 @@ public class PushResource {
                     + "status: queued, duplicate or rejected. A duplicate carries "
                     + "payloadMatches; in a queue with payloadMismatch reject, a duplicate with another payload is "
                     + "status rejected (a one-item request: 422 problem+json).")
-    public Uni<PushResponse> push(byte[] body) {
-        JsonRequest.checkSize(body, config.push().maxBodyBytes());
-        var commands = reader.read(body, config.push().maxItems());
+    public Uni<PushResponse> push(@Valid PushRequest body) {
+        if (body.items().size() > config.push().maxItems()) {
+            throw ApiProblem.invalid(null, "items", "at most " + config.push().maxItems() + " items per request");
+        }
+        var commands = body.items().stream().map(PushRequest.Item::command).toList();
         LogContext.pushTo(commands);
         return engine.push(commands).map(verdicts -> {
             if (LOG.isDebugEnabled()) {

@@ -1,5 +1,6 @@
 package dev.exactly.push;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -7,5 +8,6 @@ import java.util.List;
  *
  * @param results per item
  */
+@RegisterForReflection
 public record PushResponse(List<PushResult> results) {
 }

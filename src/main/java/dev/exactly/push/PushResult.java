@@ -5,6 +5,7 @@ import dev.exactly.engine.PushStatus;
 import dev.exactly.engine.PushVerdict;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.Problem;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -24,6 +25,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param problem        for a rejected item: its RFC 9457 problem (422 /problems/payload-mismatch,
  *                       naming the item); absent otherwise
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PushResult(int index, String queue, String partition, String transactionId, UUID messageId,
                          @Schema(enumeration = {"queued", "duplicate", "rejected"}) String status,

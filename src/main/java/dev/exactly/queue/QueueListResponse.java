@@ -1,10 +1,11 @@
 package dev.exactly.queue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.List;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import java.util.Map;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * One page of GET /api/v1/queues.
@@ -12,6 +13,7 @@ import java.util.Map;
  * @param queues the queues in name order
  * @param next   the cursor to pass as {@code after} for the next page; absent on the last page
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record QueueListResponse(List<Entry> queues, String next) {
 
@@ -25,6 +27,7 @@ public record QueueListResponse(List<Entry> queues, String next) {
      * @param createdAt  creation time
      * @param updatedAt  last options change
      */
+    @RegisterForReflection
     @Schema(name = "QueueListEntry")
     public record Entry(String queue, Map<String, Object> options, long partitions, long messages,
                         OffsetDateTime createdAt, OffsetDateTime updatedAt) {

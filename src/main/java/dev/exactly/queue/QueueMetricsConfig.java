@@ -2,6 +2,7 @@ package dev.exactly.queue;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,6 +19,7 @@ public interface QueueMetricsConfig {
 
     /** Most consumer groups per queue with lag gauges (the first ones by name). */
     @WithDefault("20")
+    @Min(0)
     int maxGroups();
 
     /** Interval between refreshes of the gauges from the database (a Quarkus duration). */

@@ -1,5 +1,6 @@
 package dev.exactly.queue;
 
+import dev.exactly.consume.PopRequest;
 import java.util.List;
 
 /**
@@ -46,7 +47,7 @@ public enum QueueOption {
     PAYLOAD_MISMATCH("payloadMismatch", "payload_mismatch", List.of("report", "reject"));
 
     /** Longest lease, in seconds (7 days): {@link #LEASE_TIME}'s bound and a pop's or an extend's leaseSeconds'. */
-    public static final int MAX_LEASE_SECONDS = 604_800;
+    public static final int MAX_LEASE_SECONDS = PopRequest.MAX_LEASE_SECONDS;
 
     /** {@link #PAYLOAD_MISMATCH}'s value "report". */
     public static final int REPORT = 0;

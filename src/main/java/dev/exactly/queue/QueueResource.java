@@ -3,10 +3,13 @@ package dev.exactly.queue;
 import dev.exactly.consume.DeadLetters;
 import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.engine.DedupCache;
-import dev.exactly.problem.ApiProblem;
+import dev.exactly.naming.Name;
 import dev.exactly.naming.Names;
+import dev.exactly.problem.ApiProblem;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PATCH;
@@ -32,7 +35,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
 
-    /** Most queues one listing page may hold. */
+    /** Most queues one listing page may hold (the limit's pattern says 1000 too). */
     static final int MAX_PAGE = 1000;
 
     private final QueueRepository queues;
@@ -56,8 +59,11 @@ public class QueueResource {
             description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor). Answer: "
                     + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
                     + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
-    public Uni<QueueListResponse> list(@QueryParam("limit") String limit, @QueryParam("after") String after) {
-        int pageSize = QueueRequests.pageSize(limit, after, MAX_PAGE);
+    public Uni<QueueListResponse> list(@QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
+                                               message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+                                       @QueryParam("after") @Pattern(regexp = "(?!\\.{1,2}$)" + Names.NAME_CHARACTERS,
+                                               message = "must be the next cursor of an earlier page") String after) {
+        int pageSize = limit == null ? 100 : Integer.parseInt(limit);
         return stats.page(after, pageSize + 1).map(rows -> {
             boolean more = rows.size() > pageSize;
             List<QueueStatsRepository.QueueSize> page = more ? rows.subList(0, pageSize) : rows;
@@ -76,8 +82,7 @@ public class QueueResource {
                     + "listed once it has popped from the queue. duplicates.atLeast counts the pushes answered "
                     + "duplicate in the minutes that start within the queue's deduplication window, as every "
                     + "instance has written its in-memory count so far (every few seconds): a lower bound.")
-    public Uni<QueueStats> stats(@PathParam("queue") String queue) {
-        checkQueueName(queue);
+    public Uni<QueueStats> stats(@PathParam("queue") @Name String queue) {
         String dlq = DeadLetters.queueOf(queue);
         return stats.size(queue).flatMap(size -> {
             if (size == null) {
@@ -103,10 +108,9 @@ public class QueueResource {
     @Path("/configure")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Configure a queue (full replace: omitted options return to their defaults)")
-    public Uni<QueueView> configure(byte[] body) {
-        QueueRequests.Configure request = QueueRequests.configure(body);
-        String queue = request.queue();
-        Map<QueueOption, Integer> options = request.options();
+    public Uni<QueueView> configure(@Valid QueueOptionsInput.Configure body) {
+        String queue = body.queue();
+        Map<QueueOption, Integer> options = body.options().values();
         return write(queue, options, true).map(change -> {
             List<QueueView.Reset> reset = new ArrayList<>();
             List<String> defaulted = new ArrayList<>();
@@ -133,9 +137,8 @@ public class QueueResource {
     @Path("/queues/{queue}")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Change some options of a queue (merge)")
-    public Uni<QueueView> patch(@PathParam("queue") String queue, byte[] body) {
-        checkQueueName(queue);
-        Map<QueueOption, Integer> options = QueueRequests.patch(body);
+    public Uni<QueueView> patch(@PathParam("queue") @Name String queue, @Valid QueueOptionsInput.Patch body) {
+        Map<QueueOption, Integer> options = body.options().values();
         return write(queue, options, false).map(c -> QueueView.of(c.after()));
     }
 
@@ -164,20 +167,12 @@ public class QueueResource {
     @GET
     @Path("/queues/{queue}")
     @Operation(operationId = "getQueue", summary = "Show a queue's options")
-    public Uni<QueueView> get(@PathParam("queue") String queue) {
-        checkQueueName(queue);
+    public Uni<QueueView> get(@PathParam("queue") @Name String queue) {
         return queues.find(queue).map(q -> {
             if (q == null) {
                 throw ApiProblem.notFound("no queue named '" + queue + "'");
             }
             return QueueView.of(q);
         });
-    }
-
-    private static void checkQueueName(String queue) {
-        String why = Names.checkName(queue);
-        if (why != null) {
-            throw ApiProblem.invalid(null, "queue", why);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
@@ -16,6 +17,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param consumerGroups  every consumer group that has read from the queue, by name
  * @param duplicates      the duplicates answered over the queue's deduplication window
  */
+@RegisterForReflection
 public record QueueStats(String queue, long partitions, long messages, String deadLetterQueue, long deadLetters,
                          List<Group> consumerGroups, Duplicates duplicates) {
 
@@ -29,6 +31,7 @@ public record QueueStats(String queue, long partitions, long messages, String de
      *                      shutdown, e.g. a Lambda instance reclaimed while frozen, are never written)
      * @param windowSeconds the window they were counted over: the queue's dedupWindowSeconds
      */
+    @RegisterForReflection
     @Schema(name = "DuplicatesAnswered")
     public record Duplicates(long atLeast, int windowSeconds) {
     }
@@ -42,6 +45,7 @@ public record QueueStats(String queue, long partitions, long messages, String de
      * @param oldestUndeliveredAt         when the oldest of them was stored; absent when none waits
      * @param oldestUndeliveredAgeSeconds its age in seconds by the database clock; absent when none waits
      */
+    @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @Schema(name = "ConsumerGroupLag")
     public record Group(String group, long lag, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds) {

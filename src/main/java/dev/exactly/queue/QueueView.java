@@ -1,6 +1,7 @@
 package dev.exactly.queue;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.Map;
  *                  whose value that changed
  * @param defaulted (configure only) every option the request omitted, now at its default
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record QueueView(String queue, Map<String, Object> options, OffsetDateTime createdAt,
                         OffsetDateTime updatedAt, List<Reset> reset, List<String> defaulted) {
@@ -27,6 +29,7 @@ public record QueueView(String queue, Map<String, Object> options, OffsetDateTim
      * @param from   the value before (a number, or a name for a named option)
      * @param to     the default it now has
      */
+    @RegisterForReflection
     public record Reset(String option, Object from, Object to) {
     }
 

@@ -1,12 +1,15 @@
 package dev.exactly.redrive;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.exactly.http.ErrorPath;
-import dev.exactly.problem.FieldError;
-import java.util.ArrayList;
-import java.util.Iterator;
+import dev.exactly.http.Checked;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BiConsumer;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A redrive request: {@code {"messageIds"?: [uuid, …], "limit"?: n}}. With messageIds (1 to
@@ -15,9 +18,15 @@ import java.util.UUID;
  * each other.
  *
  * @param messageIds the copies to redrive, or null for "the next limit of them"
- * @param limit      how many copies a "redrive all" call takes at most
+ * @param limit      how many copies a "redrive all" call takes at most, or null for {@link #DEFAULT_LIMIT}
  */
-public record RedriveRequest(List<UUID> messageIds, int limit) {
+@RegisterForReflection
+@Checked
+@Schema(name = "RedriveRequestRecord", ref = "RedriveRequest") // its schema, in META-INF/openapi.yaml
+public record RedriveRequest(
+        @Size(min = 1, max = MAX_IDS, message = "must be an array of 1 to " + MAX_IDS + " message ids")
+        List<@NotNull(message = "must be a UUID") UUID> messageIds,
+        @Min(value = 1, message = LIMIT) @Max(value = MAX_IDS, message = LIMIT) Integer limit) implements Checked.Rules {
 
     /** Most copies one call redrives. */
     public static final int MAX_IDS = 1000;
@@ -25,61 +34,17 @@ public record RedriveRequest(List<UUID> messageIds, int limit) {
     /** Copies a "redrive all" call takes when no limit is given. */
     public static final int DEFAULT_LIMIT = 100;
 
-    /**
-     * Reads a request body; every problem found is added to {@code errors}.
-     *
-     * @param root   the body, a JSON object
-     * @param errors where field errors go
-     * @return the request, or null when {@code errors} got any
-     */
-    public static RedriveRequest read(JsonNode root, List<FieldError> errors) {
-        int before = errors.size();
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!f.equals("messageIds") && !f.equals("limit")) {
-                errors.add(new FieldError(null, f, "unknown field"));
-            }
+    private static final String LIMIT = "must be an integer from 1 to " + MAX_IDS;
+
+    @Override
+    public void check(BiConsumer<String, String> broken) {
+        if (messageIds != null && limit != null) {
+            broken.accept("limit", "cannot be given with messageIds");
         }
-        List<UUID> ids = null;
-        JsonNode idsNode = root.get("messageIds");
-        if (idsNode != null) {
-            if (!idsNode.isArray() || idsNode.isEmpty() || idsNode.size() > MAX_IDS) {
-                errors.add(new FieldError(null, "messageIds", "must be an array of 1 to " + MAX_IDS + " message ids"));
-            } else {
-                ids = new ArrayList<>(idsNode.size());
-                for (int i = 0; i < idsNode.size(); i++) {
-                    UUID id = uuid(idsNode.get(i));
-                    if (id == null) {
-                        errors.add(ErrorPath.ROOT.element("messageIds", i).whole("must be a UUID"));
-                    }
-                    ids.add(id);
-                }
-            }
-        }
-        int limit = DEFAULT_LIMIT;
-        JsonNode limitNode = root.get("limit");
-        if (limitNode != null) {
-            if (!limitNode.isIntegralNumber() || !limitNode.canConvertToInt()
-                    || limitNode.intValue() < 1 || limitNode.intValue() > MAX_IDS) {
-                errors.add(new FieldError(null, "limit", "must be an integer from 1 to " + MAX_IDS));
-            } else {
-                limit = limitNode.intValue();
-            }
-            if (idsNode != null) {
-                errors.add(new FieldError(null, "limit", "cannot be given with messageIds"));
-            }
-        }
-        return errors.size() > before ? null : new RedriveRequest(ids, limit);
     }
 
-    private static UUID uuid(JsonNode n) {
-        if (n == null || !n.isTextual() || n.textValue().length() != 36) {
-            return null;
-        }
-        try {
-            return UUID.fromString(n.textValue());
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+    /** @return how many copies a "redrive all" call takes */
+    public int take() {
+        return limit == null ? DEFAULT_LIMIT : limit;
     }
 }

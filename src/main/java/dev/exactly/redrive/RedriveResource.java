@@ -1,10 +1,9 @@
 package dev.exactly.redrive;
 
-import dev.exactly.http.JsonTree;
-import dev.exactly.problem.ApiProblem;
-import dev.exactly.naming.Names;
+import dev.exactly.naming.Name;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -33,17 +32,13 @@ public class RedriveResource {
      *
      * @return per copy {@code {deadLetterId, status: redriven|duplicate|not-found, messageId, queue,
      *         partition}}, and {@code remaining}: copies not redriven yet
-     * @throws ApiProblem 400 for a bad queue name or body (nothing written)
+     * @throws dev.exactly.problem.ApiProblem 400 for a bad queue name or body (nothing written)
      */
     @POST
     @Path("/queues/{queue}/redrive")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Redrive dead letters back to their origin queue and partition, each once")
-    public Uni<RedriveResponse> redrive(@PathParam("queue") String queue, byte[] body) {
-        String why = Names.checkName(queue);
-        if (why != null) {
-            throw ApiProblem.invalid(null, "queue", why);
-        }
-        return redrives.redrive(queue, JsonTree.read(body, RedriveRequest::read));
+    public Uni<RedriveResponse> redrive(@PathParam("queue") @Name String queue, @Valid RedriveRequest body) {
+        return redrives.redrive(queue, body);
     }
 }

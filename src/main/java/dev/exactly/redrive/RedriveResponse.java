@@ -1,5 +1,6 @@
 package dev.exactly.redrive;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -9,5 +10,6 @@ import java.util.List;
  *                  "redrive all" call in dead-letter partition and offset order
  * @param remaining copies in the dead-letter queue not redriven yet, after this call
  */
+@RegisterForReflection
 public record RedriveResponse(List<RedriveResult> results, long remaining) {
 }

@@ -1,6 +1,7 @@
 package dev.exactly.redrive;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 
 /**
@@ -15,6 +16,7 @@ import java.util.UUID;
  * @param queue        the origin queue; absent for not-found
  * @param partition    the origin partition; absent for not-found
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RedriveResult(UUID deadLetterId, String status, UUID messageId, String queue, String partition) {
 

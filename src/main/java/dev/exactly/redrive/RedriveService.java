@@ -48,7 +48,7 @@ public class RedriveService {
      */
     public Uni<RedriveResponse> redrive(String queue, RedriveRequest request) {
         String dlq = DeadLetters.queueOf(queue);
-        return store.candidates(dlq, request.messageIds(), request.limit())
+        return store.candidates(dlq, request.messageIds(), request.take())
                 .flatMap(found -> redrive(dlq, request, found));
     }
 

@@ -2,6 +2,7 @@ package dev.exactly.retention;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 
 /** The maintenance job (retention purge), under {@code exactly.maintenance.} (SmallRye Config). */
 @ConfigMapping(prefix = "exactly.maintenance")
@@ -20,9 +21,11 @@ public interface MaintenanceConfig {
 
     /** Most messages, and most hashes, purged in one step (one short transaction under one partition's lock). */
     @WithDefault("5000")
+    @Min(1)
     int batchSize();
 
     /** Most steps in one run; a run that hits it reports more = true and the next run goes on. */
     @WithDefault("1000")
+    @Min(1)
     int maxSteps();
 }

@@ -1,5 +1,7 @@
 package dev.exactly.retention;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 /**
  * What one maintenance run did.
  *
@@ -13,6 +15,7 @@ package dev.exactly.retention;
  *                       queue's deduplication window (no stats read them any more)
  * @param more           true when the run stopped at exactly.maintenance.max-steps with work left
  */
+@RegisterForReflection
 public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, long purgedTasks,
                                 long purgedDuplicateBuckets, boolean more) {
 }

@@ -1,8 +1,9 @@
 package dev.exactly.retention;
 
-import dev.exactly.http.JsonTree;
+import dev.exactly.http.NoFields;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -14,7 +15,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * POST /api/v1/admin/maintenance: runs the maintenance job once, now (what the scheduler does in
  * server mode; what an external schedule, e.g. EventBridge on Lambda, calls). Under /api/v1, so
  * it needs the API key like every other endpoint there. It takes no fields: no body, or {@code {}}
- * (a field is refused as unknown, {@link JsonTree#noFields}).
+ * (a field is refused as unknown, {@link NoFields}).
  */
 @Authenticated
 @Path("/api/v1/admin/maintenance")
@@ -36,8 +37,7 @@ public class MaintenanceResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Run the retention purge once (bounded steps under per-partition locks)")
-    public Uni<MaintenanceReport> run(byte[] body) {
-        JsonTree.noFields(body);
+    public Uni<MaintenanceReport> run(@Valid NoFields body) {
         return service.run();
     }
 }

@@ -1,9 +1,10 @@
 package dev.exactly.schema;
 
 import dev.exactly.db.DatabaseErrors;
-import dev.exactly.http.JsonTree;
+import dev.exactly.http.NoFields;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -15,7 +16,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * POST /api/v1/admin/migrate: applies sql/ to the database, once per deploy, invoked by the
  * pipeline after the function is updated (see README, Deploy). Needs an API key like every
  * /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no body, or
- * {@code {}} ({@link JsonTree#noFields}).
+ * {@code {}} ({@link NoFields}).
  */
 @Authenticated
 @Path("/api/v1/admin/migrate")
@@ -38,8 +39,7 @@ public class MigrationResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Apply the schema migrations (once per deploy)")
-    public Uni<SchemaMigrator.Outcome> migrate(byte[] body) {
-        JsonTree.noFields(body);
+    public Uni<SchemaMigrator.Outcome> migrate(@Valid NoFields body) {
         return migrator.migrate().onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 }

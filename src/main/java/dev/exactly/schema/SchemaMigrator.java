@@ -1,5 +1,6 @@
 package dev.exactly.schema;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,6 +28,7 @@ public class SchemaMigrator {
      * @param migrationsExecuted migrations applied by this run (0 when the schema was current)
      * @param schemaVersion      the schema's version after the run (null for a schema without versioned migrations)
      */
+    @RegisterForReflection
     public record Outcome(int migrationsExecuted, String schemaVersion) {
     }
 

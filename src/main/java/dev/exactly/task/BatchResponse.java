@@ -1,5 +1,6 @@
 package dev.exactly.task;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -7,5 +8,6 @@ import java.util.List;
  *
  * @param results one verdict per task, in request order
  */
+@RegisterForReflection
 public record BatchResponse(List<EnqueueResult> results) {
 }

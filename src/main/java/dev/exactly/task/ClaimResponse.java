@@ -1,5 +1,6 @@
 package dev.exactly.task;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -7,5 +8,6 @@ import java.util.List;
  *
  * @param tasks the claimed tasks with their leases, in claim order; empty when none was claimable
  */
+@RegisterForReflection
 public record ClaimResponse(List<TaskView> tasks) {
 }

@@ -39,10 +39,11 @@ public final class DedupeKeys {
      * The RFC 8785 canonical form of one JSON value (any value, scalars included).
      *
      * @param json the value's UTF-8 JSON text, already known to be well-formed JSON with unique
-     *             member names and well-formed Unicode strings
+     *             member names
      * @return the canonical UTF-8 bytes
-     * @throws IOException when the value cannot be canonicalised (a number outside the IEEE 754
-     *                     double range)
+     * @throws IOException saying, in the API's words, why the value has no canonical form: a number
+     *                     outside the IEEE 754 double range (RFC 8785, section 3.2.2.3), a string with a
+     *                     lone surrogate (RFC 8785 takes I-JSON, RFC 7493), or what the library refused
      */
     public static byte[] canonical(byte[] json) throws IOException {
         // The library takes an object or an array at the top; a one-element array's canonical
@@ -51,8 +52,24 @@ public final class DedupeKeys {
         wrapped[0] = '[';
         System.arraycopy(json, 0, wrapped, 1, json.length);
         wrapped[wrapped.length - 1] = ']';
-        byte[] c = new JsonCanonicalizer(wrapped).getEncodedUTF8();
-        return Arrays.copyOfRange(c, 1, c.length - 1);
+        String c;
+        try {
+            c = new JsonCanonicalizer(wrapped).getEncodedString();
+        } catch (IOException e) { // the library's one refusal, worded "NaN/Infinity not permitted"
+            throw new IOException("every number must fit an IEEE 754 double (magnitude below about 1.8e308), "
+                    + "as RFC 8785's canonical form needs", e);
+        } catch (RuntimeException e) {
+            throw new IOException("must have an RFC 8785 canonical form: " + e.getMessage(), e);
+        }
+        for (int i = 0; i < c.length(); i++) {
+            if (Character.isHighSurrogate(c.charAt(i)) && i + 1 < c.length() && Character.isLowSurrogate(c.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c.charAt(i))) {
+                throw new IOException("strings must be well-formed Unicode (no lone surrogate escapes; RFC 8785 needs I-JSON)");
+            }
+        }
+        byte[] utf8 = c.getBytes(StandardCharsets.UTF_8);
+        return Arrays.copyOfRange(utf8, 1, utf8.length - 1);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.exactly.task;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * One task's enqueue verdict on the wire.
@@ -15,6 +16,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param payloadMatches for a duplicate matched on "id": whether the existing task has the same type
  *                    and data bytes; absent otherwise or when not known
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EnqueueResult(Integer index, String status, String queue, String taskId, String duplicateOf,
                             String matchedOn, Boolean payloadMatches) {

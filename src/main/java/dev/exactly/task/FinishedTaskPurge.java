@@ -24,9 +24,6 @@ public class FinishedTaskPurge {
         this.defaultSeconds = config.retentionSeconds();
         config.queues().forEach((queue, settings) ->
                 settings.retentionSeconds().ifPresent(s -> overrides.put(queue, s)));
-        if (defaultSeconds < 0 || overrides.values().stream().anyMatch(s -> s < 0)) {
-            throw new IllegalArgumentException("exactly.tasks retention-seconds must be 0 (keep forever) or more");
-        }
     }
 
     /**

@@ -7,7 +7,7 @@ import java.time.OffsetDateTime;
  *
  * @param queue             queue name ({@link dev.exactly.naming.Names#checkName})
  * @param taskId            the client's id, or null to have a UUIDv7 minted
- * @param type              task type, 1 to {@link TaskRequests#MAX_TYPE_BYTES} UTF-8 bytes
+ * @param type              task type, 1 to {@link TaskRequest#MAX_TYPE_BYTES} UTF-8 bytes
  * @param data              the data's JSON text, UTF-8, exactly as sent
  * @param dedupeKey         the 32-byte autoDedupe key ({@link DedupeKeys}), or null when autoDedupe is off
  * @param priority          higher is claimed first

@@ -31,7 +31,8 @@ public class TaskRepository {
             + "t.created_at, t.updated_at, t.finished_at";
 
     private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on, r_payload_matches "
-            + "FROM exactly.enqueue_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+            + "FROM exactly.enqueue_task(p_queue => $1, p_task_id => $2, p_type => $3, p_data => $4, p_dedupe_key => $5, "
+            + "p_priority => $6, p_run_at => $7, p_max_retries => $8, p_retry_delay_seconds => $9, p_payload_digest => $10)";
 
     private static final String CLAIM = "SELECT " + COLUMNS + " FROM exactly.claim_tasks($1, $2, $3, $4) t "
             + "ORDER BY t.priority DESC, t.run_at, t.seq";

@@ -1,10 +1,12 @@
 package dev.exactly.task;
 
-import dev.exactly.http.JsonRequest;
+import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -17,8 +19,6 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -34,6 +34,11 @@ public class TaskResource {
 
     /** The task routes' common path. */
     public static final String PATH = "/api/v1/tasks";
+
+    /** The state labels a listing may filter on. */
+    static final String STATES = "queued|scheduled|running|retrying|completed|dead";
+    /** A UUID written out in full. */
+    static final String UUID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
     /** The autoDedupe key construction, as documented in README "Tasks". */
     static final String KEY_DOC = "autoDedupe key = SHA-256( be32(len(T)) || T || be32(len(D)) || D ), where T is "
@@ -56,37 +61,37 @@ public class TaskResource {
 
     private final TaskService tasks;
     private final TaskConfig config;
-    private final TaskRequests reader = new TaskRequests();
-    private final WorkerRequests workerReader;
 
     /** Constructor injection. */
     public TaskResource(TaskService tasks, TaskConfig config) {
         this.tasks = tasks;
         this.config = config;
-        this.workerReader = new WorkerRequests(config);
     }
 
     /** Enqueues one task: {@code {status, queue, taskId, duplicateOf?, matchedOn?}}. */
     @POST
     @Operation(summary = "Enqueue a task (exact deduplication by id and, with autoDedupe, by payload)",
             description = TASK_FIELDS + KEY_DOC)
-    public Uni<EnqueueResult> enqueue(byte[] body) {
-        checkSize(body);
-        NewTask task = reader.one(body);
-        return tasks.enqueue(List.of(task)).map(r -> EnqueueResult.of(null, r.get(0)));
+    public Uni<EnqueueResult> enqueue(@Valid TaskRequest body) {
+        return tasks.enqueue(List.of(body.task(null))).map(r -> EnqueueResult.of(null, r.get(0)));
     }
 
     /** Enqueues many tasks, {@code {"tasks":[...]}}, answering per task in order. */
     @POST
     @Path("/batch")
     @Operation(summary = "Enqueue many tasks, each with its own verdict",
-            description = "Body: {\"tasks\":[task, ...]}; answer: {\"results\":[{index, status, queue, taskId, "
-                    + "duplicateOf?, matchedOn?}]} in request order. Every task is validated before any is "
+            description = "Body: {\"tasks\":[task, ...]} (1 to exactly.tasks.max-batch-items); answer: {\"results\":[{index, "
+                    + "status, queue, taskId, duplicateOf?, matchedOn?}]} in request order. Every task is validated before any is "
                     + "written; then each is committed on its own, in order (a later task sees the earlier ones). "
                     + TASK_FIELDS + KEY_DOC)
-    public Uni<BatchResponse> batch(byte[] body) {
-        checkSize(body);
-        List<NewTask> list = reader.batch(body, config.maxBatchItems());
+    public Uni<BatchResponse> batch(@Valid TaskRequest.Batch body) {
+        if (body.tasks().size() > config.maxBatchItems()) {
+            throw ApiProblem.invalid(null, "tasks", "at most " + config.maxBatchItems() + " tasks per request");
+        }
+        List<NewTask> list = new ArrayList<>(body.tasks().size());
+        for (int i = 0; i < body.tasks().size(); i++) {
+            list.add(body.tasks().get(i).task(i));
+        }
         return tasks.enqueue(list).map(rs -> {
             List<EnqueueResult> out = new ArrayList<>(rs.size());
             for (int i = 0; i < rs.size(); i++) {
@@ -104,10 +109,14 @@ public class TaskResource {
                     + "(the previous page's next cursor). Answer: {\"tasks\":[...], \"next\"?}: tasks in enqueue "
                     + "order; next is absent on the last page. Finished tasks are listed until the maintenance job "
                     + "purges them (exactly.tasks.retention-seconds).")
-    public Uni<TaskListResponse> list(@QueryParam("queue") String queue, @QueryParam("state") String state,
+    public Uni<TaskListResponse> list(@QueryParam("queue") @Name String queue,
+                                      @QueryParam("state") @Pattern(regexp = STATES, message = "must be one of "
+                                              + "queued, scheduled, running, retrying, completed, dead") String state,
                                       @QueryParam("limit") String limit, @QueryParam("after") String after) {
-        TaskRequests.Listing l = TaskRequests.listing(queue, state, limit, after, config.maxPageSize());
-        return tasks.list(l.queue(), l.state(), l.after(), l.limit()).map(page -> new TaskListResponse(
+        int size = limit == null ? 100 : (int) number(limit, config.maxPageSize(), "limit",
+                "must be a whole number from 1 to " + config.maxPageSize());
+        long cursor = after == null ? 0 : number(after, Long.MAX_VALUE, "after", "must be the next cursor of an earlier page");
+        return tasks.list(queue(queue), state, cursor, size).map(page -> new TaskListResponse(
                 page.tasks().stream().map(t -> TaskView.of(t, false)).toList(),
                 page.next() == null ? null : Long.toString(page.next())));
     }
@@ -121,9 +130,10 @@ public class TaskResource {
                     + "priority (higher first), runAt, enqueue order, locked with FOR UPDATE SKIP LOCKED so no task "
                     + "goes to two workers. Each claim is one attempt. A task whose lease expires is claimable "
                     + "again (or dead after its last attempt). Answer: {\"tasks\":[{..., leaseId, leaseExpiresAt}]}.")
-    public Uni<ClaimResponse> claim(byte[] body) {
-        checkSize(body);
-        ClaimCommand c = workerReader.claim(body);
+    public Uni<ClaimResponse> claim(@Valid WorkerRequest.Claim body) {
+        atMost("limit", body.limit(), config.maxClaimLimit());
+        int lease = atMost("leaseSeconds", body.leaseSeconds(), config.maxLeaseSeconds());
+        ClaimCommand c = new ClaimCommand(body.queue(), body.types(), body.limit(), lease == 0 ? config.defaultLeaseSeconds() : lease);
         return tasks.claim(c).map(list -> new ClaimResponse(list.stream().map(t -> TaskView.of(t, true)).toList()));
     }
 
@@ -132,9 +142,8 @@ public class TaskResource {
     @Path("/{id}")
     @Operation(operationId = "getTask", summary = "Read a task (state, attempts, last error, result)",
             description = "The task is looked up in the queue named by ?queue= (default \"default\").")
-    public Uni<TaskView> get(@PathParam("id") String id, @QueryParam("queue") String queue) {
-        String q = TaskRequests.queue(queue);
-        TaskRequests.id(id);
+    public Uni<TaskView> get(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue) {
+        String q = queue(queue);
         return tasks.find(q, id).map(t -> {
             if (t == null) {
                 throw notFound(q, id);
@@ -150,9 +159,10 @@ public class TaskResource {
             description = "Body: {\"leaseId\", \"result\"? (any JSON)}; ?queue= names the queue (default "
                     + "\"default\"). Only the current, unexpired lease completes the task: a stale worker "
                     + "(its lease expired, the task maybe claimed again) gets 409 and changes nothing.")
-    public Uni<TaskView> complete(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        return leased(id, queue, body, workerReader::completion,
-                (q, c) -> tasks.complete(q, id, c.leaseId(), c.result()));
+    public Uni<TaskView> complete(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
+                                  @Valid WorkerRequest.Complete body) {
+        return tasks.complete(queue(queue), id, body.leaseId(), body.result() == null ? null : body.result().bytes())
+                .map(ch -> answer(queue(queue), id, ch));
     }
 
     /** Fails a task under its lease. */
@@ -162,8 +172,9 @@ public class TaskResource {
             description = "Body: {\"leaseId\", \"error\"}; ?queue= names the queue (default \"default\"). The task "
                     + "is claimable again retryDelaySeconds later, or is dead when this was attempt maxRetries + 1. "
                     + "Only the current, unexpired lease may fail it (else 409).")
-    public Uni<TaskView> fail(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        return leased(id, queue, body, workerReader::failure, (q, f) -> tasks.fail(q, id, f.leaseId(), f.error()));
+    public Uni<TaskView> fail(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
+                              @Valid WorkerRequest.Fail body) {
+        return tasks.fail(queue(queue), id, body.leaseId(), body.error()).map(ch -> answer(queue(queue), id, ch));
     }
 
     /** Extends a claimed task's lease (a heartbeat). */
@@ -174,9 +185,11 @@ public class TaskResource {
                     + "exactly.tasks.max-lease-seconds)}; ?queue= names the queue (default \"default\"). The lease "
                     + "then ends leaseSeconds from now; the answer is the task with its new leaseExpiresAt. Only the "
                     + "current, unexpired lease can be extended: an expired or taken-over lease gets 409.")
-    public Uni<TaskView> extend(@PathParam("id") String id, @QueryParam("queue") String queue, byte[] body) {
-        return leased(id, queue, body, workerReader::extension,
-                (q, e) -> tasks.extend(q, id, e.leaseId(), e.leaseSeconds()));
+    public Uni<TaskView> extend(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
+                                @Valid WorkerRequest.Extend body) {
+        int lease = atMost("leaseSeconds", body.leaseSeconds(), config.maxLeaseSeconds());
+        return tasks.extend(queue(queue), id, body.leaseId(), lease == 0 ? config.defaultLeaseSeconds() : lease)
+                .map(ch -> answer(queue(queue), id, ch));
     }
 
     /** Deletes a task. */
@@ -186,29 +199,38 @@ public class TaskResource {
             description = "?queue= names the queue (default \"default\"). A running task whose lease is still "
                     + "held needs ?leaseId= (its current lease), else 409. 204 when deleted; its id and its "
                     + "autoDedupe key are free again.")
-    public Uni<Void> delete(@PathParam("id") String id, @QueryParam("queue") String queue,
-                            @QueryParam("leaseId") String leaseId) {
-        String q = TaskRequests.queue(queue);
-        TaskRequests.id(id);
-        UUID lease = leaseId == null ? null : WorkerRequests.leaseParam(leaseId);
-        return tasks.delete(q, id, lease).map(ch -> {
+    public Uni<Void> delete(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
+                            @QueryParam("leaseId") @Pattern(regexp = UUID_TEXT, message = "must be a UUID") String leaseId) {
+        String q = queue(queue);
+        return tasks.delete(q, id, leaseId == null ? null : UUID.fromString(leaseId)).map(ch -> {
             answer(q, id, ch);
             return null;
         });
     }
 
-    /** A worker's change under its lease: size, queue, task id and body checked in that order. */
-    private <T> Uni<TaskView> leased(String id, String queue, byte[] body, Function<byte[], T> read,
-                                     BiFunction<String, T, Uni<LeasedChange>> change) {
-        checkSize(body);
-        String q = TaskRequests.queue(queue);
-        TaskRequests.id(id);
-        T request = read.apply(body);
-        return change.apply(q, request).map(ch -> answer(q, id, ch));
+    private static String queue(String queue) {
+        return queue == null ? TaskRequest.DEFAULT_QUEUE : queue;
     }
 
-    private void checkSize(byte[] body) {
-        JsonRequest.checkSize(body, config.maxBodyBytes());
+    /** @return the value, 0 when absent; 400 naming the field when it is above {@code max} */
+    private static int atMost(String field, Integer value, int max) {
+        if (value != null && value > max) {
+            throw ApiProblem.invalid(null, field, "must be an integer from 1 to " + max);
+        }
+        return value == null ? 0 : value;
+    }
+
+    /** @return a query parameter's whole number from 1 to {@code max}; 400 naming it otherwise */
+    private static long number(String text, long max, String field, String message) {
+        try {
+            long v = Long.parseLong(text);
+            if (v >= 1 && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw ApiProblem.invalid(null, field, message);
     }
 
     private static TaskView answer(String queue, String id, LeasedChange ch) {

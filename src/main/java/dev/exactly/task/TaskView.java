@@ -2,11 +2,12 @@ package dev.exactly.task;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.UUID;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
  * A task on the wire. data and result are returned as JSON, byte for byte as sent.
@@ -31,6 +32,7 @@ import java.util.UUID;
  * @param updatedAt         last change
  * @param finishedAt        when it completed or died
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TaskView(String queue, String id, String type, @JsonRawValue @Schema(ref = "AnyJson") String data, String state, int attempts,
                        int maxRetries, int retryDelaySeconds, int priority, OffsetDateTime runAt, boolean autoDedupe,

@@ -1,6 +1,7 @@
 package dev.exactly.transaction;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 
 /**
@@ -23,6 +24,7 @@ import java.util.UUID;
  * @param payloadMatches    for a duplicate: whether the item's payload bytes equal the original's
  *                          (absent when not known: the original's data was purged)
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TransactionProblem(String type, String title, int status, String detail, int operation, Integer item,
                                  String transactionId, UUID originalMessageId, String duplicateOf, String reason,

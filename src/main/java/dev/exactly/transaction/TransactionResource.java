@@ -1,9 +1,10 @@
 package dev.exactly.transaction;
 
 import dev.exactly.config.ExactlyConfig;
-import dev.exactly.http.JsonRequest;
+import dev.exactly.problem.ApiProblem;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -18,7 +19,6 @@ public class TransactionResource {
 
     private final TransactionService service;
     private final ExactlyConfig config;
-    private final TransactionRequests reader = new TransactionRequests();
 
     /** Constructor injection. */
     public TransactionResource(TransactionService service, ExactlyConfig config) {
@@ -39,8 +39,11 @@ public class TransactionResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push and ack all-or-nothing; a duplicate or an unresolved ack rolls everything back (409)")
-    public Uni<TransactionResponse> transaction(byte[] body) {
-        JsonRequest.checkSize(body, config.push().maxBodyBytes());
-        return service.run(reader.read(body, config.push().maxItems()));
+    public Uni<TransactionResponse> transaction(@Valid TransactionRequest body) {
+        int max = config.push().maxItems();
+        if (body.operations().stream().mapToInt(o -> o.items() == null ? 0 : o.items().size()).sum() > max) {
+            throw ApiProblem.invalid(null, "operations", "at most " + max + " push items per transaction");
+        }
+        return service.run(body.commands());
     }
 }

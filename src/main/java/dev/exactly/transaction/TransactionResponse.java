@@ -3,6 +3,7 @@ package dev.exactly.transaction;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.exactly.consume.AckResult;
 import dev.exactly.push.PushResult;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /**
@@ -10,6 +11,7 @@ import java.util.List;
  *
  * @param results per operation
  */
+@RegisterForReflection
 public record TransactionResponse(List<OperationResult> results) {
 
     /**
@@ -20,6 +22,7 @@ public record TransactionResponse(List<OperationResult> results) {
      * @param items     for a push: one verdict per item (all "queued")
      * @param ack       for an ack: its result (always "acked")
      */
+    @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record OperationResult(int operation, String type, List<PushResult> items, AckResult ack) {
     }

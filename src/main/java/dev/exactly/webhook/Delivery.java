@@ -82,9 +82,11 @@ public final class Delivery {
             try {
                 json = body.length == 0 ? null : STRICT.readTree(body);
             } catch (JsonProcessingException e) {
-                throw ApiProblem.invalid(null, "body", "must be JSON for " + why + ": " + dev.exactly.http.JsonBodies.describe(e));
+                throw ApiProblem.invalid(null, "body", "must be JSON for " + why + ": "
+                        + e.getOriginalMessage().lines().findFirst().orElse("") + " (at byte "
+                        + (e.getLocation() == null ? "?" : e.getLocation().getByteOffset()) + ")");
             } catch (IOException e) {
-                throw ApiProblem.invalid(null, "body", "unreadable: " + dev.exactly.http.JsonBodies.readable(e.getMessage()));
+                throw ApiProblem.invalid(null, "body", "unreadable: " + e.getMessage());
             }
             if (json == null) {
                 throw ApiProblem.invalid(null, "body", "must be JSON for " + why + " (it is empty)");

@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Turns one source's configuration and its preset into a {@link WebhookSource}, collecting every
- * configuration error (each naming its key) instead of stopping at the first.
+ * error of the settings taken together (each naming its key) instead of stopping at the first; each
+ * value's own range is checked before, by {@link WebhooksConfig}'s constraints.
  */
 public final class SourceFactory {
 
@@ -75,11 +76,11 @@ public final class SourceFactory {
         List<String> kept = cfg.headers().orElse(preset.headers()).stream()
                 .map(h -> h.trim().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty()).distinct().toList();
         long maxBody = cfg.maxBodyBytes().orElse(defaultMaxBodyBytes);
-        if (maxBody <= 0 || maxBody > defaultMaxBodyBytes) {
-            errors.add(at + "max-body-bytes: must be between 1 and exactly.push.max-body-bytes (" + defaultMaxBodyBytes
+        if (maxBody > defaultMaxBodyBytes) {
+            errors.add(at + "max-body-bytes: must be at most exactly.push.max-body-bytes (" + defaultMaxBodyBytes
                     + "), which the HTTP layer enforces first");
         }
-        DedupWindow window = window(preset, cfg, at, errors);
+        DedupWindow window = window(preset, cfg);
         SignatureVerifier signature = signatures.build(cfg.signature().orElse(preset.signature()), cfg, at, errors,
                 problems);
         if (!errors.isEmpty() || signature == null) {
@@ -100,7 +101,6 @@ public final class SourceFactory {
         if (f != null) {
             return PartitionSelector.from(f);
         }
-        check(errors, at + "partition.name", Names.checkName(p.name()));
         return PartitionSelector.fixed(p.name());
     }
 
@@ -151,14 +151,9 @@ public final class SourceFactory {
         return null;
     }
 
-    private static DedupWindow window(Preset preset, WebhooksConfig.Source cfg, String at, List<String> errors) {
+    private static DedupWindow window(Preset preset, WebhooksConfig.Source cfg) {
         if (cfg.windowSeconds().isPresent()) {
-            long w = cfg.windowSeconds().getAsLong();
-            if (w < 0 || w > Integer.MAX_VALUE) {
-                errors.add(at + "window-seconds: must be between 0 and " + Integer.MAX_VALUE);
-                return null;
-            }
-            return DedupWindow.explicit((int) w, preset.windowSeconds());
+            return DedupWindow.explicit((int) cfg.windowSeconds().getAsLong(), preset.windowSeconds());
         }
         return preset.windowSeconds() == null ? null : DedupWindow.preset(preset.windowSeconds());
     }

@@ -2,6 +2,7 @@ package dev.exactly.webhook;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.exactly.engine.PushVerdict;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
@@ -17,6 +18,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param payloadMatches for a duplicate: whether its body's bytes equal the original delivery's;
  *                      absent when queued or not known (the original's data was purged)
  */
+@RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WebhookReceipt(String source, String queue, String partition, String transactionId, UUID messageId,
                              @Schema(enumeration = {"queued", "duplicate"}) String verdict,

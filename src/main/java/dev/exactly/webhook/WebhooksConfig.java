@@ -1,7 +1,10 @@
 package dev.exactly.webhook;
 
+import dev.exactly.naming.Name;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,8 +14,8 @@ import java.util.OptionalLong;
  * Webhook sources, under {@code exactly.webhooks.sources.<name>.*} (SmallRye Config). Each named
  * source answers POST /webhooks/{name}. A preset fills in the signature scheme, the
  * deduplication key and the kept headers of a known provider; every setting below overrides it.
- * Validated at start-up by {@link SourceFactory}: a wrong setting stops the service with a
- * message naming the key.
+ * Validated at start-up, each value by its constraints here and the settings of a source together
+ * by {@link SourceFactory}: a wrong setting stops the service with a message naming the key.
  */
 @ConfigMapping(prefix = "exactly.webhooks")
 public interface WebhooksConfig {
@@ -76,6 +79,8 @@ public interface WebhooksConfig {
          * the queue default (3600) or the preset's; a window an operator set through the queue
          * API is never overridden (a warning is logged instead). 0 turns the probe off.
          */
+        @Min(0)
+        @Max(Integer.MAX_VALUE)
         OptionalLong windowSeconds();
 
         /** The queue deliveries are pushed to; default {@code webhooks.<name>}. */
@@ -95,6 +100,7 @@ public interface WebhooksConfig {
         Optional<List<String>> headers();
 
         /** Largest body in bytes; more is a 413. Default and upper bound: exactly.push.max-body-bytes. */
+        @Min(1)
         OptionalLong maxBodyBytes();
     }
 
@@ -103,6 +109,7 @@ public interface WebhooksConfig {
 
         /** The fixed partition name, used when neither header nor pointer is set. */
         @WithDefault("Default")
+        @Name
         String name();
 
         /** Take the partition from this request header (missing header: 400). */

@@ -60,22 +60,15 @@ public class EngineBeans {
      *
      * @param c the configuration
      * @return the settings
-     * @throws IllegalStateException naming the configuration when a value is out of its range
+     * (The mapping's constraints have checked each value at start-up, naming its key.)
      */
     public static CacheSettings cacheSettings(ExactlyConfig.DedupCacheConfig c) {
-        try {
-            if (c.maxMb() < 1) {
-                throw new IllegalArgumentException("max-mb must be at least 1, got " + c.maxMb());
-            }
-            Duration slack = c.skewSlack();
-            long slackSeconds = slack.toSeconds() + (slack.toNanosPart() > 0 ? 1 : 0);
-            return new CacheSettings(c.maxMb() * 1024L * 1024L, c.fitRatio(), c.cooldown().toMillis(),
-                    c.recentUse().toMillis(), c.warnInterval().toMillis(), c.memoTtl().toMillis(),
-                    Math.toIntExact(slackSeconds), c.bookkeepingCap(), c.maxBufferedCommits(), c.maxDeltaRows(),
-                    c.hydrationRetry().toMillis(), c.maxConcurrentLoads());
-        } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new IllegalStateException("invalid exactly.dedup-cache.* configuration: " + e.getMessage(), e);
-        }
+        Duration slack = c.skewSlack();
+        long slackSeconds = slack.toSeconds() + (slack.toNanosPart() > 0 ? 1 : 0);
+        return new CacheSettings(c.maxMb() * 1024L * 1024L, c.fitRatio(), c.cooldown().toMillis(),
+                c.recentUse().toMillis(), c.warnInterval().toMillis(), c.memoTtl().toMillis(),
+                (int) slackSeconds, c.bookkeepingCap(), c.maxBufferedCommits(), c.maxDeltaRows(),
+                c.hydrationRetry().toMillis(), c.maxConcurrentLoads());
     }
 
     /**

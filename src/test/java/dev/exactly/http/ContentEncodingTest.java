@@ -46,10 +46,10 @@ class ContentEncodingTest {
 
     @Test
     void identityIsTheOnlyCodingAccepted() {
-        assertTrue(ContentEncodingFilter.isIdentity("identity"));
-        assertTrue(ContentEncodingFilter.isIdentity(" Identity , identity"));
-        assertTrue(ContentEncodingFilter.isIdentity(""));
-        assertFalse(ContentEncodingFilter.isIdentity("gzip"));
-        assertFalse(ContentEncodingFilter.isIdentity("identity, gzip"));
+        assertTrue(BodyLimitFilter.isIdentity("identity"));
+        assertTrue(BodyLimitFilter.isIdentity(" Identity , identity"));
+        assertTrue(BodyLimitFilter.isIdentity(""));
+        assertFalse(BodyLimitFilter.isIdentity("gzip"));
+        assertFalse(BodyLimitFilter.isIdentity("identity, gzip"));
     }
 }

@@ -2,7 +2,6 @@ package dev.exactly.push;
 
 import static dev.exactly.testing.Api.api;
 import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.hasSize;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quarkus.test.junit.QuarkusTest;
@@ -113,9 +112,11 @@ class PushResourceTest {
                 + "WHERE q.name = '" + q + "'"));
     }
 
+    /** An empty list is refused as bad input (a strict API: nothing to push is a client's mistake). */
     @Test
-    void emptyItemsGiveEmptyResults() {
-        api().body("{\"items\":[]}").post("/api/v1/push").then().statusCode(200).body("results", hasSize(0));
+    void emptyItemsAreRefused() {
+        api().body("{\"items\":[]}").post("/api/v1/push").then().statusCode(400).contentType("application/problem+json")
+                .body("errors[0].field", org.hamcrest.Matchers.equalTo("items"));
     }
 
     @Test

@@ -13,13 +13,18 @@ import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushRepository;
+import dev.exactly.http.JsonBodyReader;
+import dev.exactly.http.RequestProblems;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.ProblemMappers;
+import dev.exactly.push.PushRequest;
 import dev.exactly.push.PushResource;
+import dev.exactly.queue.QueueOptionsInput;
 import dev.exactly.queue.QueueRepository;
 import dev.exactly.queue.QueueResource;
 import dev.exactly.queue.QueueStatsRepository;
 import dev.exactly.testing.TestDatabase;
+import io.quarkus.hibernate.validator.runtime.jaxrs.ResteasyReactiveViolationException;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -48,7 +53,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * 200 with the correct verdicts (checked by {@link FuzzOracle} against the database before and
  * after) that wrote exactly the queued items; never a 5xx.
  *
- * <p>The resources are called in-process with the service's own problem mappers, on an engine
+ * <p>The resources are called in-process, each body bound and validated as the service does, with
+ * the service's own problem mappers, on an engine
  * and repository over a real PostgreSQL (the shared test server, a database of their own);
  * {@link HostileInputHttpTest} sends such bodies over HTTP to the running application as well.
  */
@@ -63,6 +69,9 @@ class HostileInputPropertyTest {
     private static PushResource push;
     private static QueueResource configure;
     private static final ProblemMappers MAPPERS = new ProblemMappers();
+    private static final jakarta.validation.Validator VALIDATOR = jakarta.validation.Validation.byDefaultProvider().configure()
+            .messageInterpolator(new org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator())
+            .buildValidatorFactory().getValidator();
     private static final Map<String, AtomicLong> SEEN = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     @BeforeContainer
@@ -107,6 +116,8 @@ class HostileInputPropertyTest {
             return new Object[] {200, resource.get().await().atMost(Duration.ofSeconds(60))};
         } catch (ApiProblem p) {
             r = MAPPERS.apiProblem(p);
+        } catch (ResteasyReactiveViolationException e) {
+            r = new RequestProblems().violations(e);
         } catch (StoreTimeoutException e) {
             r = MAPPERS.timeout(e);
         } catch (StoreUnavailableException e) {
@@ -117,6 +128,16 @@ class HostileInputPropertyTest {
             r = MAPPERS.unexpected(t);
         }
         return new Object[] {r.getStatus(), r.getEntity()};
+    }
+
+    /** Binds and validates a body as the service does before the resource method runs. */
+    private static <T> T bind(Class<T> type, byte[] body) {
+        T value = JsonBodyReader.read(type, body);
+        java.util.Set<jakarta.validation.ConstraintViolation<T>> broken = VALIDATOR.validate(value);
+        if (!broken.isEmpty()) {
+            throw new ResteasyReactiveViolationException(broken);
+        }
+        return value;
     }
 
     private static void seen(String what, int status) {
@@ -138,7 +159,7 @@ class HostileInputPropertyTest {
         try (Connection c = jdbc()) {
             long[] before = FuzzOracle.footprint(c);
             Map<PushLedger.Key, List<UUID>> storedBefore = FuzzOracle.stored(c, null);
-            Object[] out = call(() -> push.push(body));
+            Object[] out = call(() -> push.push(bind(PushRequest.class, body)));
             int status = (int) out[0];
             seen("push", status);
             long[] after = FuzzOracle.footprint(c);
@@ -160,7 +181,7 @@ class HostileInputPropertyTest {
     void aConfigureIsRefusedWithoutWritingOrStoredExactly(@ForAll("configureBodies") byte[] body) throws Exception {
         try (Connection c = jdbc()) {
             long[] before = FuzzOracle.footprint(c);
-            Object[] out = call(() -> configure.configure(body));
+            Object[] out = call(() -> configure.configure(bind(QueueOptionsInput.Configure.class, body)));
             int status = (int) out[0];
             seen("configure", status);
             long[] after = FuzzOracle.footprint(c);

@@ -6,6 +6,7 @@ import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.http.JsonBodyReader;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.nio.charset.StandardCharsets;
@@ -67,9 +68,17 @@ class TaskConcurrencyTest {
         return out;
     }
 
+    /** A batch's tasks, as the batch route makes them. */
+    private static List<NewTask> tasks(TaskRequest.Batch batch) {
+        List<NewTask> out = new ArrayList<>();
+        for (int i = 0; i < batch.tasks().size(); i++) {
+            out.add(batch.tasks().get(i).task(i));
+        }
+        return out;
+    }
+
     @Test
     void thirtyTwoConcurrentIdenticalEnqueuesFromTwoInstancesMakeOneTask() throws Exception {
-        TaskRequests reader = new TaskRequests();
         for (int round = 0; round < 5; round++) {
             String q = freshQueue("race");
             List<Callable<String[]>> calls = new ArrayList<>();
@@ -85,7 +94,7 @@ class TaskConcurrencyTest {
                     });
                 } else {
                     calls.add(() -> {
-                        NewTask t = reader.one(body.getBytes(StandardCharsets.UTF_8));
+                        NewTask t = JsonBodyReader.read(TaskRequest.class, body.getBytes(StandardCharsets.UTF_8)).task(null);
                         Enqueued e = second.service.enqueue(List.of(t)).await().atMost(java.time.Duration.ofSeconds(60)).get(0);
                         return new String[] {e.duplicate() ? "duplicate" : "enqueued", e.taskId()};
                     });
@@ -116,14 +125,13 @@ class TaskConcurrencyTest {
                     .append(k).append("},\"autoDedupe\":true}");
         }
         String body = "{\"tasks\":[" + tasks + "]}";
-        TaskRequests reader = new TaskRequests();
         List<Callable<List<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             if (i % 2 == 0) {
                 calls.add(() -> api().body(body).post("/api/v1/tasks/batch").then().statusCode(200).extract()
                         .jsonPath().getList("results.taskId", String.class));
             } else {
-                calls.add(() -> second.service.enqueue(reader.batch(body.getBytes(StandardCharsets.UTF_8), 1000))
+                calls.add(() -> second.service.enqueue(tasks(JsonBodyReader.read(TaskRequest.Batch.class, body.getBytes(StandardCharsets.UTF_8))))
                         .await().atMost(java.time.Duration.ofSeconds(60)).stream().map(Enqueued::taskId).toList());
             }
         }

@@ -227,7 +227,9 @@ class TaskEnqueueTest {
         assertEquals("autoDedupe", r.getString("results[1].matchedOn"));
         assertEquals("id", r.getString("results[2].matchedOn"));
         assertEquals(2, count(q));
-        assertEquals(List.of(), ok(api().body("{\"tasks\":[]}").post("/api/v1/tasks/batch")).getList("results"));
+        // an empty batch is refused as bad input
+        api().body("{\"tasks\":[]}").post("/api/v1/tasks/batch").then().statusCode(400)
+                .contentType("application/problem+json").body("errors[0].field", org.hamcrest.Matchers.equalTo("tasks"));
     }
 
     @Test

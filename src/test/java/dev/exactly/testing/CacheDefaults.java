@@ -6,13 +6,14 @@ import dev.exactly.wiring.EngineBeans;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.validator.BeanValidationConfigValidatorImpl;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * The warm cache's settings as the application configures them, for engine tests that build the
  * cache without a Quarkus application: SmallRye Config's real mapping of {@link ExactlyConfig}
- * (its {@code @WithDefault}s, with Quarkus' converters) through {@link EngineBeans#cacheSettings},
+ * (its {@code @WithDefault}s, with Quarkus' converters, validated by its constraints) through {@link EngineBeans#cacheSettings},
  * so a test sees the defaults the service runs with, not a copy of them.
  */
 public final class CacheDefaults {
@@ -31,7 +32,7 @@ public final class CacheDefaults {
     /**
      * @param properties configuration keys and values (anything unset keeps its default)
      * @return the settings they configure
-     * @throws IllegalStateException as {@link EngineBeans#cacheSettings} for a value out of range
+     * @throws io.smallrye.config.ConfigValidationException naming the key of a value out of its range
      */
     public static CacheSettings settings(Map<String, String> properties) {
         return EngineBeans.cacheSettings(config(properties).dedupCache());
@@ -43,7 +44,7 @@ public final class CacheDefaults {
      */
     public static ExactlyConfig config(Map<String, String> properties) {
         SmallRyeConfig c = new SmallRyeConfigBuilder().addDiscoveredConverters().withMapping(ExactlyConfig.class)
-                .withSources(new PropertiesConfigSource(new HashMap<>(properties), "test", 100)).build();
+                .withValidator(new BeanValidationConfigValidatorImpl()).withSources(new PropertiesConfigSource(new HashMap<>(properties), "test", 100)).build();
         return c.getConfigMapping(ExactlyConfig.class);
     }
 }

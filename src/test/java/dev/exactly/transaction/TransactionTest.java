@@ -209,7 +209,8 @@ class TransactionTest {
                 .body("errors.field", hasItem("operations[0].leaseId"));
         api().body("{\"operations\":[").post("/api/v1/transaction").then().statusCode(400);
         assertEquals(before, state());
-        api().body(Map.of("operations", List.of())).post("/api/v1/transaction").then().statusCode(200)
-                .body("results.size()", equalTo(0));
+        // an empty transaction is refused as bad input
+        api().body(Map.of("operations", List.of())).post("/api/v1/transaction").then().statusCode(400)
+                .contentType(containsString("application/problem+json")).body("errors[0].field", equalTo("operations"));
     }
 }

@@ -3,11 +3,14 @@ package dev.exactly.webhook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.smallrye.config.ConfigValidationException;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.validator.BeanValidationConfigValidatorImpl;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +21,7 @@ class SourceFactoryTest {
 
     private static WebhooksConfig config(Map<String, String> props) {
         SmallRyeConfig c = new SmallRyeConfigBuilder().withMapping(WebhooksConfig.class)
+                .withValidator(new BeanValidationConfigValidatorImpl())
                 .withSources(new PropertiesConfigSource(props, "test", 100)).build();
         return c.getConfigMapping(WebhooksConfig.class);
     }
@@ -157,9 +161,11 @@ class SourceFactoryTest {
                 "exactly.webhooks.sources.x.secret", "s", "exactly.webhooks.sources.x.window-seconds", "120"));
         assertEquals(120, own.window().seconds());
         assertTrue(own.window().explicit());
-        assertNull(build("y", Map.of("exactly.webhooks.sources.y.preset", "stripe", "exactly.webhooks.sources.y.secret", "s",
-                "exactly.webhooks.sources.y.window-seconds", "-1")));
-        assertTrue(problems.errors().get(0).startsWith("exactly.webhooks.sources.y.window-seconds"), problems.errors().toString());
+        // a value out of its range stops the start, naming the key (the mapping's constraints)
+        ConfigValidationException e = assertThrows(ConfigValidationException.class, () -> build("y",
+                Map.of("exactly.webhooks.sources.y.preset", "stripe", "exactly.webhooks.sources.y.secret", "s",
+                        "exactly.webhooks.sources.y.window-seconds", "-1")));
+        assertTrue(e.getMessage().contains("exactly.webhooks.sources.y.window-seconds"), e.getMessage());
     }
 
     @Test

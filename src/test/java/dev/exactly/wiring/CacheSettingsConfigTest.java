@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.engine.cache.CacheSettings;
 import dev.exactly.testing.CacheDefaults;
+import io.smallrye.config.ConfigValidationException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -51,9 +52,9 @@ class CacheSettingsConfigTest {
                 "exactly.dedup-cache.max-concurrent-loads", "0",
                 "exactly.dedup-cache.cooldown", "-1s",
                 "exactly.dedup-cache.bookkeeping-cap", "0").entrySet()) {
-            IllegalStateException e = assertThrows(IllegalStateException.class,
+            ConfigValidationException e = assertThrows(ConfigValidationException.class,
                     () -> CacheDefaults.settings(Map.of(bad.getKey(), bad.getValue())), bad.toString());
-            assertTrue(e.getMessage().startsWith("invalid exactly.dedup-cache.* configuration: "), e.getMessage());
+            assertTrue(e.getMessage().contains(bad.getKey()), e.getMessage());
         }
     }
 }

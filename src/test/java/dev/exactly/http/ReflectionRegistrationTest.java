@@ -3,6 +3,7 @@ package dev.exactly.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.problem.Problem;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -30,44 +31,35 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link NativeReflection} lists every wire type: the production classes are scanned (everything
- * under dev.exactly but the engine, which has no JSON types) and every record is either registered
- * or named below as not a wire type, so a new record has to be classified. Records reachable from
- * an endpoint's or an exception mapper's declared return type, and records inside registered ones,
- * must be registered.
+ * Every wire type carries {@code @RegisterForReflection} where it is declared (the native build's
+ * closed world: Quarkus REST registers an endpoint's declared types, not those behind a Uni, inside
+ * a Response or nested in records): the production classes are scanned (everything under
+ * dev.exactly but the engine, which has no JSON types) and every record is either registered or
+ * named below as not a wire type, so a new record has to be classified. Records reachable from an
+ * endpoint's or an exception mapper's declared return type or body parameter, and records inside
+ * registered ones, must be registered.
  */
-class NativeReflectionTest {
+class ReflectionRegistrationTest {
 
     /** Records that Jackson never writes: database rows, parsed commands, configuration, internals. */
     private static final Set<String> NOT_WIRE = Set.of(
-            "dev.exactly.consume.AckCommand",                     // a parsed ack (read by hand)
-            "dev.exactly.consume.PopRequest",                     // a parsed pop request
-            "dev.exactly.consume.ConsumeRequests$LeaseExtension", // a parsed pop lease extension
             "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
             "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
-            "dev.exactly.http.ErrorPath",                         // where a field error is, in a request
             "dev.exactly.http.RouteBodyLimit$Limit",              // a route's body limit (configuration)
-            "dev.exactly.http.JsonRequest$Raw",                   // a parser's raw value
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
             "dev.exactly.message.PayloadWire",                    // a payload's two fields, inside MessageView / PoppedMessage
             "dev.exactly.queue.QueueRepository$StoredQueue",      // a row; written as QueueView
             "dev.exactly.queue.QueueRepository$Change",           // a pair of rows
-            "dev.exactly.queue.QueueRequests$Configure",          // a parsed configure body
             "dev.exactly.queue.QueueStatsRepository$QueueSize",   // a row; written as QueueListResponse.Entry
             "dev.exactly.queue.QueueStatsRepository$GroupLag",    // a row; written as QueueStats.Group
             "dev.exactly.redrive.DeadLetterCopy",                 // a row; written as RedriveResult
-            "dev.exactly.redrive.RedriveRequest",                 // a parsed redrive request
             "dev.exactly.retention.RetentionRepository$Step",     // one purge step's row
             "dev.exactly.task.StoredTask",                        // a row; written as TaskView
             "dev.exactly.task.TaskRepository$TaskPage",                // rows; written as TaskListResponse
             "dev.exactly.task.NewTask",                           // a parsed task
-            "dev.exactly.task.TaskRequests$Listing",         // a parsed listing query
             "dev.exactly.task.Enqueued",                          // a row; written as EnqueueResult
             "dev.exactly.task.LeasedChange",                      // a row and a refusal
             "dev.exactly.task.ClaimCommand",                      // a parsed claim
-            "dev.exactly.task.WorkerRequests$Completion",    // a parsed completion
-            "dev.exactly.task.WorkerRequests$Failure",       // a parsed failure
-            "dev.exactly.task.WorkerRequests$Extension",     // a parsed lease extension
             "dev.exactly.transaction.TransactionOperation$Push",  // a parsed operation
             "dev.exactly.transaction.TransactionOperation$Ack",   // a parsed operation
             "dev.exactly.webhook.WebhookSource",                  // configuration
@@ -81,17 +73,19 @@ class NativeReflectionTest {
     private static final List<Class<? extends Annotation>> ENDPOINT =
             List.of(GET.class, POST.class, PUT.class, PATCH.class, DELETE.class, Path.class);
 
-    private static Set<String> registered() {
+    private static Set<String> registered() throws Exception {
         Set<String> out = new TreeSet<>();
-        for (Class<?> c : NativeReflection.class.getAnnotation(RegisterForReflection.class).targets()) {
-            out.add(c.getName());
+        for (Class<?> c : productionClasses()) {
+            if (c.isAnnotationPresent(RegisterForReflection.class)) {
+                out.add(c.getName());
+            }
         }
         return out;
     }
 
-    /** Every production class outside the engine, from the directory NativeReflection was loaded from. */
+    /** Every production class outside the engine, from the directory Problem was loaded from. */
     private static List<Class<?>> productionClasses() throws IOException, URISyntaxException, ClassNotFoundException {
-        java.nio.file.Path root = Paths.get(NativeReflection.class.getProtectionDomain().getCodeSource()
+        java.nio.file.Path root = Paths.get(Problem.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
         assertTrue(Files.isDirectory(root.resolve("dev/exactly")), "production classes under " + root);
         List<String> names = new ArrayList<>();
@@ -102,7 +96,7 @@ class NativeReflectionTest {
         }
         List<Class<?>> out = new ArrayList<>();
         for (String n : names) {
-            out.add(Class.forName(n, false, NativeReflection.class.getClassLoader()));
+            out.add(Class.forName(n, false, Problem.class.getClassLoader()));
         }
         return out;
     }
@@ -157,7 +151,7 @@ class NativeReflectionTest {
                 both.add(c.getName());
             }
         }
-        assertEquals(Set.of(), unclassified, "add each to NativeReflection if Jackson writes it, else to NOT_WIRE");
+        assertEquals(Set.of(), unclassified, "annotate each @RegisterForReflection if Jackson reads or writes it, else add it to NOT_WIRE");
         assertEquals(Set.of(), both, "registered and named as not a wire type");
     }
 
@@ -170,19 +164,24 @@ class NativeReflectionTest {
                 if (endpointOrMapper(m)) {
                     methods++;
                     reach(m.getGenericReturnType(), reached);
+                    for (Type body : m.getGenericParameterTypes()) {
+                        reach(body, reached); // a body record (path and query parameters are strings)
+                    }
                 }
             }
         }
         assertTrue(methods >= 10, "endpoints and mappers found: " + methods);
         assertTrue(reached.contains("dev.exactly.push.PushResponse"), "the scan sees through Uni: " + reached);
+        assertTrue(reached.contains("dev.exactly.push.PushRequest$Item"), "the scan sees the bodies: " + reached);
         reached.removeAll(registered());
         assertEquals(Set.of(), reached, "declared by an endpoint or mapper but not registered");
     }
 
     @Test
-    void theRecordsInsideARegisteredRecordAreRegistered() {
+    void theRecordsInsideARegisteredRecordAreRegistered() throws Exception {
         Set<String> reached = new TreeSet<>();
-        for (Class<?> c : NativeReflection.class.getAnnotation(RegisterForReflection.class).targets()) {
+        for (String n : registered()) {
+            Class<?> c = Class.forName(n, false, Problem.class.getClassLoader());
             assertTrue(c.isRecord(), c + " is a record");
             reach(c, reached);
         }
@@ -193,7 +192,7 @@ class NativeReflectionTest {
     @Test
     void everyTypeNamedAsNotAWireTypeStillExistsAsARecord() throws Exception {
         for (String n : NOT_WIRE) {
-            Class<?> c = Class.forName(n, false, NativeReflection.class.getClassLoader());
+            Class<?> c = Class.forName(n, false, Problem.class.getClassLoader());
             assertTrue(c.isRecord(), n);
         }
     }

@@ -1,0 +1,63 @@
+package dev.exactly.push;
+
+import dev.exactly.engine.PushCommand;
+import dev.exactly.http.Checked;
+import dev.exactly.http.IndexedItems;
+import dev.exactly.http.RawJson;
+import dev.exactly.naming.Key;
+import dev.exactly.naming.Name;
+import dev.exactly.naming.Names;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.util.List;
+import java.util.function.BiConsumer;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+
+/**
+ * The body of a push, {@code {"items":[{"queue","partition"?,"transactionId"?,"payload","traceId"?}]}}.
+ * Each payload is kept as the exact bytes of its JSON value in the body ({@link RawJson}); unknown
+ * fields and repeated member names are refused, as a misspelt {@code transactionID} would otherwise
+ * silently turn deduplication off. At most {@code exactly.push.max-items} items.
+ *
+ * @param items the items, at least one
+ */
+@RegisterForReflection
+@IndexedItems
+@Schema(name = "PushRequestRecord", ref = "PushRequest") // its schema, in META-INF/openapi.yaml
+public record PushRequest(@NotNull(message = "is required") @Size(min = 1, message = "must hold at least one item")
+                          List<@NotNull(message = "an item must be a JSON object") @Valid Item> items) {
+
+    /** What a missing or null payload is told. */
+    static final String PAYLOAD = "is required (any JSON value but null)";
+
+    /**
+     * One item to push (also a transaction's push operation's).
+     *
+     * @param queue         queue name
+     * @param partition     partition name; absent, null or Default for none
+     * @param transactionId the idempotency key, at most 256 UTF-8 bytes; absent for the message's own id
+     * @param payload       any JSON value but null, stored byte for byte
+     * @param traceId       stored with the message, at most 256 UTF-8 bytes
+     */
+    @RegisterForReflection
+    @Checked
+    public record Item(@NotNull(message = "is required") @Name String queue, @Name String partition,
+                       @Key(maxBytes = Names.MAX_TRANSACTION_ID_BYTES) String transactionId,
+                       @NotNull(message = PAYLOAD) RawJson payload,
+                       @Key(maxBytes = Names.MAX_TRACE_ID_BYTES) String traceId) implements Checked.Rules {
+
+        @Override
+        public void check(BiConsumer<String, String> broken) {
+            if (payload != null && payload.isNull()) {
+                broken.accept("payload", PAYLOAD);
+            }
+        }
+
+        /** @return the engine's command */
+        public PushCommand command() {
+            return PushCommand.json(queue, partition, transactionId, payload.bytes(), traceId);
+        }
+    }
+}
