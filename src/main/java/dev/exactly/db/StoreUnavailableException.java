@@ -11,4 +11,9 @@ public class StoreUnavailableException extends RuntimeException {
     public StoreUnavailableException(Throwable cause) {
         super("database unavailable: " + cause.getMessage(), cause);
     }
+
+    /** @param message what happened, e.g. no connection could be had before the request's deadline */
+    public StoreUnavailableException(String message) {
+        super(message);
+    }
 }

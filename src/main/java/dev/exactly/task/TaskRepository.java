@@ -124,14 +124,14 @@ public class TaskRepository {
         Tuple args = Tuple.tuple().addString(c.queue())
                 .addArrayOfString(c.types() == null ? null : c.types().toArray(new String[0]))
                 .addInteger(c.limit()).addInteger(c.leaseSeconds());
-        return pool.preparedQuery(CLAIM).execute(args)
+        return BorrowedConnections.execute(pool, CLAIM, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::toTasks);
     }
 
     /** @return the task, or null when none has that id in that queue */
     public Uni<StoredTask> find(String queue, String taskId) {
-        return pool.preparedQuery(FIND).execute(Tuple.of(queue, taskId))
+        return BorrowedConnections.execute(pool, FIND, Tuple.of(queue, taskId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -144,7 +144,7 @@ public class TaskRepository {
      */
     public Uni<StoredTask> complete(String queue, String taskId, UUID leaseId, byte[] result) {
         Tuple args = Tuple.of(queue, taskId, leaseId).addValue(result == null ? null : Buffer.buffer(result));
-        return pool.preparedQuery(COMPLETE).execute(args)
+        return BorrowedConnections.execute(pool, COMPLETE, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -156,7 +156,7 @@ public class TaskRepository {
      * @return the task after the failure, or null when the guard did not hold (nothing was changed)
      */
     public Uni<StoredTask> fail(String queue, String taskId, UUID leaseId, String error) {
-        return pool.preparedQuery(FAIL).execute(Tuple.of(queue, taskId, leaseId, error))
+        return BorrowedConnections.execute(pool, FAIL, Tuple.of(queue, taskId, leaseId, error))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -168,7 +168,7 @@ public class TaskRepository {
      * @return the task with its new expiry, or null when the guard did not hold (nothing was changed)
      */
     public Uni<StoredTask> extend(String queue, String taskId, UUID leaseId, int seconds) {
-        return pool.preparedQuery(EXTEND).execute(Tuple.of(queue, taskId, leaseId, seconds))
+        return BorrowedConnections.execute(pool, EXTEND, Tuple.of(queue, taskId, leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -180,7 +180,7 @@ public class TaskRepository {
      * @return the deleted task, or null when nothing was deleted
      */
     public Uni<StoredTask> delete(String queue, String taskId, UUID leaseId) {
-        return pool.preparedQuery(DELETE).execute(Tuple.of(queue, taskId, leaseId))
+        return BorrowedConnections.execute(pool, DELETE, Tuple.of(queue, taskId, leaseId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -197,7 +197,7 @@ public class TaskRepository {
     public Uni<TaskPage> list(String queue, String label, long after, int limit) {
         String stored = label == null ? null : "scheduled".equals(label) ? "queued" : label;
         Tuple args = Tuple.of(queue, label, stored, after, limit + 1);
-        return pool.preparedQuery(LIST).execute(args)
+        return BorrowedConnections.execute(pool, LIST, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<StoredTask> tasks = new ArrayList<>(Math.min(rows.size(), limit));
@@ -239,7 +239,7 @@ public class TaskRepository {
         }
         Tuple args = Tuple.tuple().addInteger(defaultSeconds).addArrayOfString(queues)
                 .addArrayOfInteger(seconds).addInteger(limit);
-        return pool.preparedQuery(PURGE_FINISHED).execute(args)
+        return BorrowedConnections.execute(pool, PURGE_FINISHED, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getInteger(0));
     }
