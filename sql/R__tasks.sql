@@ -236,7 +236,8 @@ $$;
 -- Fails a running task under its lease (the lease guard: running, this lease, not expired): a
 -- task with deliveries left becomes 'retrying', claimable again after its retry delay; one whose
 -- last delivery failed becomes 'dead'. Returns the task's row after the change, or no row when
--- the lease does not hold. (A function rather than a client statement so that the clock and the
+-- the lease does not hold. The lease is kept as the task's settled_lease, by which a retried
+-- failure is told from a refused one (V20). (A function rather than a client statement so that the clock and the
 -- retry time are values inside the CASEs: a distributed database (Citus) takes no stable
 -- function there, such as timestamptz + interval, nor one given a column anywhere in an UPDATE;
 -- its first argument, the queue, routes it.) A task's retry delay is set when it is enqueued and
@@ -255,7 +256,7 @@ BEGIN
         state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END,
         run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at ELSE v_retry_at END,
         finished_at = CASE WHEN t.attempts > t.max_retries THEN v_now END,
-        last_error = p_error, lease_id = NULL, lease_expires_at = NULL, updated_at = v_now
+        last_error = p_error, lease_id = NULL, lease_expires_at = NULL, settled_lease = p_lease, updated_at = v_now
     WHERE t.queue = p_queue AND t.task_id = p_task_id AND t.state = 'running'
       AND t.lease_id = p_lease AND t.lease_expires_at > v_now
     RETURNING t.*;

@@ -28,7 +28,7 @@ public class TaskRepository {
             + "exactly.task_state_label(t.state, t.run_at) AS label, t.priority, t.run_at, t.max_retries, "
             + "t.retry_delay_seconds, t.attempts, t.lease_id, t.lease_expires_at, "
             + "COALESCE(t.lease_expires_at <= now(), false) AS lease_expired, t.last_error, t.result, "
-            + "t.created_at, t.updated_at, t.finished_at";
+            + "t.created_at, t.updated_at, t.finished_at, t.settled_lease";
 
     private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on, r_payload_matches "
             + "FROM exactly.enqueue_task($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -43,7 +43,7 @@ public class TaskRepository {
             + "AND t.lease_id = $3 AND t.lease_expires_at > now()";
 
     private static final String COMPLETE = returning("UPDATE exactly.tasks t SET state = 'completed', result = $4, "
-            + "lease_id = NULL, lease_expires_at = NULL, finished_at = now(), updated_at = now() "
+            + "lease_id = NULL, lease_expires_at = NULL, settled_lease = $3, finished_at = now(), updated_at = now() "
             + "WHERE " + HELD);
 
     /** exactly.fail_task (sql/R__tasks.sql): the lease guard of {@link #HELD}, then retrying or dead. */
@@ -263,7 +263,7 @@ public class TaskRepository {
                 r.getInteger("retry_delay_seconds"), r.getInteger("attempts"), r.getUUID("lease_id"),
                 r.getOffsetDateTime("lease_expires_at"), r.getBoolean("lease_expired"), r.getString("last_error"),
                 bytes(r, "result"), r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
-                r.getOffsetDateTime("finished_at"));
+                r.getOffsetDateTime("finished_at"), r.getUUID("settled_lease"));
     }
 
     private static byte[] bytes(Row r, String column) {

@@ -228,6 +228,10 @@ class DatabaseStallHttpTest {
         assertEquals("duplicate", again.at("/results/0/status").asText());
         assertEquals(retried.at("/results/0/messageId"), again.at("/results/0/messageId"));
         assertEquals(1, storedCount(q, "p", "stalled-1"), "stored once");
+        JsonNode completed = ok(calls.get(21));
+        assertEquals("completed", completed.get("state").asText(), completed.toString());
+        JsonNode failed = ok(calls.get(22));
+        assertEquals(ids.get(1), failed.get("id").asText());
     }
 
     /**
