@@ -1,15 +1,11 @@
 package dev.exactly.citus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.citus.PgNodeTree.Node;
 import dev.exactly.citus.WriteStatements.Prepared;
 import dev.exactly.testing.TestDatabase;
-import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Array;
@@ -30,7 +26,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,8 +47,6 @@ import org.postgresql.util.PSQLWarning;
  */
 class DistributedWriteRulesTest {
 
-    private static final Pattern CALL = Pattern.compile("exactly\\.([a-z_][a-z0-9_]*)\\s*\\(");
-    private static final Pattern CLIENT_SQL = Pattern.compile("(?is)^\\s*(select|with|update|insert|delete)\\b.*\\bexactly\\.");
 
     private static Connection db;
     private static DistributedWriteRules rules;
@@ -86,7 +79,7 @@ class DistributedWriteRulesTest {
             statements.addAll(WriteStatements.ofFunction("exactly." + f.name, f.language, f.body, f.arguments,
                     DistributedWriteRulesTest::columnType));
         }
-        Map<String, List<String>> client = clientStatements();
+        Map<String, List<String>> client = RouteSql.clientStatements();
         client.forEach((origin, sqls) -> sqls.forEach(sql -> statements.add(WriteStatements.ofClient(origin, sql))));
 
         // the listing: each class's statements, and the functions they reach
@@ -96,7 +89,7 @@ class DistributedWriteRulesTest {
             String owner = origin.substring(0, origin.lastIndexOf('.'));
             Set<String> reached = reach.computeIfAbsent(owner, k -> new TreeSet<>());
             for (String sql : sqls) {
-                for (String fn : calls(sql)) {
+                for (String fn : RouteSql.calls(sql)) {
                     reachAll(fn, functions, reached, missing);
                 }
             }
@@ -341,15 +334,6 @@ class DistributedWriteRulesTest {
         }
     }
 
-    private static Set<String> calls(String sql) {
-        Set<String> out = new TreeSet<>();
-        Matcher m = CALL.matcher(sql);
-        while (m.find()) {
-            out.add(m.group(1));
-        }
-        return out;
-    }
-
     private static void reachAll(String fn, Map<String, Function> functions, Set<String> reached, Set<String> missing) {
         if (!reached.add(fn)) {
             return;
@@ -362,52 +346,11 @@ class DistributedWriteRulesTest {
             reached.remove(fn);
             return;
         }
-        for (String callee : calls(f.body())) {
+        for (String callee : RouteSql.calls(f.body())) {
             if (!callee.equals(fn)) {
                 reachAll(callee, functions, reached, missing);
             }
         }
     }
 
-    // ------------------------------------------------------------------------------ the application's SQL
-
-    /**
-     * Every String constant of the application's classes (target/classes) that is a statement on
-     * the exactly schema, by "Class.FIELD".
-     */
-    private static Map<String, List<String>> clientStatements() throws IOException, ReflectiveOperationException {
-        Path classes = Path.of("target", "classes");
-        Map<String, List<String>> out = new TreeMap<>();
-        List<String> names;
-        try (Stream<Path> all = Files.walk(classes.resolve("dev"))) {
-            names = all.map(p -> classes.relativize(p).toString()).filter(n -> n.endsWith(".class"))
-                    .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.')).sorted().toList();
-        }
-        for (String name : names) {
-            Class<?> type;
-            try {
-                type = Class.forName(name, false, DistributedWriteRulesTest.class.getClassLoader());
-            } catch (LinkageError | ClassNotFoundException e) {
-                continue; // a class of the other shape's build
-            }
-            for (Field f : type.getDeclaredFields()) {
-                int mod = f.getModifiers();
-                if (f.getType() != String.class || !Modifier.isStatic(mod) || !Modifier.isFinal(mod)) {
-                    continue;
-                }
-                f.setAccessible(true);
-                String value;
-                try {
-                    value = (String) f.get(null);
-                } catch (LinkageError e) {
-                    continue; // a class that cannot be initialised outside the application
-                }
-                if (value != null && CLIENT_SQL.matcher(value).find()) {
-                    out.computeIfAbsent(type.getSimpleName() + "." + f.getName(), k -> new ArrayList<>()).add(value);
-                }
-            }
-        }
-        assertFalse(out.isEmpty(), "no SQL constants found under " + classes);
-        return out;
-    }
 }
