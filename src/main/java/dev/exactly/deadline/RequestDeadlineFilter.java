@@ -43,6 +43,7 @@ public class RequestDeadlineFilter {
     private final Duration idleTimeout;
     private final DatabaseFailures failures;
     private final String answer;
+    private volatile boolean warnedNoContext;
 
     /** Constructor injection. */
     public RequestDeadlineFilter(RequestConfig config,
@@ -88,7 +89,11 @@ public class RequestDeadlineFilter {
     }
 
     private void filter(RoutingContext rc) {
-        RequestDeadline.begin(System.nanoTime() + deadlineMs * 1_000_000L);
+        if (!RequestDeadline.begin(System.nanoTime() + deadlineMs * 1_000_000L) && !warnedNoContext) {
+            warnedNoContext = true;
+            LOG.warn("A request is not served on a Vert.x duplicated context: its database work has no deadline of "
+                    + "its own (the request is still answered by its deadline here)");
+        }
         long timer = rc.vertx().setTimer(deadlineMs, id -> expired(rc));
         rc.addEndHandler(ended -> rc.vertx().cancelTimer(timer));
         rc.next();
