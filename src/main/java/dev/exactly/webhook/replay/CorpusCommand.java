@@ -111,8 +111,29 @@ public final class CorpusCommand implements Callable<Integer> {
         return new CommandLine(new CorpusCommand()).execute(args);
     }
 
-    /** One line of the corpus. */
-    private record Line(Map<String, String> headers, String body, boolean tampered) {
+    /** One line of the corpus (a plain class: nothing of it is read or written by Jackson's binding). */
+    private static final class Line {
+        private final Map<String, String> headers;
+        private final String body;
+        private final boolean tampered;
+
+        Line(Map<String, String> headers, String body, boolean tampered) {
+            this.headers = headers;
+            this.body = body;
+            this.tampered = tampered;
+        }
+
+        Map<String, String> headers() {
+            return headers;
+        }
+
+        String body() {
+            return body;
+        }
+
+        boolean tampered() {
+            return tampered;
+        }
     }
 
     @Override
