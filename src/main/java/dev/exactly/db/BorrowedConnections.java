@@ -47,6 +47,9 @@ public final class BorrowedConnections {
     /** Kept back from a request's deadline for answering it once its database work is abandoned. */
     public static final Duration ANSWER_RESERVE = Duration.ofMillis(250);
 
+    /** Work with less time than this left before the reserve is not started (timers run in whole milliseconds). */
+    public static final Duration LEAST_WORK = Duration.ofMillis(5);
+
     private BorrowedConnections() {
     }
 
@@ -116,7 +119,7 @@ public final class BorrowedConnections {
         }
         return Uni.createFrom().deferred(() -> {
             long left = deadline - System.nanoTime() - ANSWER_RESERVE.toNanos();
-            if (left <= 0) {
+            if (left <= LEAST_WORK.toNanos()) {
                 return Uni.createFrom().failure(new DeadlineExceededException(
                         "the request's deadline came before its database work could start"));
             }

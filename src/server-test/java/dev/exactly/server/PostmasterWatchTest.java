@@ -126,7 +126,19 @@ class PostmasterWatchTest {
             Files.write(pidFile, lines);
             assertFalse(EmbeddedDatabase.isPostmasterOf(stranger.pid(), dir), "a sleep is no postmaster");
 
-            db.restart();
+            // the killed postmaster's backends may still hold its shared memory for a moment, and
+            // PostgreSQL refuses to start until they are gone (the watch retries the same way)
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    db.restart();
+                    break;
+                } catch (java.io.IOException stillAttached) {
+                    if (attempt == 5) {
+                        throw stillAttached;
+                    }
+                    Thread.sleep(1000);
+                }
+            }
 
             assertTrue(stranger.isAlive(), "the process holding the old PID was not signalled");
             assertNotEquals(stranger.pid(), db.pid());

@@ -282,7 +282,8 @@ public final class FusingWriter implements SegmentWriter {
         List<Submission> batch = new ArrayList<>(taken.size());
         List<Submission> late = new ArrayList<>();
         for (Submission sub : taken) {
-            if (sub.deadline != RequestDeadline.NONE && sub.deadline - now <= BorrowedConnections.ANSWER_RESERVE.toNanos()) {
+            if (sub.deadline != RequestDeadline.NONE && sub.deadline - now
+                    <= BorrowedConnections.ANSWER_RESERVE.toNanos() + BorrowedConnections.LEAST_WORK.toNanos()) {
                 late.add(sub);
             } else {
                 batch.add(sub);
