@@ -136,6 +136,12 @@ $$;
 -- function, which a distributed database (Citus) takes in an UPDATE (a volatile one it refuses).
 -- Its version and variant bits are set as RFC 9562 lays out a version 4 UUID (section 5.4: the
 -- digest of a random value is as random), so a client that checks UUIDs takes it.
+-- On Citus, the first migration of a new coordinator (before sql/citus/distribute.sql has
+-- distributed the tables) warns that claim_tasks and fail_task have a dependency on table
+-- exactly.tasks "that is not in Citus' metadata" and "will be created only locally": their result
+-- type is that table's row, and the table is still a plain local one then. It is harmless:
+-- distribute.sql distributes exactly.tasks and then these functions; migrations after it create
+-- them on every node without the warning.
 CREATE OR REPLACE FUNCTION exactly.claim_tasks(p_queue text, p_types text[], p_limit integer,
                                                p_lease_seconds integer)
 RETURNS SETOF exactly.tasks
@@ -230,22 +236,27 @@ $$;
 -- Fails a running task under its lease (the lease guard: running, this lease, not expired): a
 -- task with deliveries left becomes 'retrying', claimable again after its retry delay; one whose
 -- last delivery failed becomes 'dead'. Returns the task's row after the change, or no row when
--- the lease does not hold. (A function rather than a client statement so that the clock is a
--- value inside the CASEs: a distributed database (Citus) takes no stable function there; its
--- first argument, the queue, routes it.)
+-- the lease does not hold. The lease is kept as the task's settled_lease, by which a retried
+-- failure is told from a refused one (V20). (A function rather than a client statement so that the clock and the
+-- retry time are values inside the CASEs: a distributed database (Citus) takes no stable
+-- function there, such as timestamptz + interval, nor one given a column anywhere in an UPDATE;
+-- its first argument, the queue, routes it.) A task's retry delay is set when it is enqueued and
+-- never changes, so it is read before the UPDATE.
 CREATE OR REPLACE FUNCTION exactly.fail_task(p_queue text, p_task_id text, p_lease uuid, p_error text)
 RETURNS SETOF exactly.tasks
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_now timestamptz := now();
+    v_now      timestamptz := now();
+    v_retry_at timestamptz;
 BEGIN
+    SELECT v_now + make_interval(secs => t.retry_delay_seconds) INTO v_retry_at
+    FROM exactly.tasks t WHERE t.queue = p_queue AND t.task_id = p_task_id;
     RETURN QUERY
     UPDATE exactly.tasks t SET
         state = CASE WHEN t.attempts > t.max_retries THEN 'dead' ELSE 'retrying' END,
-        run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at
-                      ELSE v_now + make_interval(secs => t.retry_delay_seconds) END,
+        run_at = CASE WHEN t.attempts > t.max_retries THEN t.run_at ELSE v_retry_at END,
         finished_at = CASE WHEN t.attempts > t.max_retries THEN v_now END,
-        last_error = p_error, lease_id = NULL, lease_expires_at = NULL, updated_at = v_now
+        last_error = p_error, lease_id = NULL, lease_expires_at = NULL, settled_lease = p_lease, updated_at = v_now
     WHERE t.queue = p_queue AND t.task_id = p_task_id AND t.state = 'running'
       AND t.lease_id = p_lease AND t.lease_expires_at > v_now
     RETURNING t.*;

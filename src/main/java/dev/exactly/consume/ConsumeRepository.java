@@ -1,5 +1,6 @@
 package dev.exactly.consume;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.MessageIds;
 import dev.exactly.engine.PartitionKey;
@@ -101,7 +102,7 @@ public class ConsumeRepository {
         args.addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
                 .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        return pool.preparedQuery(pid != null ? POP_PARTITION : POP).execute(args)
+        return BorrowedConnections.execute(pool, pid != null ? POP_PARTITION : POP, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<PoppedMessage> out = new ArrayList<>(rows.size());
@@ -153,7 +154,7 @@ public class ConsumeRepository {
      */
     public Uni<Integer> spreadPartitions(String queue) {
         return dev.exactly.db.ConnectionRetry.onceOnClosedConnection(
-                        () -> pool.preparedQuery(SPREAD).execute(Tuple.of(queue)))
+                        () -> BorrowedConnections.execute(pool, SPREAD, Tuple.of(queue)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? 0 : rows.iterator().next().getInteger(0));
     }
@@ -179,7 +180,7 @@ public class ConsumeRepository {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<Extension> extend(UUID leaseId, Integer seconds) {
-        return pool.preparedQuery(EXTEND).execute(Tuple.of(leaseId, seconds))
+        return BorrowedConnections.execute(pool, EXTEND, Tuple.of(leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -259,7 +260,8 @@ public class ConsumeRepository {
                 .addArrayOfUUID(leases).addArrayOfUUID(messageIds).addValue(hashes)
                 .addArrayOfString(statuses).addArrayOfString(errors)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        return client.preparedQuery(pid != null ? ACK_PARTITION : ACK).execute(args)
+        String sql = pid != null ? ACK_PARTITION : ACK;
+        return (client == pool ? BorrowedConnections.execute(pool, sql, args) : client.preparedQuery(sql).execute(args))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(ConsumeRepository::toResults);
     }

@@ -23,11 +23,14 @@ public final class ConnectionRetry {
     }
 
     /**
-     * @param operation builds the operation; called once, and a second time after a closed connection
+     * @param operation builds the operation; called once, and a second time after a closed connection,
+     *                  both times with the caller's request deadline ({@link RequestDeadline}) current
      * @return the operation's result
      */
     public static <T> Uni<T> onceOnClosedConnection(Supplier<Uni<? extends T>> operation) {
-        return Uni.createFrom().deferred(operation)
+        // the request's deadline, read now: the second attempt is built on another thread
+        long deadline = RequestDeadline.current();
+        return Uni.createFrom().<T>deferred(() -> RequestDeadline.within(deadline, operation))
                 .onFailure(ConnectionRetry::isClosedConnection).retry().withBackOff(PAUSE).atMost(1);
     }
 

@@ -41,4 +41,13 @@ public interface DatabaseSessionConfig {
      */
     @WithDefault("30000")
     int idleInTransactionTimeoutMs();
+
+    /**
+     * Not a session parameter: the longest the readiness check ({@code /q/health/ready}, check
+     * "database", {@link DatabaseReadiness}) waits for the database to answer {@code SELECT 1}, in
+     * milliseconds, before it reports DOWN; keep it below the probe's own timeout (Kubernetes: 1 s
+     * by default). At least 1.
+     */
+    @WithDefault("800")
+    int readinessTimeoutMs();
 }

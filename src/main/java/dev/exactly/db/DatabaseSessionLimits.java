@@ -28,6 +28,10 @@ public class DatabaseSessionLimits {
         if (config.statementTimeoutMs() < 0 || config.lockTimeoutMs() < 0 || config.idleInTransactionTimeoutMs() < 0) {
             throw new IllegalStateException("exactly.database.*-ms must be >= 0 (0 turns a limit off)");
         }
+        if (config.readinessTimeoutMs() < 1) {
+            throw new IllegalStateException("exactly.database.readiness-timeout-ms must be at least 1, not "
+                    + config.readinessTimeoutMs());
+        }
         LOG.infof("PostgreSQL session limits: statement_timeout=%d ms, lock_timeout=%d ms, "
                         + "idle_in_transaction_session_timeout=%d ms",
                 config.statementTimeoutMs(), config.lockTimeoutMs(), config.idleInTransactionTimeoutMs());

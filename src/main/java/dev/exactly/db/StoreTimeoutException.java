@@ -14,4 +14,9 @@ public class StoreTimeoutException extends StoreUnavailableException {
     public StoreTimeoutException(Throwable cause) {
         super(cause);
     }
+
+    /** @param message what happened */
+    protected StoreTimeoutException(String message) {
+        super(message);
+    }
 }

@@ -19,4 +19,9 @@ public class StoreUnavailableException extends RuntimeException {
     protected StoreUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** @param message what happened, e.g. no connection could be had before the request's deadline */
+    public StoreUnavailableException(String message) {
+        super(message);
+    }
 }

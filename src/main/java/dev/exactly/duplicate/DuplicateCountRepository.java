@@ -1,5 +1,6 @@
 package dev.exactly.duplicate;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.DuplicateTally;
 import io.smallrye.mutiny.Uni;
@@ -65,7 +66,7 @@ public class DuplicateCountRepository {
             n[i] = c.duplicates();
         }
         Tuple args = Tuple.tuple().addArrayOfString(queues).addArrayOfOffsetDateTime(buckets).addArrayOfLong(n);
-        return pool.preparedQuery(ADD).execute(args)
+        return BorrowedConnections.execute(pool, ADD, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getInteger(0));
     }
@@ -76,7 +77,7 @@ public class DuplicateCountRepository {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<WindowCount> window(String queue) {
-        return pool.preparedQuery(SUM).execute(Tuple.of(queue))
+        return BorrowedConnections.execute(pool, SUM, Tuple.of(queue))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -94,7 +95,7 @@ public class DuplicateCountRepository {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<Integer> purge(int limit) {
-        return pool.preparedQuery(PURGE).execute(Tuple.of(limit))
+        return BorrowedConnections.execute(pool, PURGE, Tuple.of(limit))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getInteger(0));
     }

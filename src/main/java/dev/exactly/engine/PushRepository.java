@@ -1,6 +1,8 @@
 package dev.exactly.engine;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.RequestDeadline;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -98,13 +100,15 @@ public final class PushRepository {
      *         away, or {@link dev.exactly.db.StoreTimeoutException} past a statement or lock timeout
      */
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, int[] windows) {
-        return execute(segments, verified, windows, false, pool)
+        // the deadline of the request(s) this push is for, read now: the retries run later, on other threads
+        long deadline = RequestDeadline.current();
+        return execute(segments, verified, windows, false, pool, deadline)
                 .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
                     long[] all = new long[segments.size()];
                     java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
                     // the back-off lets the pool drop the dead connection before it is lent again
                     return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(20))
-                            .chain(() -> execute(segments, all, null, true, pool))
+                            .chain(() -> execute(segments, all, null, true, pool, deadline))
                             .onFailure(DatabaseErrors::isConnectionLost).retry()
                             .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
                 })
@@ -126,7 +130,7 @@ public final class PushRepository {
     public Uni<Map<String, Integer>> spreads(Collection<String> queues) {
         String[] names = queues.toArray(new String[0]);
         return dev.exactly.db.ConnectionRetry.onceOnClosedConnection(
-                        () -> pool.preparedQuery(SPREADS).execute(Tuple.of(names)))
+                        () -> BorrowedConnections.execute(pool, SPREADS, Tuple.of(names)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     Map<String, Integer> out = new HashMap<>();
@@ -155,7 +159,7 @@ public final class PushRepository {
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, SqlClient client) {
         long[] all = new long[segments.size()];
         java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        return execute(segments, all, null, false, client).onFailure().transform(PushRepository::classify);
+        return execute(segments, all, null, false, client, RequestDeadline.NONE).onFailure().transform(PushRepository::classify);
     }
 
     /**
@@ -165,35 +169,44 @@ public final class PushRepository {
      * the first attempt and is reported as queued. So the retry is exact either way.
      */
     private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
-                                              SqlClient client) {
+                                              SqlClient client, long deadline) {
         if (segments.size() == 1) {
             Segment seg = segments.get(0);
             Long pid = partitionIds.get(seg.partition());
             if (pid != null) {
                 Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
                 calls.increment();
-                Uni<List<SegmentOutcome>> direct = client.preparedQuery(PUSH_SEGMENT).execute(args)
+                Uni<List<SegmentOutcome>> direct = statement(client, deadline, PUSH_SEGMENT, args)
                         .map(rows -> List.of(segmentOutcome(pid, seg, rows, retry)));
                 if (client != pool) {
                     return direct; // in a caller's transaction a failed statement ends it: no second try
                 }
                 return direct.onFailure(e -> NO_SUCH_PARTITION.equals(DatabaseErrors.sqlState(e))).recoverWithUni(() -> {
                     partitionIds.remove(seg.partition(), pid);
-                    return bundle(segments, verified, windows, retry, client);
+                    return bundle(segments, verified, windows, retry, client, deadline);
                 });
             }
         }
-        return bundle(segments, verified, windows, retry, client);
+        return bundle(segments, verified, windows, retry, client, deadline);
+    }
+
+    /**
+     * One statement: on the pool, a borrowed connection bounded by the deadline
+     * ({@link BorrowedConnections}); on a caller's connection, as it is (the caller's transaction
+     * is bounded as a whole).
+     */
+    private Uni<RowSet<Row>> statement(SqlClient client, long deadline, String sql, Tuple args) {
+        return client == pool ? BorrowedConnections.execute(pool, deadline, sql, args) : client.preparedQuery(sql).execute(args);
     }
 
     /** SQLSTATE push_segment raises for a partition id that does not exist. */
     private static final String NO_SUCH_PARTITION = "P0002";
 
     private Uni<List<SegmentOutcome>> bundle(List<Segment> segments, long[] verified, int[] windows, boolean retry,
-                                             SqlClient client) {
+                                             SqlClient client, long deadline) {
         Tuple args = bundleArguments(segments, verified, windows, retry);
         calls.increment();
-        return client.preparedQuery(PUSH_BUNDLE).execute(args).map(rows -> {
+        return statement(client, deadline, PUSH_BUNDLE, args).map(rows -> {
             List<SegmentOutcome> out = outcomes(segments, rows, retry);
             if (client != pool) {
                 // in a caller's transaction, which may still roll back: a partition it created

@@ -1,5 +1,6 @@
 package dev.exactly.message;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -30,7 +31,7 @@ public class MessageRepository {
      *         once on a closed connection
      */
     public Uni<StoredMessage> find(UUID messageId) {
-        return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(BY_ID).execute(Tuple.of(messageId)))
+        return ConnectionRetry.onceOnClosedConnection(() -> BorrowedConnections.execute(pool, BY_ID, Tuple.of(messageId)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? null : toMessage(rows.iterator().next()));
     }

@@ -1,6 +1,7 @@
 package dev.exactly.problem;
 
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.DeadlineExceededException;
 import dev.exactly.db.NotMigratedException;
 import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
@@ -12,13 +13,23 @@ import jakarta.ws.rs.core.UriInfo;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-/** Turns every failure into an RFC 9457 problem details response. */
+/**
+ * Turns every failure into an RFC 9457 problem details response. The requests answered 503 for
+ * the database are counted and logged at most once a minute per kind ({@link DatabaseFailures}).
+ */
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
 
     /** Seconds a client should wait before retrying while the database is away. */
-    static final int RETRY_AFTER_SECONDS = 2;
+    public static final int RETRY_AFTER_SECONDS = 2;
+
+    private final DatabaseFailures failures;
+
+    /** Constructor injection. */
+    public ProblemMappers(DatabaseFailures failures) {
+        this.failures = failures;
+    }
 
     /** Adapter-raised problems, as they are. */
     @ServerExceptionMapper
@@ -34,34 +45,45 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response unavailable(StoreUnavailableException e) {
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof NotMigratedException notMigrated) {
-                LOG.warnf("%s", notMigrated.getMessage());
-                return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
-                        .entity(new Problem("/problems/unavailable", "Service unavailable", 503, NotMigratedException.ADVICE, null))
-                        .build();
+            if (c instanceof NotMigratedException) {
+                failures.failed(DatabaseFailures.Kind.UNAVAILABLE, e);
+                return respond(NOT_MIGRATED);
             }
         }
-        LOG.warnf("database unavailable: %s", e.getCause() == null ? e.getMessage() : e.getCause().toString());
-        return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
-                .entity(new Problem("/problems/unavailable", "Service unavailable", 503,
-                        "The database is unavailable. Retrying the same request is safe.", null))
-                .build();
+        failures.failed(DatabaseFailures.Kind.UNAVAILABLE, e);
+        return respond(UNAVAILABLE);
     }
 
     /**
-     * A statement or lock timeout (one partition held too long, a runaway statement): 503 with
-     * Retry-After and its own problem type, so it is told apart from an outage. The server
-     * rolled the request's statement back; retrying the same request is safe.
+     * A statement or lock timeout (one partition held too long, a runaway statement), or database
+     * work that did not finish before the request's deadline: 503 with Retry-After and its own
+     * problem type, so it is told apart from an outage. After a statement or lock timeout the
+     * server rolled the request's statement back; after the deadline its statement was cancelled
+     * and whether it took effect is unknown. Either way retrying the same request is safe.
      */
     @ServerExceptionMapper
     public Response timeout(StoreTimeoutException e) {
-        LOG.warnf("database timeout: %s", e.getCause() == null ? e.getMessage() : e.getCause().toString());
-        return Response.status(503).type(Problem.MEDIA_TYPE).header("Retry-After", RETRY_AFTER_SECONDS)
-                .entity(new Problem("/problems/database-timeout", "Database timeout", 503,
-                        "The database did not finish in time (statement or lock timeout, e.g. a partition held "
-                                + "busy); nothing of this request was written. Retrying the same request is safe.", null))
-                .build();
+        failures.failed(DatabaseFailures.Kind.DATABASE_TIMEOUT, e);
+        return respond(e instanceof DeadlineExceededException ? DEADLINE : TIMEOUT);
     }
+
+    /** The answer while the schema is not migrated yet: names the step that makes it. */
+    static final Problem NOT_MIGRATED = new Problem("/problems/unavailable", "Service unavailable", 503,
+            NotMigratedException.ADVICE, null);
+
+    /** The answer while the database is away. */
+    public static final Problem UNAVAILABLE = new Problem("/problems/unavailable", "Service unavailable", 503,
+            "The database is unavailable. Retrying the same request is safe.", null);
+
+    /** The answer to a statement or lock timeout. */
+    static final Problem TIMEOUT = new Problem("/problems/database-timeout", "Database timeout", 503,
+            "The database did not finish in time (statement or lock timeout, e.g. a partition held "
+                    + "busy); nothing of this request was written. Retrying the same request is safe.", null);
+
+    /** The answer to a request whose database work did not finish before its deadline. */
+    public static final Problem DEADLINE = new Problem("/problems/database-timeout", "Database timeout", 503,
+            "The database did not finish before the request's deadline; the work was cancelled, and whether it took "
+                    + "effect is unknown. Retrying the same request is safe: its answer is exact either way.", null);
 
     /** An item names a partition on a queue that spreads by key: 400 naming the item's partition; nothing written. */
     @ServerExceptionMapper
@@ -146,6 +168,10 @@ public class ProblemMappers {
     }
 
     private static Response respond(Problem p) {
-        return Response.status(p.status()).type(Problem.MEDIA_TYPE).entity(p).build();
+        Response.ResponseBuilder b = Response.status(p.status()).type(Problem.MEDIA_TYPE).entity(p);
+        if (p.status() == 503) {
+            b.header("Retry-After", RETRY_AFTER_SECONDS);
+        }
+        return b.build();
     }
 }

@@ -92,7 +92,7 @@ public class QueueRepository {
 
     /** @return the queue, or null when it does not exist (retried once on a closed connection) */
     public Uni<StoredQueue> find(String name) {
-        return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(SELECT).execute(Tuple.of(name)))
+        return ConnectionRetry.onceOnClosedConnection(() -> BorrowedConnections.execute(pool, SELECT, Tuple.of(name)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? null : toQueue(rows.iterator().next()));
     }

@@ -1,5 +1,6 @@
 package dev.exactly.queue;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -75,7 +76,7 @@ public class QueueStatsRepository {
     }
 
     private Uni<List<QueueSize>> sizes(String after, String only, int limit) {
-        return pool.preparedQuery(PAGE).execute(Tuple.of(after, only, limit))
+        return BorrowedConnections.execute(pool, PAGE, Tuple.of(after, only, limit))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<QueueSize> out = new ArrayList<>(rows.size());
@@ -91,7 +92,7 @@ public class QueueStatsRepository {
 
     /** @return the backlog of every consumer group that has read from the queue, by group name */
     public Uni<List<GroupLag>> groups(String queue) {
-        return pool.preparedQuery(GROUPS).execute(Tuple.of(queue))
+        return BorrowedConnections.execute(pool, GROUPS, Tuple.of(queue))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<GroupLag> out = new ArrayList<>(rows.size());

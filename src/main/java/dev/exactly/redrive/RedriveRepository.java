@@ -1,5 +1,6 @@
 package dev.exactly.redrive;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -43,7 +44,7 @@ public class RedriveRepository {
     public Uni<List<DeadLetterCopy>> candidates(String dlq, List<UUID> ids, int limit) {
         Tuple args = Tuple.tuple().addString(dlq)
                 .addArrayOfUUID(ids == null ? null : ids.toArray(new UUID[0])).addInteger(limit).addLong(maxBytes);
-        return pool.preparedQuery(CANDIDATES).execute(args)
+        return BorrowedConnections.execute(pool, CANDIDATES, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<DeadLetterCopy> out = new ArrayList<>(rows.size());
@@ -85,7 +86,7 @@ public class RedriveRepository {
         }
         Tuple args = Tuple.tuple().addString(dlq).addArrayOfUUID(ids).addArrayOfLong(pids).addArrayOfLong(offsets)
                 .addArrayOfUUID(messageIds).addArrayOfString(queues).addArrayOfString(partitions);
-        return pool.preparedQuery(RECORD).execute(args)
+        return BorrowedConnections.execute(pool, RECORD, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getLong(0));
     }

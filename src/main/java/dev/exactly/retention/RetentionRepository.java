@@ -1,5 +1,6 @@
 package dev.exactly.retention;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -54,7 +55,7 @@ public class RetentionRepository {
 
     /** @return ids of partitions with data past retention or hashes past both watermark and window, ascending */
     public Uni<List<Long>> candidates() {
-        return pool.query(CANDIDATES).execute()
+        return BorrowedConnections.query(pool, CANDIDATES)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<Long> ids = new ArrayList<>(rows.size());
@@ -73,7 +74,7 @@ public class RetentionRepository {
      * @return the step, or null when the partition no longer exists
      */
     public Uni<Step> purge(long partitionId, int limit) {
-        return pool.preparedQuery(PURGE).execute(Tuple.of(partitionId, limit))
+        return BorrowedConnections.execute(pool, PURGE, Tuple.of(partitionId, limit))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     if (rows.size() == 0) {

@@ -1,6 +1,9 @@
 package dev.exactly.schema;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.DeadlineExceededException;
+import dev.exactly.db.RequestDeadline;
 import dev.exactly.http.NoFields;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
@@ -10,6 +13,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
+import java.time.Duration;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
@@ -32,7 +36,8 @@ public class MigrationResource {
     /**
      * @param body none, or {@code {}}
      * @return {"migrationsExecuted": n, "schemaVersion": "v"}; 503 problem+json when the
-     *         database cannot be reached (retrying is safe)
+     *         database cannot be reached, or the run is not over by the request's deadline
+     *         (retrying is safe)
      * @throws dev.exactly.problem.ApiProblem 400 for a body with any field or not JSON
      */
     @POST
@@ -40,6 +45,16 @@ public class MigrationResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Apply the schema migrations (once per deploy)")
     public Uni<SchemaMigrator.Outcome> migrate(@Valid NoFields body) {
-        return migrator.migrate().onFailure().transform(DatabaseErrors.CLASSIFY);
+        Uni<SchemaMigrator.Outcome> run = migrator.migrate().onFailure().transform(DatabaseErrors.CLASSIFY);
+        long left = RequestDeadline.remainingNanos(RequestDeadline.current());
+        if (left == RequestDeadline.NONE) {
+            return run;
+        }
+        // Flyway runs on (blocking JDBC); past the request's deadline the call is answered and the
+        // run goes on: calling again is safe (Flyway's lock makes a second run wait for the first,
+        // which then leaves it nothing to do)
+        return run.ifNoItem().after(Duration.ofNanos(Math.max(1, left - BorrowedConnections.ANSWER_RESERVE.toNanos())))
+                .failWith(() -> new DeadlineExceededException("the migration did not finish before the request's deadline; "
+                        + "it goes on, and calling again is safe"));
     }
 }

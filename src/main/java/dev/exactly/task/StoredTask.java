@@ -27,10 +27,12 @@ import java.util.UUID;
  * @param createdAt         enqueue time
  * @param updatedAt         last change
  * @param finishedAt        when it completed or died
+ * @param settledLease      the lease under which it was last completed or failed (by which a
+ *                          retried completion or failure is recognised), or null
  */
 public record StoredTask(String queue, String taskId, String type, byte[] data, byte[] dedupeKey, String state,
                          String label, int priority, OffsetDateTime runAt, int maxRetries, int retryDelaySeconds,
                          int attempts, UUID leaseId, OffsetDateTime leaseExpiresAt, boolean leaseExpired,
                          String lastError, byte[] result, OffsetDateTime createdAt, OffsetDateTime updatedAt,
-                         OffsetDateTime finishedAt) {
+                         OffsetDateTime finishedAt, UUID settledLease) {
 }

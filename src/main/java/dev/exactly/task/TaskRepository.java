@@ -28,7 +28,7 @@ public class TaskRepository {
             + "exactly.task_state_label(t.state, t.run_at) AS label, t.priority, t.run_at, t.max_retries, "
             + "t.retry_delay_seconds, t.attempts, t.lease_id, t.lease_expires_at, "
             + "COALESCE(t.lease_expires_at <= now(), false) AS lease_expired, t.last_error, t.result, "
-            + "t.created_at, t.updated_at, t.finished_at";
+            + "t.created_at, t.updated_at, t.finished_at, t.settled_lease";
 
     private static final String ENQUEUE = "SELECT r_task_id, r_duplicate, r_matched_on, r_payload_matches "
             + "FROM exactly.enqueue_task(p_queue => $1, p_task_id => $2, p_type => $3, p_data => $4, p_dedupe_key => $5, "
@@ -44,7 +44,7 @@ public class TaskRepository {
             + "AND t.lease_id = $3 AND t.lease_expires_at > now()";
 
     private static final String COMPLETE = returning("UPDATE exactly.tasks t SET state = 'completed', result = $4, "
-            + "lease_id = NULL, lease_expires_at = NULL, finished_at = now(), updated_at = now() "
+            + "lease_id = NULL, lease_expires_at = NULL, settled_lease = $3, finished_at = now(), updated_at = now() "
             + "WHERE " + HELD);
 
     /** exactly.fail_task (sql/R__tasks.sql): the lease guard of {@link #HELD}, then retrying or dead. */
@@ -125,14 +125,14 @@ public class TaskRepository {
         Tuple args = Tuple.tuple().addString(c.queue())
                 .addArrayOfString(c.types() == null ? null : c.types().toArray(new String[0]))
                 .addInteger(c.limit()).addInteger(c.leaseSeconds());
-        return pool.preparedQuery(CLAIM).execute(args)
+        return BorrowedConnections.execute(pool, CLAIM, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::toTasks);
     }
 
     /** @return the task, or null when none has that id in that queue */
     public Uni<StoredTask> find(String queue, String taskId) {
-        return pool.preparedQuery(FIND).execute(Tuple.of(queue, taskId))
+        return BorrowedConnections.execute(pool, FIND, Tuple.of(queue, taskId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -145,7 +145,7 @@ public class TaskRepository {
      */
     public Uni<StoredTask> complete(String queue, String taskId, UUID leaseId, byte[] result) {
         Tuple args = Tuple.of(queue, taskId, leaseId).addValue(result == null ? null : Buffer.buffer(result));
-        return pool.preparedQuery(COMPLETE).execute(args)
+        return BorrowedConnections.execute(pool, COMPLETE, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -157,7 +157,7 @@ public class TaskRepository {
      * @return the task after the failure, or null when the guard did not hold (nothing was changed)
      */
     public Uni<StoredTask> fail(String queue, String taskId, UUID leaseId, String error) {
-        return pool.preparedQuery(FAIL).execute(Tuple.of(queue, taskId, leaseId, error))
+        return BorrowedConnections.execute(pool, FAIL, Tuple.of(queue, taskId, leaseId, error))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -169,7 +169,7 @@ public class TaskRepository {
      * @return the task with its new expiry, or null when the guard did not hold (nothing was changed)
      */
     public Uni<StoredTask> extend(String queue, String taskId, UUID leaseId, int seconds) {
-        return pool.preparedQuery(EXTEND).execute(Tuple.of(queue, taskId, leaseId, seconds))
+        return BorrowedConnections.execute(pool, EXTEND, Tuple.of(queue, taskId, leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -181,7 +181,7 @@ public class TaskRepository {
      * @return the deleted task, or null when nothing was deleted
      */
     public Uni<StoredTask> delete(String queue, String taskId, UUID leaseId) {
-        return pool.preparedQuery(DELETE).execute(Tuple.of(queue, taskId, leaseId))
+        return BorrowedConnections.execute(pool, DELETE, Tuple.of(queue, taskId, leaseId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(TaskRepository::first);
     }
@@ -198,7 +198,7 @@ public class TaskRepository {
     public Uni<TaskPage> list(String queue, String label, long after, int limit) {
         String stored = label == null ? null : "scheduled".equals(label) ? "queued" : label;
         Tuple args = Tuple.of(queue, label, stored, after, limit + 1);
-        return pool.preparedQuery(LIST).execute(args)
+        return BorrowedConnections.execute(pool, LIST, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<StoredTask> tasks = new ArrayList<>(Math.min(rows.size(), limit));
@@ -240,7 +240,7 @@ public class TaskRepository {
         }
         Tuple args = Tuple.tuple().addInteger(defaultSeconds).addArrayOfString(queues)
                 .addArrayOfInteger(seconds).addInteger(limit);
-        return pool.preparedQuery(PURGE_FINISHED).execute(args)
+        return BorrowedConnections.execute(pool, PURGE_FINISHED, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getInteger(0));
     }
@@ -264,7 +264,7 @@ public class TaskRepository {
                 r.getInteger("retry_delay_seconds"), r.getInteger("attempts"), r.getUUID("lease_id"),
                 r.getOffsetDateTime("lease_expires_at"), r.getBoolean("lease_expired"), r.getString("last_error"),
                 bytes(r, "result"), r.getOffsetDateTime("created_at"), r.getOffsetDateTime("updated_at"),
-                r.getOffsetDateTime("finished_at"));
+                r.getOffsetDateTime("finished_at"), r.getUUID("settled_lease"));
     }
 
     private static byte[] bytes(Row r, String column) {

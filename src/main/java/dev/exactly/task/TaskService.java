@@ -66,20 +66,32 @@ public class TaskService {
         return store.find(queue, taskId);
     }
 
-    /** Completes a task under its current, unexpired lease; otherwise changes nothing and says why. */
+    /**
+     * Completes a task under its current, unexpired lease; otherwise changes nothing and says why.
+     * A retry of a completion that went through (the task is completed, under this very lease, with
+     * this very result) is answered as the first one was, with the task: a worker whose answer was
+     * lost learns that its completion stands, not that its lease is gone. A completion under that
+     * lease with another result is refused (409): it is not the same request.
+     */
     public Uni<LeasedChange> complete(String queue, String taskId, UUID leaseId, byte[] result) {
         return store.complete(queue, taskId, leaseId, result)
-                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+                .flatMap(done -> done != null ? ok(done)
+                        : refused(queue, taskId, leaseId, Settlement.COMPLETED, result));
     }
 
     /**
      * Fails a task under its current, unexpired lease: it is delivered again after its retry
-     * delay, or is dead when this was its last delivery. Otherwise changes nothing and says why.
+     * delay, or is dead when this was its last delivery. Otherwise changes nothing and says why. A
+     * retry of a failure that went through (the task was last settled under this very lease, and not
+     * completed) is answered with the task as it now is.
      */
     public Uni<LeasedChange> fail(String queue, String taskId, UUID leaseId, String error) {
         return store.fail(queue, taskId, leaseId, error)
-                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId, Settlement.FAILED, null));
     }
+
+    /** How a guarded change settles a task, if it does. */
+    private enum Settlement { NONE, COMPLETED, FAILED }
 
     /**
      * Extends a task's lease to end {@code seconds} from now, under its current, unexpired lease;
@@ -87,7 +99,7 @@ public class TaskService {
      */
     public Uni<LeasedChange> extend(String queue, String taskId, UUID leaseId, int seconds) {
         return store.extend(queue, taskId, leaseId, seconds)
-                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId, Settlement.NONE, null));
     }
 
     /**
@@ -97,16 +109,30 @@ public class TaskService {
      */
     public Uni<LeasedChange> delete(String queue, String taskId, UUID leaseId) {
         return store.delete(queue, taskId, leaseId)
-                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId));
+                .flatMap(done -> done != null ? ok(done) : refused(queue, taskId, leaseId, Settlement.NONE, null));
     }
 
     private static Uni<LeasedChange> ok(StoredTask t) {
         return Uni.createFrom().item(new LeasedChange(t, null));
     }
 
-    /** Reads the task to explain why the guarded change did not apply (the read decides nothing). */
-    private Uni<LeasedChange> refused(String queue, String taskId, UUID leaseId) {
-        return store.find(queue, taskId).map(t -> new LeasedChange(t, t == null ? null : reason(t, leaseId)));
+    /**
+     * Reads the task to explain why the guarded change did not apply (the read decides nothing),
+     * or to recognise a retry of the same change that did apply: the task was last completed or
+     * failed under this lease ({@link StoredTask#settledLease()}), the way this change settles it
+     * (a completion with the same result).
+     */
+    private Uni<LeasedChange> refused(String queue, String taskId, UUID leaseId, Settlement settles, byte[] result) {
+        return store.find(queue, taskId).map(t -> {
+            if (t == null) {
+                return new LeasedChange(null, null);
+            }
+            boolean completed = "completed".equals(t.state());
+            boolean replay = leaseId != null && leaseId.equals(t.settledLease())
+                    && (settles == Settlement.COMPLETED && completed && java.util.Arrays.equals(result, t.result())
+                        || settles == Settlement.FAILED && !completed);
+            return new LeasedChange(t, replay ? null : reason(t, leaseId));
+        });
     }
 
     static String reason(StoredTask t, UUID leaseId) {

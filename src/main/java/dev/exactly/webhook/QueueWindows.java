@@ -1,5 +1,6 @@
 package dev.exactly.webhook;
 
+import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -60,7 +61,7 @@ public class QueueWindows {
             return Uni.createFrom().voidItem();
         }
         Tuple args = Tuple.of(source.queue(), w.seconds(), w.replaceable().toArray(new Integer[0]));
-        return ConnectionRetry.onceOnClosedConnection(() -> pool.preparedQuery(APPLY).execute(args))
+        return ConnectionRetry.onceOnClosedConnection(() -> BorrowedConnections.execute(pool, APPLY, args))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     report(source, w, rows.iterator().next());

@@ -55,6 +55,9 @@ public final class EngineMetrics {
                     .description("items settled as followers inside a flush (layer 2)").register(r);
             FunctionCounter.builder("exactly.fusion.bundles", fusing, FusingWriter::bundles)
                     .description("multi-partition requests sent as unfused bundles").register(r);
+            Gauge.builder("exactly.fusion.lanes", fusing, FusingWriter::openLanes)
+                    .description("partitions with a fusion lane open (a write in flight, requests waiting, or a lane "
+                            + "lingering for at most a second)").strongReference(true).register(r);
         }
     }
 

@@ -126,12 +126,30 @@ class PostmasterWatchTest {
             Files.write(pidFile, lines);
             assertFalse(EmbeddedDatabase.isPostmasterOf(stranger.pid(), dir), "a sleep is no postmaster");
 
-            db.restart();
+            // the killed postmaster's backends may still hold its shared memory for a moment, and
+            // PostgreSQL refuses to start until they are gone (the watch retries the same way)
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    db.restart();
+                    break;
+                } catch (java.io.IOException stillAttached) {
+                    if (attempt == 5) {
+                        throw stillAttached;
+                    }
+                    Thread.sleep(1000);
+                }
+            }
 
             assertTrue(stranger.isAlive(), "the process holding the old PID was not signalled");
             assertNotEquals(stranger.pid(), db.pid());
             assertTrue(db.isRunning());
             assertTrue(EmbeddedDatabase.isPostmasterOf(db.pid(), dir));
+            // the data directory is named once on the restarted server's command line (pg_ctl
+            // adds its own -D; the recorded options' one came on top of it)
+            List<String> argv = List.of(Files.readString(Path.of("/proc", Long.toString(db.pid()), "cmdline"),
+                    StandardCharsets.UTF_8).split("\0"));
+            assertEquals(1, argv.stream().filter("-D"::equals).count(), "command line: " + argv);
+            assertEquals(dir.toString(), argv.get(argv.indexOf("-D") + 1));
             try (Connection c = DriverManager.getConnection("jdbc:" + db.url(), "postgres", "");
                  ResultSet r = c.createStatement().executeQuery("SELECT current_setting('listen_addresses'),"
                          + " current_setting('fsync')")) {

@@ -213,19 +213,51 @@ final class EmbeddedDatabase implements AutoCloseable {
     }
 
     /**
-     * The options of the latest start, from {@code postmaster.opts}: the server writes its own
-     * command line there, the program's path and then each argument in double quotes; what
-     * follows the path is what {@code pg_ctl restart} passes on ({@code read_post_opts} in
-     * pg_ctl.c).
+     * The options of the latest start, from {@code postmaster.opts}, without the data directory:
+     * the server writes its own command line there, the program's path and then each argument in
+     * double quotes ({@code read_post_opts} in pg_ctl.c reads it back the same way). Its
+     * {@code -D <dir>} is left out because {@code pg_ctl -D} passes the data directory itself;
+     * kept, the restarted server would be given it twice.
      */
     private String recordedOptions() throws IOException {
         Path opts = dataDir.resolve("postmaster.opts");
         String line = Files.readAllLines(opts).stream().findFirst().orElse("").strip();
-        int first = line.indexOf(" \"");
-        if (first < 0) {
+        List<String> args = recordedArguments(line);
+        if (args.isEmpty()) {
             throw new IOException("no options recorded in " + opts + ": " + line);
         }
-        return line.substring(first + 1);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("-D")) {
+                i++; // and its value
+                continue;
+            }
+            if (a.startsWith("-D")) {
+                continue; // -D<dir> in one argument
+            }
+            out.append(out.length() == 0 ? "" : " ").append('"').append(a).append('"');
+        }
+        return out.toString();
+    }
+
+    /**
+     * The quoted arguments of a {@code postmaster.opts} line (everything after the program's
+     * path), unquoted, in order.
+     */
+    static List<String> recordedArguments(String line) {
+        List<String> args = new ArrayList<>();
+        int i = line.indexOf(" \"");
+        while (i >= 0) {
+            int open = line.indexOf('"', i);
+            int close = open < 0 ? -1 : line.indexOf('"', open + 1);
+            if (close < 0) {
+                break;
+            }
+            args.add(line.substring(open + 1, close));
+            i = line.indexOf('"', close + 1) < 0 ? -1 : close + 1;
+        }
+        return args;
     }
 
     /** The PID on the first line of {@code postmaster.pid}, if the file is there and readable. */

@@ -1,6 +1,7 @@
 package dev.exactly.server;
 
 import dev.exactly.config.ExactlyConfig;
+import dev.exactly.webhook.replay.CorpusCommand;
 import dev.exactly.webhook.replay.ReplayCommand;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -23,7 +24,9 @@ import org.jboss.logging.Logger;
  * the service stops with status 1 ({@link PostmasterWatch}).
  *
  * <p>{@code replay ...} as the first argument runs the webhook replay command instead
- * ({@link ReplayCommand}): a client of a running service, without Quarkus or a database.
+ * ({@link ReplayCommand}): a client of a running service, without Quarkus or a database;
+ * {@code corpus ...} writes a signed corpus of GitHub-shaped deliveries for it
+ * ({@link CorpusCommand}).
  *
  * <p>With the embedded database and no API key configured (exactly.auth.api-key-sha256), it also
  * uses a local key kept in {@code api-key} next to the data directory (.exactly/api-key by
@@ -43,12 +46,15 @@ public final class ExactlyMain {
     }
 
     /**
-     * @param args passed to Quarkus; or "replay" followed by the replay command's arguments
+     * @param args passed to Quarkus; or "replay" or "corpus" followed by that command's arguments
      * @throws Exception when the embedded database cannot start
      */
     public static void main(String... args) throws Exception {
         if (args.length > 0 && ReplayCommand.NAME.equals(args[0])) {
             System.exit(ReplayCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (args.length > 0 && CorpusCommand.NAME.equals(args[0])) {
+            System.exit(CorpusCommand.run(Arrays.copyOfRange(args, 1, args.length)));
         }
         ExactlyConfig.Embedded embedded = embeddedSettings();
         if (setting("quarkus.datasource.reactive.url", null) != null || !embedded.enabled()) {

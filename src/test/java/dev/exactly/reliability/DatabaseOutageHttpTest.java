@@ -38,6 +38,9 @@ class DatabaseOutageHttpTest {
     @TestHTTPResource("/")
     URL base;
 
+    @jakarta.inject.Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
+
     private final HttpClient http = HttpClient.newHttpClient();
     private final RestartablePostgres pg = RestartablePostgres.shared();
 
@@ -129,6 +132,35 @@ class DatabaseOutageHttpTest {
         assertEquals(first.at("/results/0/messageId"), after.at("/results/0/messageId"));
         assertEquals(first.at("/results/1/messageId"), after.at("/results/1/messageId"));
         assertEquals("queued", after.at("/results/2/status").asText());
+    }
+
+    /**
+     * While the database is away every request fails the same way; the log gets one WARN of it a
+     * minute (not one per request, hundreds a second under load), and the Micrometer counter
+     * exactly.database.failures counts every one.
+     */
+    @Test
+    void anOutageLogsOneLineAMinuteAndCountsEveryFailedRequest() throws Exception {
+        String q = "outage-log-" + UUID.randomUUID();
+        assertEquals(200, send("POST", "/api/v1/push", body(q, "x-0")).statusCode());
+        double before = failures("unavailable");
+        pg.stop();
+        try (dev.exactly.testing.LogCapture log = dev.exactly.testing.LogCapture.open()) {
+            for (int i = 1; i <= 40; i++) {
+                assertUnavailable(send("POST", "/api/v1/push", body(q, "x-" + i)));
+            }
+            List<String> warnings = log.records().stream()
+                    .filter(r -> r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue())
+                    .map(r -> r.getLoggerName() + " " + r.getFormattedMessage())
+                    .filter(m -> m.contains("unavailable")).toList();
+            assertTrue(warnings.size() <= 1, "one line a minute at most: " + warnings);
+        }
+        assertEquals(40.0, failures("unavailable") - before, "every failed request is counted");
+    }
+
+    private double failures(String kind) {
+        io.micrometer.core.instrument.Counter c = registry.find("exactly.database.failures").tag("kind", kind).counter();
+        return c == null ? 0 : c.count();
     }
 
     @Test

@@ -68,7 +68,8 @@ class HostileInputPropertyTest {
     private static String db;
     private static PushResource push;
     private static QueueResource configure;
-    private static final ProblemMappers MAPPERS = new ProblemMappers();
+    private static final ProblemMappers MAPPERS = new ProblemMappers(
+            new dev.exactly.problem.DatabaseFailures(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
     private static final jakarta.validation.Validator VALIDATOR = jakarta.validation.Validation.byDefaultProvider().configure()
             .messageInterpolator(new org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator())
             .buildValidatorFactory().getValidator();

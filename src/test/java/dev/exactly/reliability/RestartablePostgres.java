@@ -163,6 +163,51 @@ public final class RestartablePostgres {
         }
     }
 
+    /**
+     * Stalls the whole server: SIGSTOP to the postmaster and every process of it (its backends, the
+     * checkpointer, ...), as a frozen machine or a network partition would leave it. Connections stay
+     * open and the kernel still accepts new TCP connections on its port, but nothing is answered,
+     * not even a cancel request, until {@link #resume()}.
+     *
+     * @return how many processes were stopped
+     */
+    public synchronized int stall() {
+        return signalAll("STOP");
+    }
+
+    /** Lets a {@link #stall() stalled} server run again (SIGCONT to the same processes); nothing when none is stalled. */
+    public synchronized int resume() {
+        return signalAll("CONT");
+    }
+
+    private int signalAll(String signal) {
+        if (!isRunning()) {
+            return 0;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> cmd = new ArrayList<>(List.of("kill", "-" + signal, Long.toString(pid)));
+        ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> cmd.add(Long.toString(d.pid()))));
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            // a backend that ended meanwhile is "No such process": only the postmaster must have been signalled
+            if (!p.waitFor(30, TimeUnit.SECONDS) || (p.exitValue() != 0 && !out.contains("No such process"))) {
+                throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return cmd.size() - 2;
+    }
+
     private void pgCtl(String... args) {
         List<String> cmd = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {

@@ -126,7 +126,8 @@ class TaskWorkerTest {
         assertEquals("completed", done.getString("state"));
         String raw = get(q, "c").then().statusCode(200).extract().asString();
         assertTrue(raw.contains("\"result\":{\"sent\":3,\"exact\":1.50}"), raw);
-        // a second completion is refused: the task is no longer running
+        // a second completion with another result is refused: the task is no longer running (the
+        // same completion again is a retry, answered as the first: TaskRetryTest)
         complete(q, "c", lease).then().statusCode(409).contentType("application/problem+json");
     }
 

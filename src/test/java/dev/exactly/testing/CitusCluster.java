@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  *
  * <p>The database the URL names is the tests' own: {@link #prepare()} drops its {@code exactly}
  * schema, applies the migrations (sql/) and distributes the schema with sql/citus/distribute.sql,
- * as an operator would (docs/contributing.md, Citus). So that a database holding anyone's real data
+ * as an operator would (docs/citus.md), and turns function statistics on for it
+ * (track_functions = pl, on every node). So that a database holding anyone's real data
  * is never emptied, it refuses a database whose {@code exactly} schema it did not create itself
  * (its mark is the table {@code public.exactly_test_cluster}).
  */
@@ -149,6 +150,11 @@ public final class CitusCluster {
                 }
             }
             st.execute("CREATE TABLE IF NOT EXISTS public.exactly_test_cluster (prepared_at timestamptz)");
+            // function statistics for every session opened from now on, on every node
+            // (dev.exactly.citus.EveryRouteSqlCitusTest checks that every route's functions ran)
+            st.execute("ALTER DATABASE " + t.database() + " SET track_functions = 'pl'");
+            st.execute("SELECT run_command_on_workers(format('ALTER DATABASE %I SET track_functions = ''pl''', "
+                    + "current_database()))");
             st.execute("INSERT INTO public.exactly_test_cluster VALUES (now())");
             st.execute("DROP SCHEMA IF EXISTS exactly CASCADE");
         } catch (SQLException e) {

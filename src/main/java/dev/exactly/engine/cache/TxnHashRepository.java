@@ -1,6 +1,7 @@
 package dev.exactly.engine.cache;
 
 import dev.exactly.db.BorrowedConnections;
+import dev.exactly.db.RequestDeadline;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.TransactionHash;
@@ -87,7 +88,7 @@ public final class TxnHashRepository implements HydrationSource {
 
     @Override
     public Uni<Snapshot> fullWindow(PartitionKey key, int slackSeconds, RowSink sink) {
-        return BorrowedConnections.withTransaction(pool, conn -> partition(conn, key).flatMap(p -> {
+        return BorrowedConnections.withTransaction(pool, RequestDeadline.NONE, conn -> partition(conn, key).flatMap(p -> {
             if (p.id < 0 || p.last < 0) {
                 return Uni.createFrom().item(new Snapshot(p.window, p.id, p.last, true));
             }
@@ -101,7 +102,7 @@ public final class TxnHashRepository implements HydrationSource {
 
     @Override
     public Uni<Snapshot> delta(PartitionKey key, long after, int expectedWindow, long maxRows, RowSink sink) {
-        return BorrowedConnections.withTransaction(pool, conn -> partition(conn, key).flatMap(p -> {
+        return BorrowedConnections.withTransaction(pool, RequestDeadline.NONE, conn -> partition(conn, key).flatMap(p -> {
             if (p.id < 0 || p.window != expectedWindow || p.last < after || p.last - after > maxRows
                     || p.dataStart > after + 1) {
                 return Uni.createFrom().item(new Snapshot(p.window, p.id, p.last, false));

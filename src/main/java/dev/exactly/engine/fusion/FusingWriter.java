@@ -1,5 +1,8 @@
 package dev.exactly.engine.fusion;
 
+import dev.exactly.db.BorrowedConnections;
+import dev.exactly.db.DeadlineExceededException;
+import dev.exactly.db.RequestDeadline;
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.PushItem;
 import dev.exactly.engine.Segment;
@@ -7,6 +10,7 @@ import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.engine.SegmentWriter;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,6 +66,15 @@ import org.jboss.logging.Logger;
  * a narrowed probe, never a verdict). A request spread over many partitions of a hot queue thus
  * never waits behind lanes it does not need.
  *
+ * <h2>Deadlines</h2>
+ * Each request keeps its deadline ({@link RequestDeadline}, read when it is submitted). A flush
+ * runs under the earliest deadline of the requests it carries, so its store call is bounded by it
+ * (and the flush by it again here, whatever the store does): when it runs out, the flush fails,
+ * its lane is released and every request it carried is answered with
+ * {@link DeadlineExceededException}. A request whose deadline passes while it waits for its lane
+ * is answered so when its turn comes and is not written (it would be written after its client was
+ * told it failed).
+ *
  * <p>Cancellation of a caller's Uni never strands a lane: lane work runs to completion and a
  * cancelled caller's result is dropped. Thread-safe; each lane has its own monitor.
  */
@@ -98,9 +111,12 @@ public final class FusingWriter implements SegmentWriter {
         final List<PushItem> items;
         final long bytes;
         final BiConsumer<SegmentOutcome, Throwable> done;
+        /** The request's deadline ({@link RequestDeadline}), or NONE. */
+        final long deadline;
 
-        Submission(List<PushItem> items, BiConsumer<SegmentOutcome, Throwable> done) {
+        Submission(List<PushItem> items, BiConsumer<SegmentOutcome, Throwable> done, long deadline) {
             this.items = items;
+            this.deadline = deadline;
             long b = 0;
             for (PushItem it : items) {
                 b += it.command().payload().length;
@@ -160,7 +176,7 @@ public final class FusingWriter implements SegmentWriter {
     // ------------------------------------------------------------------------------ single partition
 
     private void submit(Segment s, BiConsumer<SegmentOutcome, Throwable> done) {
-        Submission sub = new Submission(s.items(), done);
+        Submission sub = new Submission(s.items(), done, RequestDeadline.current());
         submissions.increment();
         Runnable action;
         while (true) {
@@ -259,7 +275,29 @@ public final class FusingWriter implements SegmentWriter {
         return batch;
     }
 
-    private void flush(Lane lane, List<Submission> batch) {
+    private void flush(Lane lane, List<Submission> taken) {
+        // requests whose deadline passed while they waited are answered, not written
+        long now = System.nanoTime();
+        long deadline = RequestDeadline.NONE;
+        List<Submission> batch = new ArrayList<>(taken.size());
+        List<Submission> late = new ArrayList<>();
+        for (Submission sub : taken) {
+            if (sub.deadline != RequestDeadline.NONE && sub.deadline - now
+                    <= BorrowedConnections.ANSWER_RESERVE.toNanos() + BorrowedConnections.LEAST_WORK.toNanos()) {
+                late.add(sub);
+            } else {
+                batch.add(sub);
+                deadline = Math.min(deadline, sub.deadline);
+            }
+        }
+        if (!late.isEmpty()) {
+            failAll(late, new DeadlineExceededException("the request's deadline came while its push waited for its "
+                    + "partition's previous write; it was not written"));
+        }
+        if (batch.isEmpty()) {
+            finish(lane, 0, () -> { });
+            return;
+        }
         flushes.increment();
         Fused fused;
         try {
@@ -269,7 +307,8 @@ public final class FusingWriter implements SegmentWriter {
             return;
         }
         followers.add(fused.followerCount);
-        send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), (outcomes, err) -> {
+        long flushDeadline = deadline;
+        send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), flushDeadline, (outcomes, err) -> {
             if (err != null) {
                 finish(lane, batch.size(), () -> failAll(batch, err));
                 return;
@@ -278,7 +317,7 @@ public final class FusingWriter implements SegmentWriter {
             if (o.windowSeconds() == 0 && fused.followerCount > 0) {
                 // no deduplication on this queue: followers are items of their own, not duplicates
                 flushes.increment();
-                send(List.of(new Segment(lane.key.partition(), fused.followerItems(), lane.key.spread())),
+                send(List.of(new Segment(lane.key.partition(), fused.followerItems(), lane.key.spread())), flushDeadline,
                         (again, err2) -> finish(lane, batch.size(),
                         () -> {
                             if (err2 != null) {
@@ -374,10 +413,11 @@ public final class FusingWriter implements SegmentWriter {
     }
 
     /**
-     * Sends segments to the unfused writer; {@code then} runs once, with the outcomes or with
-     * the failure, also when the writer throws (an {@link Error} included) instead of failing.
+     * Sends segments to the unfused writer, with {@code deadline} as the deadline of its database
+     * work and bounded by it here too; {@code then} runs once, with the outcomes or with the
+     * failure, also when the writer throws (an {@link Error} included) instead of failing.
      */
-    private void send(List<Segment> segments, BiConsumer<List<SegmentOutcome>, Throwable> then) {
+    private void send(List<Segment> segments, long deadline, BiConsumer<List<SegmentOutcome>, Throwable> then) {
         AtomicBoolean called = new AtomicBoolean();
         BiConsumer<List<SegmentOutcome>, Throwable> once = (o, err) -> {
             if (called.compareAndSet(false, true)) {
@@ -385,7 +425,15 @@ public final class FusingWriter implements SegmentWriter {
             }
         };
         try {
-            direct.write(segments).subscribe().with(o -> once.accept(o, null), err -> once.accept(null, err));
+            RequestDeadline.within(deadline, () -> {
+                Uni<List<SegmentOutcome>> write = direct.write(segments);
+                if (deadline != RequestDeadline.NONE) {
+                    long left = Math.max(1, deadline - System.nanoTime() - BorrowedConnections.ANSWER_RESERVE.toNanos());
+                    write = write.ifNoItem().after(Duration.ofNanos(left)).failWith(() -> new DeadlineExceededException(
+                            "a fused write did not finish before the deadline of the requests it carried"));
+                }
+                return write.subscribe().with(o -> once.accept(o, null), err -> once.accept(null, err));
+            });
         } catch (Throwable t) {
             once.accept(null, t);
         }

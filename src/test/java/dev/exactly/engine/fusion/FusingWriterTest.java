@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.db.DeadlineExceededException;
+import dev.exactly.db.RequestDeadline;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.DirectWriter;
 import dev.exactly.engine.PushCommand;
@@ -514,6 +516,35 @@ class FusingWriterTest {
         assertEquals(PushStatus.QUEUED, again.orTimeout(30, TimeUnit.SECONDS).join().get(0).status(),
                 "the lane works again");
         assertEquals(2, rows("messages"));
+    }
+
+    /**
+     * A flush still under way at its requests' deadline (a stalled store: the write never ends)
+     * fails every request it carries, and the requests waiting behind it, which are not written;
+     * the lane is released and works again. (A write the store ends late is abandoned: its
+     * statement is cancelled by dev.exactly.db.BorrowedConnections, BorrowedConnectionsDeadlineTest.)
+     */
+    @Test
+    void aFlushStillUnderWayAtTheDeadlineReleasesItsLaneAndAnswersEveryRequest() {
+        FusingWriter fusing = fusing(1000);
+        PushEngine engine = new PushEngine(fusing, store);
+        gate.closeNext(); // the next write is never let through: a stalled store
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(800);
+        List<CompletableFuture<List<PushVerdict>>> f = RequestDeadline.within(deadline, () -> submit(engine,
+                List.of(List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "b")), List.of(cmd("q", "p", "c")))));
+        for (CompletableFuture<List<PushVerdict>> x : f) {
+            Throwable t = failure(x);
+            assertTrue(t instanceof DeadlineExceededException, String.valueOf(t));
+        }
+        long took = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(took < 800, "answered after " + took + " ms, past the deadline");
+        await(() -> fusing.openLanes() == 0);
+        assertEquals(1, gate.writes.get(), "b and c, late when the lane was free again, were not sent");
+        gate.open(); // the stalled write's caller is gone: nothing is written for it
+        assertEquals(PushStatus.QUEUED, engine.push(List.of(cmd("q", "p", "d"))).await().atMost(WAIT).get(0).status(),
+                "the lane works again");
+        assertEquals(1, rows("messages"));
     }
 
     /** How a bundle's write fails in {@link #everyFailureOfABundleReachesItsCallerAndLeavesEveryLaneWorking}. */
