@@ -134,8 +134,8 @@ variable "request_deadline_ms" {
   default     = 25000
 
   validation {
-    condition     = var.request_deadline_ms >= 1000 && floor(var.request_deadline_ms) == var.request_deadline_ms
-    error_message = "request_deadline_ms: a whole number of milliseconds, at least 1000."
+    condition     = var.request_deadline_ms >= 22000 && floor(var.request_deadline_ms) == var.request_deadline_ms
+    error_message = "request_deadline_ms: a whole number of milliseconds, at least 22000 (the longest long poll, 20000 ms of waitMillis, and 2000 ms for its last attempt)."
   }
 
   validation {

@@ -265,6 +265,17 @@ run "refuses_deadline_too_close_to_the_function_timeout" {
   expect_failures = [var.request_deadline_ms]
 }
 
+run "refuses_deadline_shorter_than_the_longest_long_poll" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    request_deadline_ms = 21999
+  }
+  expect_failures = [var.request_deadline_ms]
+}
+
 run "refuses_function_timeout_over_the_api_timeout" {
   command = plan
   plan_options {
