@@ -50,11 +50,14 @@ public class MigrationResource {
         if (left == RequestDeadline.NONE) {
             return run;
         }
-        // Flyway runs on (blocking JDBC); past the request's deadline the call is answered and the
-        // run goes on: calling again is safe (Flyway's lock makes a second run wait for the first,
-        // which then leaves it nothing to do)
+        // Flyway runs on (blocking JDBC) past the request's deadline, where the call is answered.
+        // In the server shape the run goes on; in the Lambda shape the environment is frozen once
+        // the answer is out, so the run pauses until that environment is invoked again, or ends
+        // with its connection (PostgreSQL rolls back the unfinished migration). Either way calling
+        // again is safe: Flyway's lock makes a second run wait for a live first one, which then
+        // leaves it nothing to do.
         return run.ifNoItem().after(Duration.ofNanos(Math.max(1, left - BorrowedConnections.ANSWER_RESERVE.toNanos())))
                 .failWith(() -> new DeadlineExceededException("the migration did not finish before the request's deadline; "
-                        + "it goes on, and calling again is safe"));
+                        + "calling again is safe"));
     }
 }
