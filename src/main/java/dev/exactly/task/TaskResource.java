@@ -40,7 +40,7 @@ public class TaskResource {
     /** A UUID written out in full. */
     static final String UUID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
-    /** The autoDedupe key construction, as documented in README "Tasks". */
+    /** The autoDedupe key construction, as documented in docs/tasks.md, "The autoDedupe key". */
     static final String KEY_DOC = "autoDedupe key = SHA-256( be32(len(T)) || T || be32(len(D)) || D ), where T is "
             + "the task type in UTF-8, D is the task data in RFC 8785 canonical JSON (JCS) in UTF-8, and be32(n) "
             + "is n as 4 bytes big-endian: member order and insignificant whitespace do not matter, numbers "
