@@ -56,7 +56,8 @@ public class PushResource {
             description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
                     + "Each item is answered in input order with status queued, duplicate (nothing written; the "
                     + "original's messageId and payloadMatches) or rejected (another payload under a queue's "
-                    + "payloadMismatch reject; a one-item request is answered 422 problem+json).")
+                    + "payloadMismatch reject; a one-item request is answered 422 problem+json). On a queue with "
+                    + "spreadPartitions the transactionId chooses the partition: an item naming one is refused (400).")
     public Uni<PushResponse> push(@Valid PushRequest body) {
         if (body.items().size() > config.push().maxItems()) {
             throw ApiProblem.invalid(null, "items", "at most " + config.push().maxItems() + " items per request");
