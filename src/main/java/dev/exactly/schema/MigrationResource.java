@@ -18,9 +18,9 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * POST /api/v1/admin/migrate: applies sql/ to the database, once per deploy, invoked by the
- * pipeline after the function is updated (see README, Deploy). Needs an API key like every
- * /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no body, or
- * {@code {}} ({@link NoFields}).
+ * pipeline after the function is updated (docs/deploy-aws.md, "Every later deploy"). Needs an API
+ * key like every /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no
+ * body, or {@code {}} ({@link NoFields}).
  */
 @Authenticated
 @Path("/api/v1/admin/migrate")

@@ -50,8 +50,8 @@ class ColdStartTest {
     }
 
     /**
-     * The Lambda build leaves out what its start would build for nothing (BENCHMARKS.md, finding
-     * 16): no Agroal JDBC pool, no Narayana transaction manager (quarkus-agroal's), no
+     * The Lambda build leaves out what its start would build for nothing, since each would lengthen
+     * the cold start: no Agroal JDBC pool, no Narayana transaction manager (quarkus-agroal's), no
      * quarkus-flyway (the migrate call makes a plain Flyway), no scheduler (its timers are the
      * server's; maintenance comes from EventBridge) and no OpenAPI extension (/q/openapi is not
      * served). None of their classes is there to load; FunctionZipIT checks function.zip itself.

@@ -44,7 +44,7 @@ final class Report {
         line("## Targets");
         line();
         targets();
-        Issue16Report floorSpreadLambda = new Issue16Report(s);
+        FloorSpreadLambdaReport floorSpreadLambda = new FloorSpreadLambdaReport(s);
         md.append(floorSpreadLambda.targets());
         bounds();
         sqlLevel();

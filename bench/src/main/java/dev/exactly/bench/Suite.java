@@ -22,11 +22,11 @@ import java.util.regex.Pattern;
 /**
  * The whole benchmark suite, one command (bench/run), in phases: first the Lambda package's cold
  * start under the runtime interface client, on the rested machine ({@link LambdaColdStartPhase},
- * {@code lambda}, an issue 16 target); then JMH micro-benchmarks of the in-memory parts
+ * {@code lambda}); then JMH micro-benchmarks of the in-memory parts
  * ({@code jmh}), the SQL-level matrix (Exactly's push_bundle against the three
  * baselines, in-process, same PostgreSQL, same run: {@code sql}), the HTTP matrix against the
  * service in each mode (cache off; cache on; cache on with fusion: {@code http}), the service's cold
- * start ({@code cold}): the issue 7 targets; then the issue 16 targets: the single push against
+ * start ({@code cold}): the push path's targets; then the single push against
  * pgbench's floor and the duplicate's WAL ({@link FloorPhase}, {@code floor}), spread and fusion over
  * HTTP ({@link SpreadPhase}, {@code spread}); then BENCHMARKS.md.
  *
@@ -91,7 +91,7 @@ public final class Suite {
     /**
      * The spread phase's measurement per cell and round (--spread-measure, 6 s): its ratios
      * compare cells bound by different things (a lock, the CPU), whose 2 s rounds scattered by
-     * up to 1.5× on a shared host (finding 24).
+     * up to 1.5× on a shared host.
      */
     final Duration spreadMeasure;
     final int rounds;
@@ -188,7 +188,7 @@ public final class Suite {
             // The Lambda package's cold start first, on the rested machine: it is the latency of
             // one starting process, and minutes of the suite's saturating load leave this host
             // slower at it for several minutes after, init (which touches no database) as much
-            // as the whole start (BENCHMARKS.md finding 22); the database waits idle meanwhile.
+            // as the whole start; the database waits idle meanwhile.
             if (wanted("lambda")) {
                 lambda = new LambdaColdStartPhase(this).run();
                 note("lambda", lambda.skipped != null ? lambda.skipped : lambda.failed);
@@ -227,7 +227,7 @@ public final class Suite {
         Files.writeString(out, new Report(this).markdown(), StandardCharsets.UTF_8);
         if (floor != null || spread != null || lambda != null) {
             System.out.println();
-            System.out.print(new Issue16Report(this).targets());
+            System.out.print(new FloorSpreadLambdaReport(this).targets());
         }
         log("wrote " + out.toAbsolutePath());
     }
