@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -68,6 +69,24 @@ class ColdStartTest {
                     () -> Class.forName(absent, false, Thread.currentThread().getContextClassLoader()), absent);
         }
         anonymous().get("/q/openapi").then().statusCode(404);
+    }
+
+    @Inject
+    HotPathPriming priming;
+
+    /**
+     * What runs before a SnapStart checkpoint (the push path in memory) connects to nothing, so the
+     * snapshot holds no socket and the database sees no write, and it does the push's work: each
+     * round encodes push_bundle's arguments (hashes, ids, payload bytes).
+     */
+    @Test
+    void primingThePushPathConnectsNothing() {
+        int before = Listener.attempts.get();
+        long bytes = priming.prime();
+        assertEquals(before, Listener.attempts.get(), "connections opened while priming");
+        long oneRound = priming.round();
+        assertTrue(oneRound > 0, "a round encodes the push's arguments and answers");
+        assertEquals(HotPathPriming.ROUNDS * oneRound, bytes, "every round did the same work");
     }
 
     /** The lambda config profile with the datasource on the counting listener. */
