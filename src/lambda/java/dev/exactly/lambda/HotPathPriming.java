@@ -49,7 +49,7 @@ public class HotPathPriming {
     private static final Logger LOG = Logger.getLogger(HotPathPriming.class);
 
     /** Rounds of the push path: enough for the JIT (C1 compiles a method after about 200 calls). */
-    static final int ROUNDS = 1000;
+    public static final int ROUNDS = 1000;
 
     private static final byte[] PUSH = body("{\"items\":[{\"queue\":\"priming\",\"transactionId\":\"t-1\","
             + "\"payload\":{\"n\":1,\"s\":\"text\"},\"traceId\":\"trace\"}]}");
@@ -85,8 +85,12 @@ public class HotPathPriming {
         return bytes;
     }
 
-    /** One push, bound, validated, grouped, encoded and answered; then the two refusals. */
-    long round() {
+    /**
+     * One push, bound, validated, grouped, encoded and answered; then the two refusals.
+     *
+     * @return bytes encoded for the database and written as answers
+     */
+    public long round() {
         PushRequest request = JsonBodyReader.read(PushRequest.class, PUSH);
         if (!validator.validate(request).isEmpty()) {
             throw new IllegalStateException("the priming push is invalid");
