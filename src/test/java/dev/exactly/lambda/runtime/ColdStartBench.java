@@ -149,14 +149,7 @@ public final class ColdStartBench {
      */
     public static List<Result> measure(int runs, List<Variant> variants, String reactiveUrl, String user, PrintStream out)
             throws Exception {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("QUARKUS_PROFILE", "lambda");
-        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", reactiveUrl);
-        env.put("QUARKUS_DATASOURCE_USERNAME", user);
-        env.put("EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
-                java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
-        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
-        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
+        Map<String, String> env = environment(reactiveUrl, user);
         Map<String, List<long[]>> times = new LinkedHashMap<>();
         variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
         String name = "%-" + nameWidth(variants) + "s";
@@ -175,6 +168,26 @@ public final class ColdStartBench {
             results.add(new Result(v.name(), times.get(v.name()), classesLoaded(v, env)));
         }
         return results;
+    }
+
+    /**
+     * The function's environment as infra/terraform writes it, for the bench's database.
+     *
+     * @param reactiveUrl postgresql://host:port/db of a migrated database
+     * @param user        its user (no password)
+     * @return the variables, besides those the Lambda service sets
+     * @throws Exception when SHA-256 is missing
+     */
+    public static Map<String, String> environment(String reactiveUrl, String user) throws Exception {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("QUARKUS_PROFILE", "lambda");
+        env.put("QUARKUS_DATASOURCE_REACTIVE_URL", reactiveUrl);
+        env.put("QUARKUS_DATASOURCE_USERNAME", user);
+        env.put("EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
+        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
+        env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
+        return env;
     }
 
     /** Starts v once with -Xlog:class+load and counts the classes loaded up to its first answer. */
