@@ -556,15 +556,28 @@ public final class Suite {
 
     // ---------------------------------------------------------------- cold start
 
+    /**
+     * Three starts of the service to its first answered push; where the build wrote an AppCDS archive
+     * next to the jar (app-cds.jsa, quarkus.package.jar.appcds.enabled), each round also starts it with
+     * the archive ({@code -XX:SharedArchiveFile}), right after the start without.
+     */
     void coldStart() throws Exception {
         Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        Path archive = jar.resolveSibling("app-cds.jsa");
+        boolean withArchive = Files.isRegularFile(archive);
         for (int i = 0; i < 3; i++) {
             log("cold start " + (i + 1));
-            try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
-                    sha256(apiKey), MODES.get("off"), work.resolve("service-coldstart-" + i + ".log"))) {
-                double ms = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
-                coldStarts.add(new double[] {ms, server.reportedStartMillis()});
+            double[] start = new double[withArchive ? 4 : 2];
+            for (int a = 0; a < (withArchive ? 2 : 1); a++) {
+                List<String> options = a == 0 ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath());
+                try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
+                        sha256(apiKey), MODES.get("off"), work.resolve("service-coldstart-" + i + (a == 0 ? "" : "-appcds") + ".log"),
+                        options)) {
+                    start[2 * a] = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
+                    start[2 * a + 1] = server.reportedStartMillis();
+                }
             }
+            coldStarts.add(start);
         }
     }
 
