@@ -1,0 +1,144 @@
+package dev.exactly.destination;
+
+import dev.exactly.naming.Name;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.FieldError;
+import dev.exactly.queue.QueueStatsRepository;
+import io.quarkus.security.Authenticated;
+import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
+ * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
+ * queue, configured or not, with its state; never a secret), DELETE
+ * /api/v1/queues/{queue}/destinations/{name}.
+ */
+@Authenticated
+@Path("/api/v1/queues/{queue}/destinations")
+@Produces(MediaType.APPLICATION_JSON)
+public class DestinationResource {
+
+    private final DestinationRepository store;
+    private final ConfiguredDestinations configured;
+    private final QueueStatsRepository stats;
+    private final Dispatcher dispatcher;
+
+    /** Constructor injection. */
+    public DestinationResource(DestinationRepository store, ConfiguredDestinations configured, QueueStatsRepository stats,
+                               Dispatcher dispatcher) {
+        this.store = store;
+        this.configured = configured;
+        this.stats = stats;
+        this.dispatcher = dispatcher;
+    }
+
+    /**
+     * Creates or replaces a destination of the queue. A new one receives the messages stored in the
+     * queue from then on. 201 when created, 200 when replaced.
+     *
+     * @throws ApiProblem 400 for bad settings (nothing changed), 409 for a name the configuration
+     *                    defines or that belongs to another queue's destination
+     */
+    @PUT
+    @Path("/{name}")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
+            description = "Body: {\"type\"?: \"http\", \"url\", \"signingSecret\"? (whsec_ + base64), \"timeoutMs\"? (10000), "
+                    + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000)}. 201 created, 200 replaced; "
+                    + "409 for a name the configuration defines or another queue's destination has.")
+    public Uni<Response> put(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                             @Valid @NotNull(message = "is required") DestinationInput body) {
+        List<FieldError> errors = new ArrayList<>();
+        DestinationRules.name(name, (f, why) -> errors.add(new FieldError(null, f, why)));
+        String refused = configured.guard().refusedLiteral(URI.create(body.url()).getHost());
+        if (refused != null) {
+            errors.add(new FieldError(null, "url", refused));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        if (configured.all().containsKey(name)) {
+            throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
+                    + "(exactly.destinations." + name + ".*): change it there");
+        }
+        Destination d = new Destination(name, queue, body.type(), URI.create(body.url()), body.signingSecret(),
+                body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false);
+        return store.put(d).map(created -> {
+            if (created == null) {
+                throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
+            }
+            dispatcher.refreshSoon();
+            return Response.status(created ? 201 : 200).entity(view(d, null, null)).build();
+        });
+    }
+
+    /** @return every destination of the queue, configured or defined through the API, by name, with its state */
+    @GET
+    @Operation(summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
+            + "failed attempts, dead letters, last error (never a secret)")
+    public Uni<DestinationView.Listing> list(@PathParam("queue") @Name String queue) {
+        return store.list().flatMap(api -> store.figures(queue).flatMap(figures -> stats.groups(queue).map(lags -> {
+            Map<String, Destination> all = new TreeMap<>();
+            configured.all().values().stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.put(d.name(), d));
+            api.stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.putIfAbsent(d.name(), d));
+            List<DestinationView> out = new ArrayList<>();
+            for (Destination d : all.values()) {
+                DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
+                QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
+                out.add(view(d, f, lag));
+            }
+            return new DestinationView.Listing(out);
+        })));
+    }
+
+    /**
+     * Deletes a destination defined through the API, with its state and dead letters. 204.
+     *
+     * @throws ApiProblem 404 when the queue has no such destination, 409 for one the configuration defines
+     */
+    @DELETE
+    @Path("/{name}")
+    @Operation(summary = "Delete a destination defined through the API, with its state and dead letters")
+    public Uni<Response> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        if (configured.all().containsKey(name)) {
+            throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
+                    + "(exactly.destinations." + name + ".*): remove it there");
+        }
+        return store.delete(queue, name, Destination.GROUP_PREFIX + name).map(found -> {
+            if (!found) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            dispatcher.refreshSoon();
+            return Response.noContent().build();
+        });
+    }
+
+    private static ApiProblem conflict(String name, String why) {
+        return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
+    }
+
+    private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag) {
+        DestinationView.State state = new DestinationView.State(f == null ? 0 : f.delivered(), lag == null ? 0 : lag.lag(),
+                lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
+                f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
+        return new DestinationView(d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret() != null, d.timeoutMs(),
+                d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.configured() ? "configuration" : "api", state);
+    }
+}
