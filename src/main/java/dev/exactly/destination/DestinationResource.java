@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
  * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
@@ -58,6 +59,8 @@ public class DestinationResource {
      */
     @PUT
     @Path("/{name}")
+    @APIResponse(responseCode = "201", description = "Created")
+    @APIResponse(responseCode = "200", description = "Replaced")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
             description = "Body: {\"type\"?: \"http\", \"url\", \"signingSecret\"? (whsec_ + base64), \"timeoutMs\"? (10000), "
@@ -89,7 +92,10 @@ public class DestinationResource {
         });
     }
 
-    /** @return every destination of the queue, configured or defined through the API, by name, with its state */
+    /**
+     * @return every destination of the queue, configured or defined through the API, by name, with its state
+     * @throws ApiProblem 404 when there is no such queue and no destination of it
+     */
     @GET
     @Operation(summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
             + "failed attempts, dead letters, last error (never a secret)")
@@ -105,18 +111,24 @@ public class DestinationResource {
                 out.add(view(d, f, lag));
             }
             return new DestinationView.Listing(out);
-        })));
+        }))).flatMap(listing -> !listing.destinations().isEmpty() ? Uni.createFrom().item(listing)
+                : stats.size(queue).map(size -> {
+                    if (size == null) {
+                        throw ApiProblem.notFound("no queue named '" + queue + "' and no destination of it");
+                    }
+                    return listing;
+                }));
     }
 
     /**
-     * Deletes a destination defined through the API, with its state and dead letters. 204.
+     * Deletes a destination defined through the API, with its state and dead letters (answered 204).
      *
      * @throws ApiProblem 404 when the queue has no such destination, 409 for one the configuration defines
      */
     @DELETE
     @Path("/{name}")
     @Operation(summary = "Delete a destination defined through the API, with its state and dead letters")
-    public Uni<Response> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+    public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
         if (configured.all().containsKey(name)) {
             throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
                     + "(exactly.destinations." + name + ".*): remove it there");
@@ -126,7 +138,7 @@ public class DestinationResource {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
             }
             dispatcher.refreshSoon();
-            return Response.noContent().build();
+            return null;
         });
     }
 
