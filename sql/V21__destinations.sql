@@ -28,7 +28,8 @@ CREATE TABLE exactly.destination_state (
     queue            text        NOT NULL,
     delivered        bigint      NOT NULL DEFAULT 0,
     failed_attempts  bigint      NOT NULL DEFAULT 0,
-    dead_letters     bigint      NOT NULL DEFAULT 0,
+    -- paused: no instance delivers to it (messages wait in the queue) until it is resumed
+    paused           boolean     NOT NULL DEFAULT false,
     last_error       text,
     last_error_at    timestamptz,
     started_at       timestamptz NOT NULL DEFAULT clock_timestamp()
@@ -37,14 +38,20 @@ CREATE TABLE exactly.destination_state (
 -- The messages a destination gave up on after its last attempt: dead-lettered for that destination
 -- alone (its consumer group moved on; the other destinations and consumer groups are untouched).
 -- The message itself stays in its queue (until retention purges it); a redrive sends it again,
--- with its original messageId, to this destination only.
+-- with its original messageId, to this destination only, and deletes the row once delivered.
+--   redrive_requested_at: set by a redrive, cleared when its attempts are used up again;
+--   claimed_until: an instance sending the redriven message holds it until then.
 CREATE TABLE exactly.destination_dead_letters (
-    destination      text        NOT NULL,
-    partition_id     bigint      NOT NULL,
-    "offset"         bigint      NOT NULL,
-    message_id       uuid        NOT NULL,
-    attempts         integer     NOT NULL,
-    error            text,
-    dead_lettered_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    destination          text        NOT NULL,
+    partition_id         bigint      NOT NULL,
+    "offset"             bigint      NOT NULL,
+    message_id           uuid        NOT NULL,
+    attempts             integer     NOT NULL,
+    error                text,
+    dead_lettered_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
+    redrive_requested_at timestamptz,
+    claimed_until        timestamptz,
     PRIMARY KEY (destination, partition_id, "offset")
 );
+CREATE INDEX destination_dead_letters_redrive ON exactly.destination_dead_letters (destination, redrive_requested_at)
+    WHERE redrive_requested_at IS NOT NULL;

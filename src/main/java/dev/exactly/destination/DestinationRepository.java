@@ -10,7 +10,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -43,14 +45,45 @@ public class DestinationRepository {
     private static final String DELETE_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $1";
     private static final String DELETE_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $1";
     private static final String FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, dead_letters = dead_letters + $4, "
-            + "last_error = COALESCE($5, last_error), "
-            + "last_error_at = CASE WHEN $5 IS NULL THEN last_error_at ELSE clock_timestamp() END WHERE name = $1";
+            + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4, last_error), "
+            + "last_error_at = CASE WHEN $4 IS NULL THEN last_error_at ELSE clock_timestamp() END WHERE name = $1";
     private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
             + "ON CONFLICT DO NOTHING";
-    private static final String STATE = "SELECT name, delivered, failed_attempts, dead_letters, last_error, last_error_at "
-            + "FROM exactly.destination_state WHERE queue = $1";
+    private static final String STATE = "SELECT s.name, s.delivered, s.failed_attempts, s.paused, s.last_error, s.last_error_at, "
+            + "(SELECT count(*) FROM exactly.destination_dead_letters d WHERE d.destination = s.name) AS dead_letters "
+            + "FROM exactly.destination_state s WHERE s.queue = $1";
+    private static final String PAUSE = "UPDATE exactly.destination_state SET paused = $3 WHERE name = $1 AND queue = $2 RETURNING name";
+    private static final String PAUSED = "SELECT name FROM exactly.destination_state WHERE paused";
+    private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = clock_timestamp(), "
+            + "claimed_until = NULL WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
+    private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = clock_timestamp(), "
+            + "claimed_until = NULL FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
+            + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
+            + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
+            + "RETURNING d.message_id";
+    private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
+            + "WHERE destination = $1 AND redrive_requested_at IS NULL";
+    private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
+            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < clock_timestamp())";
+    private static final String CLAIM = "UPDATE exactly.destination_dead_letters d "
+            + "SET claimed_until = clock_timestamp() + make_interval(secs => $2) "
+            + "FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x WHERE x.destination = $1 "
+            + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < clock_timestamp()) "
+            + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
+            + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
+            + "RETURNING d.partition_id, d.\"offset\", d.attempts";
+    private static final String MESSAGE = "SELECT m.message_id, m.transaction_id, m.payload, m.content_type, p.name AS partition "
+            + "FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
+            + "WHERE m.partition_id = $1 AND m.\"offset\" = $2";
+    private static final String EXTEND_CLAIM = "UPDATE exactly.destination_dead_letters "
+            + "SET claimed_until = clock_timestamp() + make_interval(secs => $4) "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = NULL, "
+            + "claimed_until = NULL, attempts = $4, error = $5, dead_lettered_at = clock_timestamp() "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
 
     private final Pool pool;
 
@@ -128,8 +161,8 @@ public class DestinationRepository {
     }
 
     /** Adds to a destination's figures; {@code lastError} null keeps the last one. */
-    public Uni<Void> addFigures(String name, long delivered, long failedAttempts, long deadLetters, String lastError) {
-        return BorrowedConnections.execute(pool, FIGURES, Tuple.of(name, delivered, failedAttempts, deadLetters, lastError))
+    public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError) {
+        return BorrowedConnections.execute(pool, FIGURES, Tuple.of(name, delivered, failedAttempts, lastError))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }
@@ -148,12 +181,13 @@ public class DestinationRepository {
      * @param name           destination name
      * @param delivered      messages delivered
      * @param failedAttempts attempts that did not deliver
-     * @param deadLetters    messages dead-lettered for it
+     * @param deadLetters    messages dead-lettered for it now (not redriven and delivered since)
+     * @param paused         whether it is paused
      * @param lastError      the last attempt's error, or null
      * @param lastErrorAt    when, or null
      */
-    public record Figures(String name, long delivered, long failedAttempts, long deadLetters, String lastError,
-                          OffsetDateTime lastErrorAt) {
+    public record Figures(String name, long delivered, long failedAttempts, long deadLetters, boolean paused,
+                          String lastError, OffsetDateTime lastErrorAt) {
     }
 
     /** @return the figures of every destination of a queue */
@@ -164,10 +198,124 @@ public class DestinationRepository {
                     List<Figures> out = new ArrayList<>();
                     for (Row r : rows) {
                         out.add(new Figures(r.getString("name"), r.getLong("delivered"), r.getLong("failed_attempts"),
-                                r.getLong("dead_letters"), r.getString("last_error"), r.getOffsetDateTime("last_error_at")));
+                                r.getLong("dead_letters"), r.getBoolean("paused"), r.getString("last_error"),
+                                r.getOffsetDateTime("last_error_at")));
                     }
                     return out;
                 });
+    }
+
+    /** @return true when the destination's state row exists on that queue and now says {@code paused} */
+    public Uni<Boolean> pause(String queue, String name, boolean paused) {
+        return BorrowedConnections.execute(pool, PAUSE, Tuple.of(name, queue, paused))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() > 0);
+    }
+
+    /** @return the names of the paused destinations */
+    public Uni<Set<String>> paused() {
+        return BorrowedConnections.query(pool, PAUSED)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Set<String> out = new HashSet<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /**
+     * Asks for dead letters of a destination to be sent again: those named, or the next {@code limit}
+     * not asked for yet, oldest first.
+     *
+     * @return the message ids asked for
+     */
+    public Uni<List<UUID>> requestRedrive(String name, List<UUID> messageIds, int limit) {
+        Uni<io.vertx.mutiny.sqlclient.RowSet<Row>> rows = messageIds != null
+                ? BorrowedConnections.execute(pool, REDRIVE_IDS, Tuple.of(name, messageIds.toArray(UUID[]::new)))
+                : BorrowedConnections.execute(pool, REDRIVE_NEXT, Tuple.of(name, limit));
+        return rows.onFailure().transform(DatabaseErrors.CLASSIFY).map(found -> {
+            List<UUID> out = new ArrayList<>();
+            found.forEach(r -> out.add(r.getUUID(0)));
+            return out;
+        });
+    }
+
+    /** @return how many dead letters of the destination no redrive has asked for */
+    public Uni<Long> notRedriven(String name) {
+        return BorrowedConnections.execute(pool, NOT_REDRIVEN, Tuple.of(name))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /** @return the destinations with redriven dead letters no instance holds */
+    public Uni<Set<String>> redrivesDue() {
+        return BorrowedConnections.query(pool, REDRIVES_DUE)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Set<String> out = new HashSet<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /**
+     * A redriven dead letter an instance holds, with its message.
+     *
+     * @param partitionId   its partition's id
+     * @param offset        its offset
+     * @param message       the stored message, or null when retention purged its data
+     */
+    public record Redrive(long partitionId, long offset, Stored message) {
+    }
+
+    /** A stored message's fields a delivery sends. */
+    public record Stored(UUID messageId, String transactionId, String partition, byte[] payload, String contentType) {
+    }
+
+    /** Holds the next redriven dead letter of a destination for {@code seconds}; null when none is due. */
+    public Uni<Redrive> claimRedrive(String name, int seconds) {
+        return BorrowedConnections.execute(pool, CLAIM, Tuple.of(name, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .flatMap(rows -> {
+                    if (rows.size() == 0) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    Row c = rows.iterator().next();
+                    long pid = c.getLong("partition_id");
+                    long offset = c.getLong("offset");
+                    return BorrowedConnections.execute(pool, MESSAGE, Tuple.of(pid, offset))
+                            .onFailure().transform(DatabaseErrors.CLASSIFY)
+                            .map(m -> {
+                                if (m.size() == 0) {
+                                    return new Redrive(pid, offset, null);
+                                }
+                                Row r = m.iterator().next();
+                                return new Redrive(pid, offset, new Stored(r.getUUID("message_id"), r.getString("transaction_id"),
+                                        r.getString("partition"), r.getBuffer("payload").getBytes(), r.getString("content_type")));
+                            });
+                });
+    }
+
+    /** Holds a redriven dead letter {@code seconds} longer. */
+    public Uni<Void> extendClaim(String name, long partitionId, long offset, int seconds) {
+        return BorrowedConnections.execute(pool, EXTEND_CLAIM, Tuple.of(name, partitionId, offset, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A redriven dead letter was delivered: it is no longer one. */
+    public Uni<Void> redriven(String name, long partitionId, long offset) {
+        return BorrowedConnections.execute(pool, REDRIVEN, Tuple.of(name, partitionId, offset))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A redriven dead letter failed its attempts again (or its data is gone): it stays a dead letter. */
+    public Uni<Void> redriveFailed(String name, long partitionId, long offset, int attempts, String error) {
+        return BorrowedConnections.execute(pool, REDRIVE_FAILED,
+                        Tuple.from(new Object[] {name, partitionId, offset, attempts, error}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
     }
 
     private static Destination toDestination(Row r) {

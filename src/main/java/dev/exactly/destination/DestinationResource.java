@@ -4,6 +4,7 @@ import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
 import dev.exactly.queue.QueueStatsRepository;
+import dev.exactly.redrive.RedriveRequest;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.validation.Valid;
@@ -11,6 +12,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -29,7 +31,7 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
  * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
  * queue, configured or not, with its state; never a secret), DELETE
- * /api/v1/queues/{queue}/destinations/{name}.
+ * /api/v1/queues/{queue}/destinations/{name}; and per destination: redrive its dead letters, pause, resume.
  */
 @Authenticated
 @Path("/api/v1/queues/{queue}/destinations")
@@ -62,7 +64,7 @@ public class DestinationResource {
     @APIResponse(responseCode = "201", description = "Created")
     @APIResponse(responseCode = "200", description = "Replaced")
     @Consumes(MediaType.WILDCARD)
-    @Operation(summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
+    @Operation(operationId = "putDestination", summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
             description = "Body: {\"type\"?: \"http\", \"url\", \"signingSecret\"? (whsec_ + base64), \"timeoutMs\"? (10000), "
                     + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000)}. 201 created, 200 replaced; "
                     + "409 for a name the configuration defines or another queue's destination has.")
@@ -97,7 +99,7 @@ public class DestinationResource {
      * @throws ApiProblem 404 when there is no such queue and no destination of it
      */
     @GET
-    @Operation(summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
+    @Operation(operationId = "listDestinations", summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
             + "failed attempts, dead letters, last error (never a secret)")
     public Uni<DestinationView.Listing> list(@PathParam("queue") @Name String queue) {
         return store.list().flatMap(api -> store.figures(queue).flatMap(figures -> stats.groups(queue).map(lags -> {
@@ -127,7 +129,7 @@ public class DestinationResource {
      */
     @DELETE
     @Path("/{name}")
-    @Operation(summary = "Delete a destination defined through the API, with its state and dead letters")
+    @Operation(operationId = "deleteDestination", summary = "Delete a destination defined through the API, with its state and dead letters")
     public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
         if (configured.all().containsKey(name)) {
             throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
@@ -142,12 +144,85 @@ public class DestinationResource {
         });
     }
 
+    /**
+     * Sends dead letters of a destination again, to that destination alone, with their original
+     * messageId: those named (by messageId), or the next {@code limit} not redriven yet, oldest first.
+     * A redriven message that is delivered is no longer a dead letter; one whose attempts are used up
+     * again stays one.
+     *
+     * @return {@code {"redriven":[messageId, …],"remaining":n}}: what was asked for, and how many dead
+     *         letters no redrive has asked for
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/redrive")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(operationId = "redriveDestination", summary = "Send a destination's dead letters again, to it alone, with their original messageId",
+            description = "Body: {\"messageIds\"?: [messageId, …] (1 to 1000), \"limit\"? (100; 1 to 1000)}, as a queue's "
+                    + "redrive. Answer: {\"redriven\": [messageId, …], \"remaining\": n}.")
+    public Uni<DestinationRedrive> redrive(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                                           @Valid @NotNull(message = "is required") RedriveRequest body) {
+        return find(queue, name).flatMap(d -> store.requestRedrive(name, body.messageIds(), body.take())
+                .flatMap(ids -> store.notRedriven(name).map(left -> {
+                    dispatcher.refreshSoon();
+                    return new DestinationRedrive(ids, left);
+                })));
+    }
+
+    /**
+     * Pauses a destination: no instance sends to it until it is resumed; its messages wait in the
+     * queue (a retry in progress stops; its message is sent again after the resume). 204.
+     *
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/pause")
+    @Operation(operationId = "pauseDestination", summary = "Pause a destination: nothing is sent to it until it is resumed")
+    public Uni<Void> pause(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        return paused(queue, name, true);
+    }
+
+    /**
+     * Resumes a paused destination. 204.
+     *
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/resume")
+    @Operation(operationId = "resumeDestination", summary = "Resume a paused destination")
+    public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        return paused(queue, name, false);
+    }
+
+    private Uni<Void> paused(String queue, String name, boolean paused) {
+        return find(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused)).map(found -> {
+            if (!found) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            dispatcher.refreshSoon();
+            return null;
+        });
+    }
+
+    /** The destination of that name on that queue, configured or defined through the API; a 404 when none. */
+    private Uni<Destination> find(String queue, String name) {
+        Destination c = configured.all().get(name);
+        Uni<Destination> found = c != null ? Uni.createFrom().item(c) : store.get(name);
+        return found.map(d -> {
+            if (d == null || !d.queue().equals(queue)) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            return d;
+        });
+    }
+
     private static ApiProblem conflict(String name, String why) {
         return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
     }
 
     private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag) {
-        DestinationView.State state = new DestinationView.State(f == null ? 0 : f.delivered(), lag == null ? 0 : lag.lag(),
+        DestinationView.State state = new DestinationView.State(f != null && f.paused(), f == null ? 0 : f.delivered(),
+                lag == null ? 0 : lag.lag(),
                 lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
                 f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
         return new DestinationView(d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret() != null, d.timeoutMs(),

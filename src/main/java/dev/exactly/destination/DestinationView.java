@@ -27,6 +27,7 @@ public record DestinationView(String name, String queue, String type, String url
     /**
      * A destination's figures.
      *
+     * @param paused                      whether it is paused (nothing is sent to it)
      * @param delivered                   messages delivered (a 2xx answer)
      * @param pending                     messages stored since it started and not yet delivered nor dead-lettered
      * @param oldestUndeliveredAt         when the oldest of them was stored; absent when none waits
@@ -38,7 +39,7 @@ public record DestinationView(String name, String queue, String type, String url
      */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record State(long delivered, long pending, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds,
+    public record State(boolean paused, long delivered, long pending, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds,
                         long failedAttempts, long deadLetters, String lastError, OffsetDateTime lastErrorAt) {
     }
 

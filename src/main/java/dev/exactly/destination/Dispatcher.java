@@ -75,6 +75,8 @@ public class Dispatcher {
         volatile Destination d;
         final AtomicInteger inFlight = new AtomicInteger();
         volatile boolean dirty;
+        volatile boolean paused;
+        final AtomicInteger redriving = new AtomicInteger();
         final Counter delivered;
         final Counter failed;
         final Counter dead;
@@ -91,10 +93,13 @@ public class Dispatcher {
                         .description("attempts that did not deliver").register(r);
                 dead = Counter.builder("exactly.destination.dead.letters").tag("destination", d.name())
                         .description("messages dead-lettered for the destination").register(r);
-                Gauge.builder("exactly.destination.lag.messages", lagMessages, AtomicLong::get)
-                        .tag("destination", d.name()).description("messages not yet delivered nor dead-lettered").register(r);
-                Gauge.builder("exactly.destination.oldest.undelivered.seconds", oldestMillis, a -> a.get() / 1000.0)
-                        .tag("destination", d.name()).description("age of the oldest message not yet delivered").register(r);
+                // by name, so that the gauge reads the current slot of the destination
+                String name = d.name();
+                Gauge.builder("exactly.destination.lag.messages", slots, m -> m.containsKey(name) ? m.get(name).lagMessages.get() : 0)
+                        .tag("destination", name).description("messages not yet delivered nor dead-lettered").register(r);
+                Gauge.builder("exactly.destination.oldest.undelivered.seconds", slots,
+                                m -> m.containsKey(name) ? m.get(name).oldestMillis.get() / 1000.0 : 0)
+                        .tag("destination", name).description("age of the oldest message not yet delivered").register(r);
             } else {
                 delivered = null;
                 failed = null;
@@ -215,6 +220,30 @@ public class Dispatcher {
             }
         }
         slots.keySet().retainAll(now.keySet());
+        Set<String> paused = repository.paused().await().atMost(DB_WAIT);
+        for (Slot s : slots.values()) {
+            s.paused = paused.contains(s.d.name());
+        }
+        for (String name : repository.redrivesDue().await().atMost(DB_WAIT)) {
+            Slot s = slots.get(name);
+            if (s != null && !s.paused && s.redriving.compareAndSet(0, 1)) {
+                try {
+                    workers.execute(() -> {
+                        try {
+                            while (running && !s.paused && redriveOne(s)) {
+                                // one redriven dead letter after another
+                            }
+                        } catch (RuntimeException e) {
+                            LOG.warnf("destination %s: redrive stopped for now: %s", s.d.name(), e.toString());
+                        } finally {
+                            s.redriving.set(0);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    s.redriving.set(0);
+                }
+            }
+        }
     }
 
     private void gauges() {
@@ -235,7 +264,7 @@ public class Dispatcher {
 
     private void kick(Slot s) {
         s.dirty = true;
-        while (running) {
+        while (running && !s.paused) {
             int n = s.inFlight.get();
             if (n >= config.workers()) {
                 return;
@@ -253,7 +282,7 @@ public class Dispatcher {
 
     private void work(Slot s) {
         try {
-            while (running) {
+            while (running && !s.paused) {
                 s.dirty = false;
                 if (deliverBatch(s)) {
                     kick(s); // another partition may have messages too
@@ -270,6 +299,66 @@ public class Dispatcher {
         }
     }
 
+    /** Figures of a worker's deliveries not yet written. */
+    private static final class Tally {
+        long delivered;
+        long failed;
+        String lastError;
+    }
+
+    /** How a message's attempts ended. */
+    private enum Outcome { DELIVERED, DEAD, ABORTED }
+
+    /** Keeps the right to deliver (a lease, a redrive claim) for at least {@code needMs} more; false when lost. */
+    private interface Keeper {
+        boolean keep(long needMs);
+    }
+
+    /**
+     * Sends one message until it is delivered, its attempts are used up, or the worker must stop.
+     * {@code beforeWait} runs before each backoff (writing what is settled so far).
+     *
+     * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made
+     */
+    private Outcome attempts(Slot s, Destination d, HttpSender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
+                             Tally tally, int[] attemptsUsed) {
+        int attempt = first;
+        while (true) {
+            if (!running || s.paused) {
+                return Outcome.ABORTED;
+            }
+            if (!keeper.keep(d.timeoutMs() + 5_000L)) {
+                return Outcome.ABORTED;
+            }
+            attemptsUsed[0] = attempt;
+            HttpSender.Result r = sender.send(d, out, attempt);
+            if (r.delivered()) {
+                tally.delivered++;
+                count(s.delivered);
+                return Outcome.DELIVERED;
+            }
+            tally.failed++;
+            count(s.failed);
+            tally.lastError = clip(r.error());
+            if (attempt >= d.maxAttempts()) {
+                count(s.dead);
+                return Outcome.DEAD;
+            }
+            long wait = backoff(d, attempt, r.retryAfterMs());
+            beforeWait.run();
+            if (!keeper.keep(wait + d.timeoutMs() + 5_000L)) {
+                return Outcome.ABORTED;
+            }
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Outcome.ABORTED;
+            }
+            attempt++;
+        }
+    }
+
     /** Leases one partition, delivers what it got; false when nothing was available. */
     private boolean deliverBatch(Slot s) {
         Destination d = s.d;
@@ -279,98 +368,104 @@ public class Dispatcher {
         if (batch.isEmpty()) {
             return false;
         }
-        long leaseEnds = System.currentTimeMillis() + leaseSeconds * 1000L;
+        long[] leaseEnds = {System.currentTimeMillis() + leaseSeconds * 1000L};
         List<AckCommand> acks = new ArrayList<>();
-        long delivered = 0;
-        long failed = 0;
-        long dead = 0;
-        String lastError = null;
+        Tally tally = new Tally();
+        Runnable flush = () -> flush(d, acks, tally);
         try {
             for (LeasedMessage m : batch) {
                 HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
                         m.offset(), m.transactionId(), m.contentType(), m.payload());
-                int attempt = m.attempts();
-                while (true) {
-                    if (!running) {
-                        return true; // unacked: the lease expires and they are delivered again
-                    }
-                    leaseEnds = keepLease(m, leaseEnds, d.timeoutMs() + 5_000L, leaseSeconds);
-                    if (leaseEnds < 0) {
-                        return true;
-                    }
-                    HttpSender.Result r = sender.send(d, out, attempt);
-                    if (r.delivered()) {
-                        acks.add(ack(d, m));
-                        delivered++;
-                        count(s.delivered);
-                        break;
-                    }
-                    failed++;
-                    count(s.failed);
-                    lastError = clip(r.error());
-                    if (attempt >= d.maxAttempts()) {
-                        repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), attempt,
-                                lastError).await().atMost(DB_WAIT);
-                        acks.add(ack(d, m));
-                        dead++;
-                        count(s.dead);
-                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
-                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attempt, lastError);
-                        break;
-                    }
-                    long wait = backoff(d, attempt, r.retryAfterMs());
-                    // what was delivered is acked before waiting
-                    flush(d, acks, delivered, failed, dead, lastError);
-                    delivered = 0;
-                    failed = 0;
-                    dead = 0;
-                    lastError = null;
-                    leaseEnds = keepLease(m, leaseEnds, wait + d.timeoutMs() + 5_000L, leaseSeconds + (int) (wait / 1000));
-                    if (leaseEnds < 0) {
-                        return true;
-                    }
-                    try {
-                        Thread.sleep(wait);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return true;
-                    }
-                    attempt++;
+                Keeper lease = needMs -> {
+                    leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
+                    return leaseEnds[0] >= 0;
+                };
+                int[] used = {m.attempts()};
+                Outcome o = attempts(s, d, out, m.attempts(), lease, flush, tally, used);
+                if (o == Outcome.ABORTED) {
+                    return true; // unacked from here: the lease expires and they are delivered again
                 }
+                if (o == Outcome.DEAD) {
+                    repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
+                            tally.lastError).await().atMost(DB_WAIT);
+                    LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
+                            d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
+                }
+                acks.add(ack(d, m));
             }
         } finally {
-            if (running || !acks.isEmpty()) {
-                flush(d, acks, delivered, failed, dead, lastError);
-            }
+            flush.run();
         }
         return true;
     }
 
-    private void flush(Destination d, List<AckCommand> acks, long delivered, long failed, long dead, String lastError) {
+    /** Sends the next redriven dead letter of a destination no instance holds; false when there is none. */
+    private boolean redriveOne(Slot s) {
+        Destination d = s.d;
+        int seconds = leaseSeconds(d);
+        DestinationRepository.Redrive r = repository.claimRedrive(d.name(), seconds).await().atMost(DB_WAIT);
+        if (r == null) {
+            return false;
+        }
+        if (r.message() == null) {
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0,
+                    "its data was purged by the queue's retention: nothing left to send").await().atMost(DB_WAIT);
+            return true;
+        }
+        DestinationRepository.Stored m = r.message();
+        HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), d.queue(), m.partition(), r.offset(),
+                m.transactionId(), m.contentType(), m.payload());
+        long[] until = {System.currentTimeMillis() + seconds * 1000L};
+        Keeper claim = needMs -> {
+            long now = System.currentTimeMillis();
+            if (until[0] - now < needMs) {
+                int ask = (int) Math.max(seconds, needMs / 1000 + 1);
+                repository.extendClaim(d.name(), r.partitionId(), r.offset(), ask).await().atMost(DB_WAIT);
+                until[0] = now + ask * 1000L;
+            }
+            return true;
+        };
+        Tally tally = new Tally();
+        int[] used = {1};
+        Outcome o = attempts(s, d, out, 1, claim, () -> { }, tally, used);
+        if (o == Outcome.DELIVERED) {
+            repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
+        } else if (o == Outcome.DEAD) {
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).await().atMost(DB_WAIT);
+        }
+        if (tally.delivered > 0 || tally.failed > 0) {
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
+        }
+        return o != Outcome.ABORTED;
+    }
+
+    private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
             consume.ack(List.copyOf(acks)).await().atMost(DB_WAIT);
             acks.clear();
         }
-        if (delivered > 0 || failed > 0 || dead > 0) {
-            repository.addFigures(d.name(), delivered, failed, dead, lastError).await().atMost(DB_WAIT);
+        if (tally.delivered > 0 || tally.failed > 0) {
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
+            tally.delivered = 0;
+            tally.failed = 0;
+            tally.lastError = null;
         }
     }
 
     /**
-     * Makes sure the lease lasts at least {@code needMs} more; extends it to {@code seconds} when not.
+     * Makes sure the lease lasts at least {@code needMs} more; extends it when not.
      *
      * @return the lease's end by this instance's clock, or -1 when the lease was lost
      */
-    private long keepLease(LeasedMessage m, long leaseEnds, long needMs, int seconds) {
+    private long keepLease(LeasedMessage m, long leaseEnds, long needMs) {
         long now = System.currentTimeMillis();
         if (leaseEnds - now >= needMs) {
             return leaseEnds;
         }
-        int ask = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, Math.max(seconds, needMs / 1000 + 1));
+        int ask = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, needMs / 1000 + 30);
         ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask).await().atMost(DB_WAIT);
         if (e == null || !e.extended()) {
-            LOG.warnf("consumer group %s lost its lease on %s/%s; another worker delivers from there",
-                    Destination.GROUP_PREFIX, m.queue(), m.partition());
+            LOG.warnf("a destination lost its lease on %s/%s; another worker delivers from there", m.queue(), m.partition());
             return -1;
         }
         return now + ask * 1000L;

@@ -64,6 +64,7 @@ class DestinationTest {
             byte[] body = ex.getRequestBody().readAllBytes();
             Map<String, String> headers = new HashMap<>();
             ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
+            headers.put(":path", ex.getRequestURI().getPath());
             String txn = headers.get("exactly-transaction-id");
             int status = 200;
             if (txn != null && alwaysFail.containsKey(URLDecoder.decode(txn, StandardCharsets.UTF_8))) {
@@ -156,6 +157,7 @@ class DestinationTest {
         for (Received r : got) {
             Map<String, List<String>> h = new HashMap<>();
             r.headers().forEach((k, v) -> h.put(k, List.of(v)));
+            h.remove(":path");
             verifier.verify(r.body(), h); // throws when the signature does not match
             String txn = URLDecoder.decode(r.h("Exactly-Transaction-Id"), StandardCharsets.UTF_8);
             assertEquals(payloads.get(txn), r.body(), "the stored payload bytes, unchanged");
@@ -175,6 +177,15 @@ class DestinationTest {
         await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == n);
         assertEquals(0, destinations(queue).getLong("destinations[0].state.pending"));
         assertEquals(0, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+        // the same figures in the queue's stats, beside the destination's consumer group
+        JsonPath stats = api().get("/api/v1/queues/" + queue + "/stats").then().statusCode(200).extract().jsonPath();
+        assertEquals("signed-" + queue, stats.getString("destinations[0].name"));
+        assertEquals(n, stats.getLong("destinations[0].delivered"));
+        assertEquals(0, stats.getLong("destinations[0].pending"));
+        assertTrue(stats.getList("consumerGroups.group").contains("destination:signed-" + queue));
+        String metrics = io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.contains("exactly_destination_delivered_total{destination=\"signed-" + queue + "\"} 40.0"),
+                "the Micrometer counter");
     }
 
     @Test
@@ -298,5 +309,54 @@ class DestinationTest {
         api().delete("/api/v1/queues/" + queue + "/destinations/d1").then().statusCode(404);
         api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404);
         io.restassured.RestAssured.given().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(401);
+    }
+
+    @Test
+    void aRedriveSendsADeadLetterAgainToThatDestinationAloneWithItsId() throws Exception {
+        String queue = fresh("dest-redrive");
+        String base = "http://127.0.0.2:" + server.getAddress().getPort();
+        put(queue, "a-" + queue, "{\"url\":\"" + base + "/a\",\"maxAttempts\":1}", 201);
+        put(queue, "b-" + queue, "{\"url\":\"" + base + "/b\"}", 201);
+        alwaysFail.put("poison-r", true);
+        push(queue, "p", "poison-r", "{\"bad\":true}");
+        push(queue, "p", "fine-r", "{\"bad\":false}");
+        await("b got both", () -> of(queue).stream().filter(r -> r.h(":path").equals("/b")).count() == 2);
+        await("a dead-lettered one", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        await("a delivered the next", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        String firstId = of(queue).stream().filter(r -> r.h(":path").equals("/a") && r.answered() == 500).findFirst()
+                .orElseThrow().h("webhook-id");
+        alwaysFail.remove("poison-r");
+        JsonPath redriven = api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(firstId), redriven.getList("redriven"));
+        assertEquals(0, redriven.getInt("remaining"));
+        await("the redriven message", () -> of(queue).stream().anyMatch(r -> r.h(":path").equals("/a") && r.answered() == 200
+                && firstId.equals(r.h("webhook-id"))));
+        await("no dead letter left", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 0);
+        assertEquals(2, destinations(queue).getLong("destinations[0].state.delivered"));
+        assertEquals(2, of(queue).stream().filter(r -> r.h(":path").equals("/b")).count(), "the other destination saw nothing again");
+        assertEquals(0, api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
+                .then().statusCode(200).extract().jsonPath().getList("redriven").size());
+        api().body("{}").post("/api/v1/queues/" + queue + "/destinations/nope/redrive").then().statusCode(404);
+        api().body("{\"limit\":0}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive").then().statusCode(400);
+    }
+
+    @Test
+    void aPausedDestinationGetsNothingUntilResumed() throws Exception {
+        String queue = fresh("dest-pause");
+        String name = "pause-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        assertTrue(destinations(queue).getBoolean("destinations[0].state.paused"));
+        for (int i = 0; i < 3; i++) {
+            push(queue, "p", "w" + i, "{}");
+        }
+        Thread.sleep(1_000); // ten delivery timer rounds (exactly.delivery.poll-ms=100 in tests) and the pushes' wake-ups
+        assertTrue(of(queue).isEmpty(), "nothing is sent while paused");
+        assertEquals(3, destinations(queue).getLong("destinations[0].state.pending"));
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("three after the resume", () -> of(queue).size() == 3);
+        assertFalse(destinations(queue).getBoolean("destinations[0].state.paused"));
+        api().post("/api/v1/queues/" + queue + "/destinations/nope/pause").then().statusCode(404);
     }
 }
