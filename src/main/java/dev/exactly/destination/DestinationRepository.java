@@ -45,8 +45,9 @@ public class DestinationRepository {
     private static final String DELETE_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $1";
     private static final String DELETE_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $1";
     private static final String FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4, last_error), "
-            + "last_error_at = CASE WHEN $4 IS NULL THEN last_error_at ELSE clock_timestamp() END WHERE name = $1";
+            + "failed_attempts = failed_attempts + $3 WHERE name = $1";
+    private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
     private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
             + "ON CONFLICT DO NOTHING";
@@ -55,9 +56,9 @@ public class DestinationRepository {
             + "FROM exactly.destination_state s WHERE s.queue = $1";
     private static final String PAUSE = "UPDATE exactly.destination_state SET paused = $3 WHERE name = $1 AND queue = $2 RETURNING name";
     private static final String PAUSED = "SELECT name FROM exactly.destination_state WHERE paused";
-    private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = clock_timestamp(), "
+    private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = now(), "
             + "claimed_until = NULL WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
-    private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = clock_timestamp(), "
+    private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = now(), "
             + "claimed_until = NULL FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
             + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
             + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
@@ -65,11 +66,11 @@ public class DestinationRepository {
     private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND redrive_requested_at IS NULL";
     private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
-            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < clock_timestamp())";
+            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < now())";
     private static final String CLAIM = "UPDATE exactly.destination_dead_letters d "
-            + "SET claimed_until = clock_timestamp() + make_interval(secs => $2) "
+            + "SET claimed_until = now() + make_interval(secs => $2) "
             + "FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x WHERE x.destination = $1 "
-            + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < clock_timestamp()) "
+            + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
             + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
             + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
             + "RETURNING d.partition_id, d.\"offset\", d.attempts";
@@ -77,12 +78,12 @@ public class DestinationRepository {
             + "FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
             + "WHERE m.partition_id = $1 AND m.\"offset\" = $2";
     private static final String EXTEND_CLAIM = "UPDATE exactly.destination_dead_letters "
-            + "SET claimed_until = clock_timestamp() + make_interval(secs => $4) "
+            + "SET claimed_until = now() + make_interval(secs => $4) "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = NULL, "
-            + "claimed_until = NULL, attempts = $4, error = $5, dead_lettered_at = clock_timestamp() "
+            + "claimed_until = NULL, attempts = $4, error = $5, dead_lettered_at = now() "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
 
     private final Pool pool;
@@ -162,7 +163,8 @@ public class DestinationRepository {
 
     /** Adds to a destination's figures; {@code lastError} null keeps the last one. */
     public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError) {
-        return BorrowedConnections.execute(pool, FIGURES, Tuple.of(name, delivered, failedAttempts, lastError))
+        return BorrowedConnections.execute(pool, lastError == null ? FIGURES : FIGURES_ERROR,
+                        lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

@@ -90,7 +90,7 @@ public class DestinationResource {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
             }
             dispatcher.refreshSoon();
-            return Response.status(created ? 201 : 200).entity(view(d, null, null)).build();
+            return Response.status(created ? 201 : 200).entity(view(d, null, null, 0)).build();
         });
     }
 
@@ -102,7 +102,7 @@ public class DestinationResource {
     @Operation(operationId = "listDestinations", summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
             + "failed attempts, dead letters, last error (never a secret)")
     public Uni<DestinationView.Listing> list(@PathParam("queue") @Name String queue) {
-        return store.list().flatMap(api -> store.figures(queue).flatMap(figures -> stats.groups(queue).map(lags -> {
+        return store.list().flatMap(api -> store.figures(queue).flatMap(figures -> stats.groups(queue).flatMap(lags -> stats.size(queue).map(size -> {
             Map<String, Destination> all = new TreeMap<>();
             configured.all().values().stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.put(d.name(), d));
             api.stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.putIfAbsent(d.name(), d));
@@ -110,10 +110,10 @@ public class DestinationResource {
             for (Destination d : all.values()) {
                 DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
                 QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
-                out.add(view(d, f, lag));
+                out.add(view(d, f, lag, size == null ? 0 : size.messages()));
             }
             return new DestinationView.Listing(out);
-        }))).flatMap(listing -> !listing.destinations().isEmpty() ? Uni.createFrom().item(listing)
+        })))).flatMap(listing -> !listing.destinations().isEmpty() ? Uni.createFrom().item(listing)
                 : stats.size(queue).map(size -> {
                     if (size == null) {
                         throw ApiProblem.notFound("no queue named '" + queue + "' and no destination of it");
@@ -177,6 +177,7 @@ public class DestinationResource {
      */
     @POST
     @Path("/{name}/pause")
+    @APIResponse(responseCode = "204", description = "Paused")
     @Operation(operationId = "pauseDestination", summary = "Pause a destination: nothing is sent to it until it is resumed")
     public Uni<Void> pause(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
         return paused(queue, name, true);
@@ -189,6 +190,7 @@ public class DestinationResource {
      */
     @POST
     @Path("/{name}/resume")
+    @APIResponse(responseCode = "204", description = "Resumed")
     @Operation(operationId = "resumeDestination", summary = "Resume a paused destination")
     public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
         return paused(queue, name, false);
@@ -220,9 +222,15 @@ public class DestinationResource {
         return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
     }
 
-    private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag) {
+    /**
+     * @param stored the queue's messages: the pending count of a destination whose group has no
+     *               cursor yet (it started before its queue had a partition and never popped since),
+     *               which will read every partition from its start
+     */
+    private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag,
+                                        long stored) {
         DestinationView.State state = new DestinationView.State(f != null && f.paused(), f == null ? 0 : f.delivered(),
-                lag == null ? 0 : lag.lag(),
+                lag == null ? (f == null ? 0 : stored) : lag.lag(),
                 lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
                 f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
         return new DestinationView(d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret() != null, d.timeoutMs(),

@@ -99,7 +99,8 @@ public class QueueResource {
                                 QueueStatsRepository.GroupLag lag = groups.stream()
                                         .filter(g -> g.group().equals(group)).findFirst().orElse(null);
                                 return new QueueStats.Destination(d.name(), d.delivered(), d.failedAttempts(), d.deadLetters(),
-                                        lag == null ? 0 : lag.lag(), lag == null ? null : lag.ageSeconds());
+                                        // no cursor yet: it will read every partition from its start
+                                        lag == null ? size.messages() : lag.lag(), lag == null ? null : lag.ageSeconds());
                             }).toList())))));
         });
     }
