@@ -60,6 +60,7 @@ final class HttpSender implements AutoCloseable {
                 .setMaxPoolSize(connections)
                 .setKeepAlive(true)
                 .setVerifyHost(true)
+                .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
                 .setTryUseCompression(false));
     }
 

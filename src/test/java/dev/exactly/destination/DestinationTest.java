@@ -59,7 +59,11 @@ class DestinationTest {
 
     @BeforeEach
     void receiver() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
+        receiverOn(0);
+    }
+
+    void receiverOn(int port) throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", port), 50);
         server.createContext("/", ex -> {
             byte[] body = ex.getRequestBody().readAllBytes();
             Map<String, String> headers = new HashMap<>();
@@ -358,5 +362,42 @@ class DestinationTest {
         await("three after the resume", () -> of(queue).size() == 3);
         assertFalse(destinations(queue).getBoolean("destinations[0].state.paused"));
         api().post("/api/v1/queues/" + queue + "/destinations/nope/pause").then().statusCode(404);
+    }
+
+    @Test
+    void aReceiverThatWasDownCatchesUpInOrder() throws Exception {
+        String queue = fresh("dest-down");
+        int port = server.getAddress().getPort();
+        put(queue, "down-" + queue, "{\"url\":\"" + url() + "\",\"backoffMs\":200,\"backoffCapMs\":400,\"maxAttempts\":100}", 201);
+        server.stop(0); // connection refused from now on
+        for (int i = 0; i < 4; i++) {
+            push(queue, "p", "d" + i, "{\"i\":" + i + "}");
+        }
+        await("failed attempts", () -> destinations(queue).getLong("destinations[0].state.failedAttempts") >= 3);
+        assertEquals(4, destinations(queue).getLong("destinations[0].state.pending"));
+        receiverOn(port);
+        await("caught up", () -> of(queue).size() == 4);
+        assertEquals(List.of("d0", "d1", "d2", "d3"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).toList());
+        await("nothing pending", () -> destinations(queue).getLong("destinations[0].state.pending") == 0);
+    }
+
+    @Test
+    void messagesLeasedByAnInstanceThatDiedAreDeliveredAgainWithTheirIds() throws Exception {
+        String queue = fresh("dest-crash");
+        String name = "crash-" + queue;
+        push(queue, "p", "before", "{}");
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        push(queue, "p", "c0", "{\"c\":0}");
+        push(queue, "p", "c1", "{\"c\":1}");
+        // an instance takes the partition under the destination's group and dies before acking (as kill -9 would)
+        List<String> leased = api().body("{\"queue\":\"" + queue + "\",\"consumerGroup\":\"destination:" + name
+                        + "\",\"batch\":10,\"leaseSeconds\":1}").post("/api/v1/pop").then().statusCode(200)
+                .extract().jsonPath().getList("messages.messageId");
+        assertEquals(2, leased.size());
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("delivered after the lease expired", () -> of(queue).size() == 2);
+        assertEquals(leased, of(queue).stream().map(r -> r.h("webhook-id")).toList(), "the same ids, in offset order");
+        assertEquals(List.of("2", "2"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
     }
 }
