@@ -5,6 +5,8 @@ import dev.exactly.consume.AckStatus;
 import dev.exactly.consume.ConsumeRepository;
 import dev.exactly.consume.LeasedMessage;
 import dev.exactly.consume.PopRequest;
+import dev.exactly.db.StoreTimeoutException;
+import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.queue.QueueStatsRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -234,7 +236,7 @@ public class Dispatcher {
                                 // one redriven dead letter after another
                             }
                         } catch (RuntimeException e) {
-                            LOG.warnf("destination %s: redrive stopped for now: %s", s.d.name(), e.toString());
+                            stopped(s, "redrive", e);
                         } finally {
                             s.redriving.set(0);
                         }
@@ -293,7 +295,7 @@ public class Dispatcher {
                 }
             }
         } catch (RuntimeException e) {
-            LOG.warnf("destination %s: delivery stopped for now: %s", s.d.name(), e.toString());
+            stopped(s, "delivery", e);
         } finally {
             s.inFlight.decrementAndGet();
         }
@@ -491,6 +493,19 @@ public class Dispatcher {
         long full = Math.min((long) d.backoffCapMs(), (long) d.backoffMs() << Math.min(attempt - 1, 30));
         long half = full / 2;
         return half + ThreadLocalRandom.current().nextLong(full - half + 1);
+    }
+
+    /**
+     * A worker stopped by an error; the timer starts it again. The database being away is logged
+     * at DEBUG only: requests report it already (dev.exactly.problem.DatabaseFailures, one line a
+     * minute) and readiness shows it.
+     */
+    private static void stopped(Slot s, String what, RuntimeException e) {
+        if (e instanceof StoreUnavailableException || e instanceof StoreTimeoutException) {
+            LOG.debugf("destination %s: %s waits for the database: %s", s.d.name(), what, e.toString());
+        } else {
+            LOG.warnf("destination %s: %s stopped for now: %s", s.d.name(), what, e.toString());
+        }
     }
 
     private static String clip(String error) {
