@@ -173,7 +173,7 @@ public class Dispatcher {
         }
         for (Slot s : slots.values()) {
             if (s.d.queue().equals(queue)) {
-                kick(s);
+                kick(s, 1);
             }
         }
     }
@@ -192,7 +192,7 @@ public class Dispatcher {
             LOG.debugf("destinations: cannot read them now: %s", e.toString());
         }
         for (Slot s : slots.values()) {
-            kick(s);
+            kick(s, 1);
         }
         if (System.currentTimeMillis() - gaugesAt >= GAUGE_EVERY_MS) {
             gaugesAt = System.currentTimeMillis();
@@ -264,11 +264,16 @@ public class Dispatcher {
         }
     }
 
-    private void kick(Slot s) {
+    /**
+     * Starts a worker for the destination unless {@code max} already run: 1 for a wake-up or the
+     * timer (an idle destination, or one whose database is away, holds one connection at most), up
+     * to exactly.delivery.workers after a worker found messages (other partitions may have some).
+     */
+    private void kick(Slot s, int max) {
         s.dirty = true;
         while (running && !s.paused) {
             int n = s.inFlight.get();
-            if (n >= config.workers()) {
+            if (n >= max) {
                 return;
             }
             if (s.inFlight.compareAndSet(n, n + 1)) {
@@ -287,7 +292,7 @@ public class Dispatcher {
             while (running && !s.paused) {
                 s.dirty = false;
                 if (deliverBatch(s)) {
-                    kick(s); // another partition may have messages too
+                    kick(s, config.workers()); // another partition may have messages too
                     continue;
                 }
                 if (!s.dirty) {
