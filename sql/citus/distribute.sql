@@ -9,7 +9,8 @@
 --
 -- Layout:
 --   * reference tables (a copy on every node): queues, partition_names (name -> partition id),
---     redrives. Small, written rarely (a new queue or partition, a redrive).
+--     redrives, destinations, destination_state, destination_dead_letters. Small, written
+--     rarely (a new queue or partition, a redrive) or per delivered batch (destination figures).
 --   * distributed by partition id, colocated with partitions (a partition's rows all live in one
 --     shard group, on one node): partitions (by id), messages, txn_hashes, consumer_cursors,
 --     deliveries (by partition_id).
@@ -58,6 +59,13 @@ WHERE pg_temp.citus_kind('exactly.redrives') IS DISTINCT FROM 'reference';
 -- instance, joined with queues by the stats and the maintenance purge; unlogged on every node
 SELECT create_reference_table('exactly.duplicate_counts')
 WHERE pg_temp.citus_kind('exactly.duplicate_counts') IS DISTINCT FROM 'reference';
+-- destinations (V21): their definitions, figures and dead letters; small, written per delivered batch
+SELECT create_reference_table('exactly.destinations')
+WHERE pg_temp.citus_kind('exactly.destinations') IS DISTINCT FROM 'reference';
+SELECT create_reference_table('exactly.destination_state')
+WHERE pg_temp.citus_kind('exactly.destination_state') IS DISTINCT FROM 'reference';
+SELECT create_reference_table('exactly.destination_dead_letters')
+WHERE pg_temp.citus_kind('exactly.destination_dead_letters') IS DISTINCT FROM 'reference';
 
 SELECT create_distributed_table('exactly.partitions', 'id')
 WHERE pg_temp.citus_kind('exactly.partitions') IS DISTINCT FROM 'distributed';

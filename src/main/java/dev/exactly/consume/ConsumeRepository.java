@@ -86,6 +86,36 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
+        return popRows(r).map(rows -> {
+            List<PoppedMessage> out = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                out.add(toMessage(r.queue(), row));
+            }
+            return out;
+        });
+    }
+
+    /**
+     * A pop as {@link #pop} makes it, answered with each message's stored bytes as they are (for
+     * a destination, which sends the payload unchanged).
+     *
+     * @param r the pop
+     * @return the messages in offset order, all under one new lease; empty when nothing is available
+     */
+    public Uni<List<LeasedMessage>> popStored(PopRequest r) {
+        return popRows(r).map(rows -> {
+            List<LeasedMessage> out = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
+                        row.getString("partition_name"), row.getLong("partition_id"), row.getLong("offset"),
+                        row.getBuffer("payload").getBytes(), row.getString("content_type"), row.getInteger("attempts"),
+                        row.getUUID("lease_id"), row.getOffsetDateTime("lease_expires_at")));
+            }
+            return out;
+        });
+    }
+
+    private Uni<RowSet<Row>> popRows(PopRequest r) {
         int copies = Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
         Buffer[] dlqHashes = new Buffer[copies];
@@ -105,12 +135,10 @@ public class ConsumeRepository {
         return BorrowedConnections.execute(pool, pid != null ? POP_PARTITION : POP, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
-                    List<PoppedMessage> out = new ArrayList<>(rows.size());
                     for (Row row : rows) {
                         learn(new PartitionKey(r.queue(), row.getString("partition_name")), row.getLong("partition_id"));
-                        out.add(toMessage(r.queue(), row));
                     }
-                    return out;
+                    return rows;
                 });
     }
 

@@ -29,20 +29,25 @@ public class OpenApiDocument implements OASFilter {
             + "only while no partition of the queue holds a transaction hash (a full replace that omits it would reset "
             + "it to 0); nothing was changed";
 
+    private static final String DESTINATION_CONFLICT = "/problems/destination-conflict: the name is a configured "
+            + "destination's (change it in the configuration) or another queue's destination's; nothing was changed";
+
     /**
      * Routes whose answer can be 409, with what it means there: a lease or transaction conflict,
      * an unresolved ack, or a refused spreadPartitions change.
      */
-    static final Map<String, String> CONFLICTS = Map.of(
-            "POST /api/v1/ack", LEASE_CONFLICT,
-            "POST /api/v1/pop/extend", LEASE_CONFLICT,
-            "POST /api/v1/transaction", LEASE_CONFLICT,
-            "POST /api/v1/tasks/{id}/complete", LEASE_CONFLICT,
-            "POST /api/v1/tasks/{id}/fail", LEASE_CONFLICT,
-            "POST /api/v1/tasks/{id}/extend", LEASE_CONFLICT,
-            "DELETE /api/v1/tasks/{id}", LEASE_CONFLICT,
-            "POST /api/v1/configure", SPREAD_CHANGE_REFUSED,
-            "PATCH /api/v1/queues/{queue}", SPREAD_CHANGE_REFUSED);
+    static final Map<String, String> CONFLICTS = Map.ofEntries(
+            Map.entry("POST /api/v1/ack", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/pop/extend", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/transaction", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/tasks/{id}/complete", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/tasks/{id}/fail", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/tasks/{id}/extend", LEASE_CONFLICT),
+            Map.entry("DELETE /api/v1/tasks/{id}", LEASE_CONFLICT),
+            Map.entry("POST /api/v1/configure", SPREAD_CHANGE_REFUSED),
+            Map.entry("PATCH /api/v1/queues/{queue}", SPREAD_CHANGE_REFUSED),
+            Map.entry("PUT /api/v1/queues/{queue}/destinations/{name}", DESTINATION_CONFLICT),
+            Map.entry("DELETE /api/v1/queues/{queue}/destinations/{name}", DESTINATION_CONFLICT));
 
     /**
      * Routes whose answer can be 422: an idempotency key repeated with another payload in a queue

@@ -1,6 +1,7 @@
 package dev.exactly.push;
 
 import dev.exactly.config.ExactlyConfig;
+import dev.exactly.destination.Dispatcher;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushStatus;
 import dev.exactly.http.LogContext;
@@ -27,12 +28,14 @@ public class PushResource {
     private final PushEngine engine;
     private final ExactlyConfig config;
     private final PayloadMismatchMetrics mismatches;
+    private final Dispatcher destinations;
 
     /** Constructor injection. */
-    public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches) {
+    public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches, Dispatcher destinations) {
         this.engine = engine;
         this.config = config;
         this.mismatches = mismatches;
+        this.destinations = destinations;
     }
 
     /**
@@ -70,6 +73,9 @@ public class PushResource {
                         verdicts.stream().filter(v -> v.status() == PushStatus.DUPLICATE).count());
             }
             mismatches.count(PayloadMismatchMetrics.Entry.PUSH, verdicts);
+            // committed: the queues' destinations deliver without waiting for their timer
+            verdicts.stream().filter(v -> v.status() == PushStatus.QUEUED).map(v -> v.queue()).distinct()
+                    .forEach(destinations::wake);
             if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {
                 throw PushResult.mismatch(verdicts.get(0), "items", 0);
             }

@@ -87,11 +87,19 @@ public class QueueResource {
                 throw ApiProblem.notFound("no queue named '" + queue + "'");
             }
             return stats.size(dlq).flatMap(dead -> stats.groups(queue).flatMap(groups -> duplicates.window(queue)
-                    .map(dup -> new QueueStats(queue, size.partitions(), size.messages(), dlq,
-                            dead == null ? 0 : dead.messages(),
+                    .flatMap(dup -> stats.destinations(queue).map(destinations -> new QueueStats(queue, size.partitions(),
+                            size.messages(), dlq, dead == null ? 0 : dead.messages(),
                             groups.stream().map(g -> new QueueStats.Group(g.group(), g.lag(), g.oldest(),
                                     g.ageSeconds())).toList(),
-                            dup == null ? null : new QueueStats.Duplicates(dup.atLeast(), dup.windowSeconds())))));
+                            dup == null ? null : new QueueStats.Duplicates(dup.atLeast(), dup.windowSeconds()),
+                            destinations.stream().map(d -> {
+                                String group = dev.exactly.destination.Destination.GROUP_PREFIX + d.name();
+                                QueueStatsRepository.GroupLag lag = groups.stream()
+                                        .filter(g -> g.group().equals(group)).findFirst().orElse(null);
+                                return new QueueStats.Destination(d.name(), d.delivered(), d.failedAttempts(), d.deadLetters(),
+                                        // no cursor yet: it will read every partition from its start
+                                        lag == null ? size.messages() : lag.lag(), lag == null ? null : lag.ageSeconds());
+                            }).toList())))));
         });
     }
 

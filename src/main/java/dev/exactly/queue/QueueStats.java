@@ -16,10 +16,29 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
  * @param deadLetters     messages stored in the dead-letter queue (0 when it does not exist yet)
  * @param consumerGroups  every consumer group that has read from the queue, by name
  * @param duplicates      the duplicates answered over the queue's deduplication window
+ * @param destinations    the queue's destinations that have started, by name, with their delivery figures
  */
 @RegisterForReflection
 public record QueueStats(String queue, long partitions, long messages, String deadLetterQueue, long deadLetters,
-                         List<Group> consumerGroups, Duplicates duplicates) {
+                         List<Group> consumerGroups, Duplicates duplicates, List<Destination> destinations) {
+
+    /**
+     * A destination's delivery figures (docs/destinations.md); its backlog is that of its consumer
+     * group, {@code destination:<name>}, repeated here.
+     *
+     * @param name                        destination name
+     * @param delivered                   messages delivered
+     * @param failedAttempts              attempts that did not deliver
+     * @param deadLetters                 messages dead-lettered for it now
+     * @param pending                     messages not yet delivered nor dead-lettered
+     * @param oldestUndeliveredAgeSeconds the oldest one's age in seconds; absent when none waits
+     */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Schema(name = "DestinationFigures")
+    public record Destination(String name, long delivered, long failedAttempts, long deadLetters, long pending,
+                              Double oldestUndeliveredAgeSeconds) {
+    }
 
     /**
      * The pushes answered {@code duplicate} in the queue over its deduplication window (push API,

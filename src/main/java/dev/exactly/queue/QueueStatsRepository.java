@@ -103,4 +103,34 @@ public class QueueStatsRepository {
                     return out;
                 });
     }
+
+    private static final String DESTINATIONS = "SELECT s.name, s.delivered, s.failed_attempts, "
+            + "(SELECT count(*) FROM exactly.destination_dead_letters d WHERE d.destination = s.name) AS dead_letters "
+            + "FROM exactly.destination_state s WHERE s.queue = $1 ORDER BY s.name";
+
+    /**
+     * A destination's delivery figures (sql/V21__destinations.sql; its lag is its consumer group's,
+     * {@code destination:<name>}).
+     *
+     * @param name           destination name
+     * @param delivered      messages delivered
+     * @param failedAttempts attempts that did not deliver
+     * @param deadLetters    messages dead-lettered for it now
+     */
+    public record DestinationFigures(String name, long delivered, long failedAttempts, long deadLetters) {
+    }
+
+    /** @return the delivery figures of every destination of the queue that has started, by name */
+    public Uni<List<DestinationFigures>> destinations(String queue) {
+        return BorrowedConnections.execute(pool, DESTINATIONS, Tuple.of(queue))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<DestinationFigures> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new DestinationFigures(r.getString("name"), r.getLong("delivered"),
+                                r.getLong("failed_attempts"), r.getLong("dead_letters")));
+                    }
+                    return out;
+                });
+    }
 }

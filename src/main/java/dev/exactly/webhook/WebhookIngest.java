@@ -2,6 +2,7 @@ package dev.exactly.webhook;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.exactly.destination.Dispatcher;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
 import dev.exactly.engine.PushVerdict;
@@ -38,15 +39,17 @@ public class WebhookIngest {
     private final QueueWindows windows;
     private final WebhookMetrics metrics;
     private final SpreadSourceWarnings spreadWarnings;
+    private final Dispatcher destinations;
 
     /** Constructor injection. */
     public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics,
-                         SpreadSourceWarnings spreadWarnings) {
+                         SpreadSourceWarnings spreadWarnings, Dispatcher destinations) {
         this.sources = sources;
         this.engine = engine;
         this.windows = windows;
         this.metrics = metrics;
         this.spreadWarnings = spreadWarnings;
+        this.destinations = destinations;
     }
 
     /**
@@ -89,7 +92,10 @@ public class WebhookIngest {
                     throw p;
                 }
                 case DUPLICATE -> metrics.duplicate(s.name());
-                case QUEUED -> metrics.stored(s.name());
+                case QUEUED -> {
+                    metrics.stored(s.name());
+                    destinations.wake(verdict.queue()); // committed: its destinations deliver at once
+                }
             }
             return WebhookReceipt.of(s.name(), verdict);
         });

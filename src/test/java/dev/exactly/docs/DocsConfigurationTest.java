@@ -213,7 +213,8 @@ class DocsConfigurationTest {
                 continue;
             }
             WithName w = method.getAnnotation(WithName.class);
-            String key = prefix + "." + (w != null ? w.value() : kebab(method.getName()));
+            String key = method.isAnnotationPresent(io.smallrye.config.WithParentName.class) ? prefix
+                    : prefix + "." + (w != null ? w.value() : kebab(method.getName()));
             Class<?> r = method.getReturnType();
             if (Map.class.isAssignableFrom(r)) {
                 Type value = ((ParameterizedType) method.getGenericReturnType()).getActualTypeArguments()[1];

@@ -68,7 +68,16 @@ class ReflectionRegistrationTest {
             "dev.exactly.webhook.replay.RecordedDelivery",        // a delivery file's line (read as a tree)
             "dev.exactly.http.AllowedMethods$Route",              // a route template, for Allow
             "dev.exactly.webhook.signature.TimestampedHmacList$Format", // a signature scheme's spelling
-            "dev.exactly.server.PostmasterWatch$Status");         // the watch's state, read by its health check
+            "dev.exactly.server.PostmasterWatch$Status",          // the watch's state, read by its health check
+            "dev.exactly.consume.LeasedMessage",                  // a row; sent by a destination as its bytes
+            "dev.exactly.destination.AddressGuard$Range",         // an allowed CIDR range (configuration)
+            "dev.exactly.destination.Destination",                // configuration or a row; written as DestinationView
+            "dev.exactly.destination.DestinationRepository$Figures", // a row; written as DestinationView.State
+            "dev.exactly.destination.DestinationRepository$Redrive", // a row
+            "dev.exactly.destination.DestinationRepository$Stored",  // a row; sent by a destination as its bytes
+            "dev.exactly.destination.HttpSender$Outgoing",        // a request to a destination
+            "dev.exactly.destination.HttpSender$Result",          // a destination's answer
+            "dev.exactly.queue.QueueStatsRepository$DestinationFigures"); // a row; written as QueueStats.Destination
 
     private static final List<Class<? extends Annotation>> ENDPOINT =
             List.of(GET.class, POST.class, PUT.class, PATCH.class, DELETE.class, Path.class);

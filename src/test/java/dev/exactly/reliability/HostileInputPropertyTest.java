@@ -82,7 +82,8 @@ class HostileInputPropertyTest {
         pool = TestDatabase.pool(vertx, db, 4);
         pool.query("SELECT 1").executeAndAwait();
         push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config(),
-                new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+                new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+                dev.exactly.destination.Dispatcher.idle());
         configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool),
                 new dev.exactly.duplicate.DuplicateCountRepository(pool), DedupCache.DISABLED);
     }

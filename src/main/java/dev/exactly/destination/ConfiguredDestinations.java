@@ -1,0 +1,58 @@
+package dev.exactly.destination;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The destinations of the application's configuration ({@code exactly.destinations.<name>.*}),
+ * checked at start-up by the rules a runtime PUT follows, and the address guard of
+ * {@code exactly.delivery.allowed-hosts}. A broken setting stops the start with a message naming
+ * its key (never quoting a secret).
+ */
+@ApplicationScoped
+public class ConfiguredDestinations {
+
+    private final Map<String, Destination> byName;
+    private final AddressGuard guard;
+
+    /** Constructor injection; checks every setting. */
+    public ConfiguredDestinations(DestinationsConfig config, DeliveryConfig delivery) {
+        try {
+            this.guard = new AddressGuard(delivery.allowedHosts().orElse(List.of()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("exactly.delivery.allowed-hosts: " + e.getMessage(), e);
+        }
+        Map<String, Destination> found = new TreeMap<>();
+        List<String> broken = new ArrayList<>();
+        config.all().forEach((name, c) -> {
+            String key = "exactly.destinations." + name + ".";
+            DestinationRules.name(name, (f, why) -> broken.add(key.substring(0, key.length() - 1) + " (the name) " + why));
+            DestinationRules.check(c.queue(), c.type(), c.url(), c.signingSecret().orElse(null), c.timeoutMs(),
+                    c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), guard,
+                    (f, why) -> broken.add(key + f.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase() + " " + why));
+            if (broken.isEmpty()) {
+                found.put(name, new Destination(name, c.queue(), c.type(), URI.create(c.url()), c.signingSecret().orElse(null),
+                        c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true));
+            }
+        });
+        if (!broken.isEmpty()) {
+            throw new IllegalStateException("destinations: " + String.join("; ", broken));
+        }
+        this.byName = Collections.unmodifiableMap(found);
+    }
+
+    /** @return the configured destinations by name */
+    public Map<String, Destination> all() {
+        return byName;
+    }
+
+    /** @return the guard of exactly.delivery.allowed-hosts */
+    public AddressGuard guard() {
+        return guard;
+    }
+}

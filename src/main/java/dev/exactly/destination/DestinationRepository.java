@@ -1,0 +1,328 @@
+package dev.exactly.destination;
+
+import dev.exactly.db.BorrowedConnections;
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.net.URI;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Data access for destinations (tables of sql/V21__destinations.sql): the destinations defined
+ * through the API, every destination's figures and dead letters, and the start of a destination's
+ * consumer group.
+ */
+@ApplicationScoped
+public class DestinationRepository {
+
+    private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
+            + "backoff_ms, backoff_cap_ms";
+    private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
+    private static final String GET = "SELECT " + COLUMNS + " FROM exactly.destinations WHERE name = $1";
+    private static final String UPSERT = "INSERT INTO exactly.destinations (" + COLUMNS + ") "
+            + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET type = EXCLUDED.type, "
+            + "url = EXCLUDED.url, signing_secret = EXCLUDED.signing_secret, timeout_ms = EXCLUDED.timeout_ms, "
+            + "max_attempts = EXCLUDED.max_attempts, backoff_ms = EXCLUDED.backoff_ms, "
+            + "backoff_cap_ms = EXCLUDED.backoff_cap_ms WHERE exactly.destinations.queue = EXCLUDED.queue "
+            + "RETURNING (xmax = 0) AS created";
+    // a new destination's cursors start after each partition's last offset (what is stored from now on)
+    private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
+            + "ON CONFLICT (name) DO NOTHING RETURNING name) "
+            + "INSERT INTO exactly.consumer_cursors (partition_id, consumer_group, next_offset) "
+            + "SELECT p.id, $3, p.last_offset + 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+            + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT DO NOTHING";
+    private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
+    private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
+    private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
+    private static final String DELETE_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $1";
+    private static final String DELETE_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $1";
+    private static final String FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3 WHERE name = $1";
+    private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
+    private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
+            + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
+            + "ON CONFLICT DO NOTHING";
+    private static final String STATE = "SELECT s.name, s.delivered, s.failed_attempts, s.paused, s.last_error, s.last_error_at, "
+            + "(SELECT count(*) FROM exactly.destination_dead_letters d WHERE d.destination = s.name) AS dead_letters "
+            + "FROM exactly.destination_state s WHERE s.queue = $1";
+    private static final String PAUSE = "UPDATE exactly.destination_state SET paused = $3 WHERE name = $1 AND queue = $2 RETURNING name";
+    private static final String PAUSED = "SELECT name FROM exactly.destination_state WHERE paused";
+    private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = now(), "
+            + "claimed_until = NULL WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
+    private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = now(), "
+            + "claimed_until = NULL FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
+            + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
+            + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
+            + "RETURNING d.message_id";
+    private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
+            + "WHERE destination = $1 AND redrive_requested_at IS NULL";
+    private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
+            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < now())";
+    private static final String CLAIM = "UPDATE exactly.destination_dead_letters d "
+            + "SET claimed_until = now() + make_interval(secs => $2) "
+            + "FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x WHERE x.destination = $1 "
+            + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
+            + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
+            + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
+            + "RETURNING d.partition_id, d.\"offset\", d.attempts";
+    private static final String MESSAGE = "SELECT m.message_id, m.transaction_id, m.payload, m.content_type, p.name AS partition "
+            + "FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
+            + "WHERE m.partition_id = $1 AND m.\"offset\" = $2";
+    private static final String EXTEND_CLAIM = "UPDATE exactly.destination_dead_letters "
+            + "SET claimed_until = now() + make_interval(secs => $4) "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = NULL, "
+            + "claimed_until = NULL, attempts = $4, error = $5, dead_lettered_at = now() "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+
+    private final Pool pool;
+
+    /** Constructor injection. */
+    public DestinationRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** @return the destinations defined through the API, by name */
+    public Uni<List<Destination>> list() {
+        return BorrowedConnections.query(pool, LIST)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<Destination> out = new ArrayList<>();
+                    for (Row r : rows) {
+                        out.add(toDestination(r));
+                    }
+                    return out;
+                });
+    }
+
+    /** @return the destination of that name defined through the API, or null */
+    public Uni<Destination> get(String name) {
+        return BorrowedConnections.execute(pool, GET, Tuple.of(name))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() == 0 ? null : toDestination(rows.iterator().next()));
+    }
+
+    /**
+     * Creates or replaces a destination defined through the API, and starts it when new.
+     *
+     * @return true when created, false when replaced; null when the name belongs to a destination of another queue
+     */
+    public Uni<Boolean> put(Destination d) {
+        return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(UPSERT)
+                .execute(Tuple.from(new Object[] {d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret(),
+                        d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs()}))
+                .flatMap(rows -> {
+                    if (rows.size() == 0) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    boolean created = rows.iterator().next().getBoolean("created");
+                    return conn.preparedQuery(START).execute(Tuple.of(d.name(), d.queue(), d.group()))
+                            .map(ignored -> created);
+                }))
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /** Starts a destination (a configured one at start-up): its figures row and, when new, its cursors. */
+    public Uni<Void> start(Destination d) {
+        return BorrowedConnections.execute(pool, START, Tuple.of(d.name(), d.queue(), d.group()))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Deletes a destination defined through the API, with its figures, dead letters and its
+     * consumer group's cursors.
+     *
+     * @return true when it existed on that queue
+     */
+    public Uni<Boolean> delete(String queue, String name, String group) {
+        return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(DELETE).execute(Tuple.of(name, queue))
+                .flatMap(rows -> {
+                    if (rows.size() == 0) {
+                        return Uni.createFrom().item(false);
+                    }
+                    return conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name))
+                            .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
+                            .map(x -> true);
+                }))
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /** Adds to a destination's figures; {@code lastError} null keeps the last one. */
+    public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError) {
+        return BorrowedConnections.execute(pool, lastError == null ? FIGURES : FIGURES_ERROR,
+                        lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** Records a message dead-lettered for a destination (a repeat of the same one changes nothing). */
+    public Uni<Void> deadLetter(String name, long partitionId, long offset, UUID messageId, int attempts, String error) {
+        return BorrowedConnections.execute(pool, DEAD_LETTER,
+                        Tuple.from(new Object[] {name, partitionId, offset, messageId, attempts, error}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * A destination's figures.
+     *
+     * @param name           destination name
+     * @param delivered      messages delivered
+     * @param failedAttempts attempts that did not deliver
+     * @param deadLetters    messages dead-lettered for it now (not redriven and delivered since)
+     * @param paused         whether it is paused
+     * @param lastError      the last attempt's error, or null
+     * @param lastErrorAt    when, or null
+     */
+    public record Figures(String name, long delivered, long failedAttempts, long deadLetters, boolean paused,
+                          String lastError, OffsetDateTime lastErrorAt) {
+    }
+
+    /** @return the figures of every destination of a queue */
+    public Uni<List<Figures>> figures(String queue) {
+        return BorrowedConnections.execute(pool, STATE, Tuple.of(queue))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<Figures> out = new ArrayList<>();
+                    for (Row r : rows) {
+                        out.add(new Figures(r.getString("name"), r.getLong("delivered"), r.getLong("failed_attempts"),
+                                r.getLong("dead_letters"), r.getBoolean("paused"), r.getString("last_error"),
+                                r.getOffsetDateTime("last_error_at")));
+                    }
+                    return out;
+                });
+    }
+
+    /** @return true when the destination's state row exists on that queue and now says {@code paused} */
+    public Uni<Boolean> pause(String queue, String name, boolean paused) {
+        return BorrowedConnections.execute(pool, PAUSE, Tuple.of(name, queue, paused))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() > 0);
+    }
+
+    /** @return the names of the paused destinations */
+    public Uni<Set<String>> paused() {
+        return BorrowedConnections.query(pool, PAUSED)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Set<String> out = new HashSet<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /**
+     * Asks for dead letters of a destination to be sent again: those named, or the next {@code limit}
+     * not asked for yet, oldest first.
+     *
+     * @return the message ids asked for
+     */
+    public Uni<List<UUID>> requestRedrive(String name, List<UUID> messageIds, int limit) {
+        Uni<io.vertx.mutiny.sqlclient.RowSet<Row>> rows = messageIds != null
+                ? BorrowedConnections.execute(pool, REDRIVE_IDS, Tuple.of(name, messageIds.toArray(UUID[]::new)))
+                : BorrowedConnections.execute(pool, REDRIVE_NEXT, Tuple.of(name, limit));
+        return rows.onFailure().transform(DatabaseErrors.CLASSIFY).map(found -> {
+            List<UUID> out = new ArrayList<>();
+            found.forEach(r -> out.add(r.getUUID(0)));
+            return out;
+        });
+    }
+
+    /** @return how many dead letters of the destination no redrive has asked for */
+    public Uni<Long> notRedriven(String name) {
+        return BorrowedConnections.execute(pool, NOT_REDRIVEN, Tuple.of(name))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /** @return the destinations with redriven dead letters no instance holds */
+    public Uni<Set<String>> redrivesDue() {
+        return BorrowedConnections.query(pool, REDRIVES_DUE)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Set<String> out = new HashSet<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /**
+     * A redriven dead letter an instance holds, with its message.
+     *
+     * @param partitionId   its partition's id
+     * @param offset        its offset
+     * @param message       the stored message, or null when retention purged its data
+     */
+    public record Redrive(long partitionId, long offset, Stored message) {
+    }
+
+    /** A stored message's fields a delivery sends. */
+    public record Stored(UUID messageId, String transactionId, String partition, byte[] payload, String contentType) {
+    }
+
+    /** Holds the next redriven dead letter of a destination for {@code seconds}; null when none is due. */
+    public Uni<Redrive> claimRedrive(String name, int seconds) {
+        return BorrowedConnections.execute(pool, CLAIM, Tuple.of(name, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .flatMap(rows -> {
+                    if (rows.size() == 0) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    Row c = rows.iterator().next();
+                    long pid = c.getLong("partition_id");
+                    long offset = c.getLong("offset");
+                    return BorrowedConnections.execute(pool, MESSAGE, Tuple.of(pid, offset))
+                            .onFailure().transform(DatabaseErrors.CLASSIFY)
+                            .map(m -> {
+                                if (m.size() == 0) {
+                                    return new Redrive(pid, offset, null);
+                                }
+                                Row r = m.iterator().next();
+                                return new Redrive(pid, offset, new Stored(r.getUUID("message_id"), r.getString("transaction_id"),
+                                        r.getString("partition"), r.getBuffer("payload").getBytes(), r.getString("content_type")));
+                            });
+                });
+    }
+
+    /** Holds a redriven dead letter {@code seconds} longer. */
+    public Uni<Void> extendClaim(String name, long partitionId, long offset, int seconds) {
+        return BorrowedConnections.execute(pool, EXTEND_CLAIM, Tuple.of(name, partitionId, offset, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A redriven dead letter was delivered: it is no longer one. */
+    public Uni<Void> redriven(String name, long partitionId, long offset) {
+        return BorrowedConnections.execute(pool, REDRIVEN, Tuple.of(name, partitionId, offset))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A redriven dead letter failed its attempts again (or its data is gone): it stays a dead letter. */
+    public Uni<Void> redriveFailed(String name, long partitionId, long offset, int attempts, String error) {
+        return BorrowedConnections.execute(pool, REDRIVE_FAILED,
+                        Tuple.from(new Object[] {name, partitionId, offset, attempts, error}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    private static Destination toDestination(Row r) {
+        return new Destination(r.getString("name"), r.getString("queue"), r.getString("type"), URI.create(r.getString("url")),
+                r.getString("signing_secret"), r.getInteger("timeout_ms"), r.getInteger("max_attempts"),
+                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false);
+    }
+}

@@ -1,0 +1,239 @@
+package dev.exactly.destination;
+
+import dev.exactly.naming.Name;
+import dev.exactly.problem.ApiProblem;
+import dev.exactly.problem.FieldError;
+import dev.exactly.queue.QueueStatsRepository;
+import dev.exactly.redrive.RedriveRequest;
+import io.quarkus.security.Authenticated;
+import io.smallrye.mutiny.Uni;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+/**
+ * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
+ * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
+ * queue, configured or not, with its state; never a secret), DELETE
+ * /api/v1/queues/{queue}/destinations/{name}; and per destination: redrive its dead letters, pause, resume.
+ */
+@Authenticated
+@Path("/api/v1/queues/{queue}/destinations")
+@Produces(MediaType.APPLICATION_JSON)
+public class DestinationResource {
+
+    private final DestinationRepository store;
+    private final ConfiguredDestinations configured;
+    private final QueueStatsRepository stats;
+    private final Dispatcher dispatcher;
+
+    /** Constructor injection. */
+    public DestinationResource(DestinationRepository store, ConfiguredDestinations configured, QueueStatsRepository stats,
+                               Dispatcher dispatcher) {
+        this.store = store;
+        this.configured = configured;
+        this.stats = stats;
+        this.dispatcher = dispatcher;
+    }
+
+    /**
+     * Creates or replaces a destination of the queue. A new one receives the messages stored in the
+     * queue from then on. 201 when created, 200 when replaced.
+     *
+     * @throws ApiProblem 400 for bad settings (nothing changed), 409 for a name the configuration
+     *                    defines or that belongs to another queue's destination
+     */
+    @PUT
+    @Path("/{name}")
+    @APIResponse(responseCode = "201", description = "Created")
+    @APIResponse(responseCode = "200", description = "Replaced")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(operationId = "putDestination", summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
+            description = "Body: {\"type\"?: \"http\", \"url\", \"signingSecret\"? (whsec_ + base64), \"timeoutMs\"? (10000), "
+                    + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000)}. 201 created, 200 replaced; "
+                    + "409 for a name the configuration defines or another queue's destination has.")
+    public Uni<Response> put(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                             @Valid @NotNull(message = "is required") DestinationInput body) {
+        List<FieldError> errors = new ArrayList<>();
+        DestinationRules.name(name, (f, why) -> errors.add(new FieldError(null, f, why)));
+        String refused = configured.guard().refusedLiteral(URI.create(body.url()).getHost());
+        if (refused != null) {
+            errors.add(new FieldError(null, "url", refused));
+        }
+        if (!errors.isEmpty()) {
+            throw ApiProblem.invalid(errors);
+        }
+        if (configured.all().containsKey(name)) {
+            throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
+                    + "(exactly.destinations." + name + ".*): change it there");
+        }
+        Destination d = new Destination(name, queue, body.type(), URI.create(body.url()), body.signingSecret(),
+                body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false);
+        return store.put(d).map(created -> {
+            if (created == null) {
+                throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
+            }
+            dispatcher.refreshSoon();
+            return Response.status(created ? 201 : 200).entity(view(d, null, null, 0)).build();
+        });
+    }
+
+    /**
+     * @return every destination of the queue, configured or defined through the API, by name, with its state
+     * @throws ApiProblem 404 when there is no such queue and no destination of it
+     */
+    @GET
+    @Operation(operationId = "listDestinations", summary = "The queue's destinations, each with its state: delivered, pending, oldest undelivered age, "
+            + "failed attempts, dead letters, last error (never a secret)")
+    public Uni<DestinationView.Listing> list(@PathParam("queue") @Name String queue) {
+        return store.list().flatMap(api -> store.figures(queue).flatMap(figures -> stats.groups(queue).flatMap(lags -> stats.size(queue).map(size -> {
+            Map<String, Destination> all = new TreeMap<>();
+            configured.all().values().stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.put(d.name(), d));
+            api.stream().filter(d -> d.queue().equals(queue)).forEach(d -> all.putIfAbsent(d.name(), d));
+            List<DestinationView> out = new ArrayList<>();
+            for (Destination d : all.values()) {
+                DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
+                QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
+                out.add(view(d, f, lag, size == null ? 0 : size.messages()));
+            }
+            return new DestinationView.Listing(out);
+        })))).flatMap(listing -> !listing.destinations().isEmpty() ? Uni.createFrom().item(listing)
+                : stats.size(queue).map(size -> {
+                    if (size == null) {
+                        throw ApiProblem.notFound("no queue named '" + queue + "' and no destination of it");
+                    }
+                    return listing;
+                }));
+    }
+
+    /**
+     * Deletes a destination defined through the API, with its state and dead letters (answered 204).
+     *
+     * @throws ApiProblem 404 when the queue has no such destination, 409 for one the configuration defines
+     */
+    @DELETE
+    @Path("/{name}")
+    @Operation(operationId = "deleteDestination", summary = "Delete a destination defined through the API, with its state and dead letters")
+    public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        if (configured.all().containsKey(name)) {
+            throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
+                    + "(exactly.destinations." + name + ".*): remove it there");
+        }
+        return store.delete(queue, name, Destination.GROUP_PREFIX + name).map(found -> {
+            if (!found) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            dispatcher.refreshSoon();
+            return null;
+        });
+    }
+
+    /**
+     * Sends dead letters of a destination again, to that destination alone, with their original
+     * messageId: those named (by messageId), or the next {@code limit} not redriven yet, oldest first.
+     * A redriven message that is delivered is no longer a dead letter; one whose attempts are used up
+     * again stays one.
+     *
+     * @return {@code {"redriven":[messageId, …],"remaining":n}}: what was asked for, and how many dead
+     *         letters no redrive has asked for
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/redrive")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(operationId = "redriveDestination", summary = "Send a destination's dead letters again, to it alone, with their original messageId",
+            description = "Body: {\"messageIds\"?: [messageId, …] (1 to 1000), \"limit\"? (100; 1 to 1000)}, as a queue's "
+                    + "redrive. Answer: {\"redriven\": [messageId, …], \"remaining\": n}.")
+    public Uni<DestinationRedrive> redrive(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                                           @Valid @NotNull(message = "is required") RedriveRequest body) {
+        return find(queue, name).flatMap(d -> store.requestRedrive(name, body.messageIds(), body.take())
+                .flatMap(ids -> store.notRedriven(name).map(left -> {
+                    dispatcher.refreshSoon();
+                    return new DestinationRedrive(ids, left);
+                })));
+    }
+
+    /**
+     * Pauses a destination: no instance sends to it until it is resumed; its messages wait in the
+     * queue (a retry in progress stops; its message is sent again after the resume). 204.
+     *
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/pause")
+    @APIResponse(responseCode = "204", description = "Paused")
+    @Operation(operationId = "pauseDestination", summary = "Pause a destination: nothing is sent to it until it is resumed")
+    public Uni<Void> pause(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        return paused(queue, name, true);
+    }
+
+    /**
+     * Resumes a paused destination. 204.
+     *
+     * @throws ApiProblem 404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/resume")
+    @APIResponse(responseCode = "204", description = "Resumed")
+    @Operation(operationId = "resumeDestination", summary = "Resume a paused destination")
+    public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        return paused(queue, name, false);
+    }
+
+    private Uni<Void> paused(String queue, String name, boolean paused) {
+        return find(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused)).map(found -> {
+            if (!found) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            dispatcher.refreshSoon();
+            return null;
+        });
+    }
+
+    /** The destination of that name on that queue, configured or defined through the API; a 404 when none. */
+    private Uni<Destination> find(String queue, String name) {
+        Destination c = configured.all().get(name);
+        Uni<Destination> found = c != null ? Uni.createFrom().item(c) : store.get(name);
+        return found.map(d -> {
+            if (d == null || !d.queue().equals(queue)) {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            return d;
+        });
+    }
+
+    private static ApiProblem conflict(String name, String why) {
+        return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
+    }
+
+    /**
+     * @param stored the queue's messages: the pending count of a destination whose group has no
+     *               cursor yet (it started before its queue had a partition and never popped since),
+     *               which will read every partition from its start
+     */
+    private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag,
+                                        long stored) {
+        DestinationView.State state = new DestinationView.State(f != null && f.paused(), f == null ? 0 : f.delivered(),
+                lag == null ? (f == null ? 0 : stored) : lag.lag(),
+                lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
+                f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
+        return new DestinationView(d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret() != null, d.timeoutMs(),
+                d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.configured() ? "configuration" : "api", state);
+    }
+}

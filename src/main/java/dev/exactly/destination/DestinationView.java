@@ -1,0 +1,50 @@
+package dev.exactly.destination;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.OffsetDateTime;
+
+/**
+ * A destination as GET /api/v1/queues/{queue}/destinations shows it: its settings (never its
+ * secret: only whether it signs) and its state.
+ *
+ * @param name         its name
+ * @param queue        its queue
+ * @param type         {@code http}
+ * @param url          where messages are POSTed
+ * @param signed       whether requests carry a Standard Webhooks signature
+ * @param timeoutMs    longest attempt
+ * @param maxAttempts  attempts per message before it is dead-lettered for this destination
+ * @param backoffMs    backoff before the second attempt
+ * @param backoffCapMs longest backoff
+ * @param source       {@code configuration} or {@code api}
+ * @param state        its figures
+ */
+@RegisterForReflection
+public record DestinationView(String name, String queue, String type, String url, boolean signed, int timeoutMs,
+                              int maxAttempts, int backoffMs, int backoffCapMs, String source, State state) {
+
+    /**
+     * A destination's figures.
+     *
+     * @param paused                      whether it is paused (nothing is sent to it)
+     * @param delivered                   messages delivered (a 2xx answer)
+     * @param pending                     messages stored since it started and not yet delivered nor dead-lettered
+     * @param oldestUndeliveredAt         when the oldest of them was stored; absent when none waits
+     * @param oldestUndeliveredAgeSeconds its age in seconds; absent when none waits
+     * @param failedAttempts              attempts that did not deliver
+     * @param deadLetters                 messages dead-lettered for this destination after its last attempt
+     * @param lastError                   the last failed attempt's error; absent when none failed
+     * @param lastErrorAt                 when; absent when none failed
+     */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record State(boolean paused, long delivered, long pending, OffsetDateTime oldestUndeliveredAt, Double oldestUndeliveredAgeSeconds,
+                        long failedAttempts, long deadLetters, String lastError, OffsetDateTime lastErrorAt) {
+    }
+
+    /** A list of destinations, the answer to GET /api/v1/queues/{queue}/destinations. */
+    @RegisterForReflection
+    public record Listing(java.util.List<DestinationView> destinations) {
+    }
+}

@@ -1,0 +1,57 @@
+package dev.exactly.destination;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithParentName;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Destinations defined in the application's configuration, under
+ * {@code exactly.destinations.<name>.*} (SmallRye Config). Each one receives every message stored
+ * in its queue. Checked at start-up by {@link DestinationRules}: a wrong setting stops the service
+ * with a message naming the key. A runtime PUT on one of these names answers 409.
+ */
+@ConfigMapping(prefix = "exactly.destinations")
+public interface DestinationsConfig {
+
+    /** The destinations by name: 1 to 200 characters of [A-Za-z0-9._:-]. */
+    @WithParentName
+    Map<String, Destination> all();
+
+    /** One configured destination. */
+    interface Destination {
+
+        /** The queue whose messages it receives. Required. */
+        String queue();
+
+        /** The kind of destination: {@code http} (the only one built so far). */
+        @WithDefault("http")
+        String type();
+
+        /** http: the URL messages are POSTed to (http or https). Required. */
+        String url();
+
+        /**
+         * http: the Standard Webhooks signing secret, {@code whsec_} followed by the base64 key.
+         * Absent: requests are not signed.
+         */
+        Optional<String> signingSecret();
+
+        /** http: how long one attempt may take, connection included, in milliseconds (1 to 60000). */
+        @WithDefault("10000")
+        int timeoutMs();
+
+        /** Attempts per message before it is dead-lettered for this destination (1 to 100). */
+        @WithDefault("10")
+        int maxAttempts();
+
+        /** The backoff before the second attempt, in milliseconds; it doubles per attempt (1 to 3600000). */
+        @WithDefault("1000")
+        int backoffMs();
+
+        /** The longest backoff between two attempts, in milliseconds (1 to 3600000). */
+        @WithDefault("300000")
+        int backoffCapMs();
+    }
+}

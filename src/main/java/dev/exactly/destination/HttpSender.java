@@ -1,0 +1,176 @@
+package dev.exactly.destination;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
+import java.net.InetAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Sends one message to an http destination: a POST of the stored payload bytes, unchanged, to the
+ * destination's URL, with Standard Webhooks headers ({@code webhook-id} the messageId,
+ * {@code webhook-timestamp}, and {@code webhook-signature} when the destination has a secret) and
+ * the message's place ({@code Exactly-Queue}, {@code Exactly-Partition}, {@code Exactly-Offset},
+ * {@code Exactly-Transaction-Id} percent-encoded UTF-8, {@code Exactly-Attempt}). The host is
+ * resolved and checked by {@link AddressGuard} for every attempt, and the connection goes to the
+ * address checked (the URL's host still names the request's Host header and TLS server name).
+ * Redirects are not followed; no credential of Exactly's is sent. Blocking: called on a delivery
+ * worker thread, never on an event loop.
+ */
+final class HttpSender implements AutoCloseable {
+
+    /**
+     * What one attempt came to.
+     *
+     * @param delivered    a 2xx answer
+     * @param status       the HTTP status, 0 when there was none
+     * @param retryAfterMs the answer's Retry-After in milliseconds, or null
+     * @param error        why it was not delivered, or null
+     */
+    record Result(boolean delivered, int status, Long retryAfterMs, String error) {
+    }
+
+    /** One message to send. */
+    record Outgoing(String messageId, String queue, String partition, long offset, String transactionId,
+                    String contentType, byte[] body) {
+    }
+
+    private final HttpClient client;
+    private final AddressGuard guard;
+
+    HttpSender(Vertx vertx, AddressGuard guard, int connections) {
+        this.guard = guard;
+        this.client = vertx.createHttpClient(new HttpClientOptions()
+                .setMaxPoolSize(connections)
+                .setKeepAlive(true)
+                .setVerifyHost(true)
+                .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
+                .setTryUseCompression(false));
+    }
+
+    Result send(Destination d, Outgoing m, int attempt) {
+        URI u = d.url();
+        boolean tls = "https".equalsIgnoreCase(u.getScheme());
+        int port = u.getPort() >= 0 ? u.getPort() : (tls ? 443 : 80);
+        String host = u.getHost().startsWith("[") ? u.getHost().substring(1, u.getHost().length() - 1) : u.getHost();
+        InetAddress address;
+        try {
+            address = guard.resolve(host);
+        } catch (AddressGuard.RefusedAddressException e) {
+            return new Result(false, 0, null, e.getMessage());
+        }
+        String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+        if (u.getRawQuery() != null) {
+            path += "?" + u.getRawQuery();
+        }
+        long now = Instant.now().getEpochSecond();
+        RequestOptions o = new RequestOptions()
+                .setMethod(HttpMethod.POST)
+                .setHost(host)
+                .setPort(port)
+                .setSsl(tls)
+                .setURI(path)
+                .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
+                .setFollowRedirects(false)
+                .setConnectTimeout(d.timeoutMs())
+                .setIdleTimeout(d.timeoutMs())
+                .putHeader("Content-Type", m.contentType() == null ? "application/json" : m.contentType())
+                .putHeader("User-Agent", "Exactly")
+                .putHeader("webhook-id", m.messageId())
+                .putHeader("webhook-timestamp", Long.toString(now))
+                .putHeader("Exactly-Queue", m.queue())
+                .putHeader("Exactly-Partition", m.partition())
+                .putHeader("Exactly-Offset", Long.toString(m.offset()))
+                .putHeader("Exactly-Attempt", Integer.toString(attempt));
+        if (m.transactionId() != null) {
+            o.putHeader("Exactly-Transaction-Id", percentEncode(m.transactionId()));
+        }
+        if (d.signingSecret() != null) {
+            o.putHeader("webhook-signature", WebhookSigner.sign(DestinationRules.key(d.signingSecret()), m.messageId(), now, m.body()));
+        }
+        AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+        CompletableFuture<HttpClientResponse> answer = client.request(o)
+                .compose(req -> {
+                    sent.set(req);
+                    return req.send(Buffer.buffer(m.body()));
+                })
+                .compose(resp -> resp.body().map(ignored -> resp))
+                .toCompletionStage().toCompletableFuture();
+        HttpClientResponse resp;
+        try {
+            resp = answer.get(d.timeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            HttpClientRequest req = sent.get();
+            if (req != null) {
+                req.reset();
+            }
+            return new Result(false, 0, null, "no answer within " + d.timeoutMs() + " ms (timeoutMs)");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            return new Result(false, 0, null, "request failed: " + c.getClass().getSimpleName()
+                    + (c.getMessage() == null ? "" : ": " + c.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Result(false, 0, null, "interrupted (shutting down)");
+        }
+        int status = resp.statusCode();
+        if (status >= 200 && status < 300) {
+            return new Result(true, status, null, null);
+        }
+        return new Result(false, status, retryAfterMs(resp.getHeader("Retry-After")), "answered HTTP " + status);
+    }
+
+    /** @return a Retry-After value (delay in seconds, or an HTTP date) in milliseconds from now; null when absent or unreadable */
+    static Long retryAfterMs(String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        String v = value.strip();
+        if (v.matches("[0-9]{1,9}")) {
+            return Long.parseLong(v) * 1000L;
+        }
+        try {
+            long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+            return Math.max(0, at - System.currentTimeMillis());
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /** Percent-encodes the UTF-8 bytes of {@code s}, all but A-Z a-z 0-9 - . _ ~ (RFC 3986's unreserved). */
+    static String percentEncode(String s) {
+        StringBuilder out = new StringBuilder(s.length());
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+                    || c == '_' || c == '~') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,408 @@
+package dev.exactly.destination;
+
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.standardwebhooks.Webhook;
+import com.sun.net.httpserver.HttpServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Destinations against the real PostgreSQL and a receiver on loopback (127.0.0.2, the address the
+ * test profile allows): what arrives is counted and each Standard Webhooks signature is verified
+ * with the Standard Webhooks Java library; faults are 500s, a receiver slower than the timeout
+ * (it processed the request: the repeat carries the same id), a message that always fails (dead-
+ * lettered for that destination alone), and a URL whose host resolves to a refused address.
+ */
+@QuarkusTest
+class DestinationTest {
+
+    static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+    /** One request the receiver got. */
+    record Received(Map<String, String> headers, String body, int answered) {
+        String h(String name) {
+            return headers.get(name.toLowerCase());
+        }
+    }
+
+    @Inject
+    Pool pool;
+
+    HttpServer server;
+    final List<Received> received = new CopyOnWriteArrayList<>();
+    final AtomicInteger failNext = new AtomicInteger();
+    final AtomicInteger slowNext = new AtomicInteger();
+    final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void receiver() throws Exception {
+        receiverOn(0);
+    }
+
+    void receiverOn(int port) throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", port), 50);
+        server.createContext("/", ex -> {
+            byte[] body = ex.getRequestBody().readAllBytes();
+            Map<String, String> headers = new HashMap<>();
+            ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
+            headers.put(":path", ex.getRequestURI().getPath());
+            String txn = headers.get("exactly-transaction-id");
+            int status = 200;
+            if (txn != null && alwaysFail.containsKey(URLDecoder.decode(txn, StandardCharsets.UTF_8))) {
+                status = 500;
+            } else if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                status = 500;
+                ex.getResponseHeaders().add("Retry-After", "0");
+            } else if (slowNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), -1));
+                try {
+                    Thread.sleep(1_500); // processed, but answered after the destination's timeout
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ex.sendResponseHeaders(200, -1);
+                ex.close();
+                return;
+            }
+            received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), status));
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+        });
+        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(8));
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+        // no destination of these tests keeps delivering (or retrying) while other test classes run
+        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
+            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
+                    .then().statusCode(204);
+        }
+    }
+
+    private String url() {
+        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook?x=1";
+    }
+
+    private static String fresh(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static void put(String queue, String name, String body, int status) {
+        api().body(body).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(status);
+    }
+
+    private static JsonPath destinations(String queue) {
+        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
+    }
+
+    private static void push(String queue, String partition, String txn, String payload) {
+        api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
+                        + "\",\"payload\":" + payload + "}]}")
+                .post("/api/v1/push").then().statusCode(200);
+    }
+
+    private static void await(String what, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 60 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private List<Received> of(String queue) {
+        return received.stream().filter(r -> queue.equals(r.h("Exactly-Queue"))).toList();
+    }
+
+    @Test
+    void everyMessageArrivesOnceSignedInOffsetOrderPerPartition() throws Exception {
+        String queue = fresh("dest-signed");
+        push(queue, "p0", "before", "{\"n\":-1}"); // stored before the destination: not delivered
+        put(queue, "signed-" + queue, "{\"url\":\"" + url() + "\",\"signingSecret\":\"" + SECRET + "\"}", 201);
+        int n = 40;
+        Map<String, String> payloads = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            String txn = "tx " + i + " é/ü";
+            String payload = "{\"n\": " + i + ",  \"spaced\" : true}";
+            payloads.put(txn, payload);
+            push(queue, "p" + (i % 4), txn, payload);
+        }
+        push(queue, "p3", "tx 3 é/ü", "{\"n\": 3,  \"spaced\" : true}"); // a duplicate: not stored, not delivered
+        await(n + " deliveries", () -> of(queue).size() >= n);
+        Thread.sleep(300); // anything extra would arrive now
+        List<Received> got = of(queue);
+        assertEquals(n, got.size(), () -> "each message exactly once, none from before the destination: " + got.stream()
+                .map(r -> r.h("Exactly-Partition") + "/" + r.h("Exactly-Offset") + " " + r.h("webhook-id")).toList());
+        Webhook verifier = new Webhook(SECRET);
+        Map<String, Long> lastOffset = new HashMap<>();
+        Map<String, Boolean> ids = new HashMap<>();
+        for (Received r : got) {
+            Map<String, List<String>> h = new HashMap<>();
+            r.headers().forEach((k, v) -> h.put(k, List.of(v)));
+            h.remove(":path");
+            verifier.verify(r.body(), h); // throws when the signature does not match
+            String txn = URLDecoder.decode(r.h("Exactly-Transaction-Id"), StandardCharsets.UTF_8);
+            assertEquals(payloads.get(txn), r.body(), "the stored payload bytes, unchanged");
+            assertEquals("application/json", r.h("Content-Type"));
+            assertEquals("1", r.h("Exactly-Attempt"));
+            assertTrue(r.h("Exactly-Transaction-Id").matches("[A-Za-z0-9._~%-]+"), "percent-encoded: " + r.h("Exactly-Transaction-Id"));
+            assertTrue(ids.put(r.h("webhook-id"), true) == null, "one delivery per message id");
+            long offset = Long.parseLong(r.h("Exactly-Offset"));
+            Long before = lastOffset.put(r.h("Exactly-Partition"), offset);
+            assertTrue(before == null || offset > before, "offsets increase per partition");
+            assertTrue(r.headers().keySet().stream().noneMatch(k -> k.equals("authorization")), "no credential of Exactly's");
+        }
+        JsonPath state = destinations(queue);
+        assertEquals("signed-" + queue, state.getString("destinations[0].name"));
+        assertEquals(true, state.getBoolean("destinations[0].signed"));
+        assertFalse(state.prettify().contains("whsec_"), "no secret in the answer");
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == n);
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.pending"));
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+        // the same figures in the queue's stats, beside the destination's consumer group
+        JsonPath stats = api().get("/api/v1/queues/" + queue + "/stats").then().statusCode(200).extract().jsonPath();
+        assertEquals("signed-" + queue, stats.getString("destinations[0].name"));
+        assertEquals(n, stats.getLong("destinations[0].delivered"));
+        assertEquals(0, stats.getLong("destinations[0].pending"));
+        assertTrue(stats.getList("consumerGroups.group").contains("destination:signed-" + queue));
+        String metrics = io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.contains("exactly_destination_delivered_total{destination=\"signed-" + queue + "\"} 40.0"),
+                "the Micrometer counter");
+    }
+
+    @Test
+    void failuresAreRetriedInOrderWithTheSameIdThenDelivered() throws Exception {
+        String queue = fresh("dest-retry");
+        put(queue, "retry-" + queue, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":50}", 201);
+        failNext.set(3);
+        for (int i = 0; i < 5; i++) {
+            push(queue, "p", "r" + i, "{\"i\":" + i + "}");
+        }
+        await("five delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() >= 5);
+        List<Received> got = of(queue);
+        List<Received> ok = got.stream().filter(r -> r.answered() == 200).toList();
+        assertEquals(5, ok.size());
+        for (int i = 0; i < 5; i++) {
+            assertEquals("r" + i, ok.get(i).h("Exactly-Transaction-Id"), "offset order kept through the retries");
+        }
+        List<Received> failed = got.stream().filter(r -> r.answered() == 500).toList();
+        assertEquals(3, failed.size());
+        String firstId = ok.get(0).h("webhook-id");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(firstId, failed.get(i).h("webhook-id"), "a repeat carries the same id");
+            assertEquals(Integer.toString(i + 1), failed.get(i).h("Exactly-Attempt"));
+        }
+        assertEquals("4", ok.get(0).h("Exactly-Attempt"));
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 5);
+        JsonPath s = destinations(queue);
+        assertEquals(3, s.getLong("destinations[0].state.failedAttempts"));
+        assertEquals("answered HTTP 500", s.getString("destinations[0].state.lastError"));
+    }
+
+    @Test
+    void aReceiverSlowerThanTheTimeoutGetsTheSameIdAgain() throws Exception {
+        String queue = fresh("dest-slow");
+        put(queue, "slow-" + queue, "{\"url\":\"" + url() + "\",\"timeoutMs\":300,\"backoffMs\":10}", 201);
+        slowNext.set(1);
+        push(queue, "p", "slow-1", "{\"slow\":true}");
+        await("the repeat", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
+        List<Received> got = of(queue);
+        assertEquals(2, got.size(), got.toString());
+        assertEquals(got.get(0).h("webhook-id"), got.get(1).h("webhook-id"));
+        assertEquals("2", got.get(1).h("Exactly-Attempt"));
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        assertTrue(destinations(queue).getString("destinations[0].state.lastError").contains("300 ms"));
+    }
+
+    @Test
+    void aMessageThatAlwaysFailsIsDeadLetteredForThatDestinationAlone() throws Exception {
+        String queue = fresh("dest-dead");
+        put(queue, "dead-" + queue, "{\"url\":\"" + url() + "\",\"maxAttempts\":2,\"backoffMs\":10}", 201);
+        alwaysFail.put("poison", true);
+        push(queue, "p", "poison", "{\"bad\":true}");
+        push(queue, "p", "fine", "{\"bad\":false}");
+        await("the next message", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
+        List<Received> got = of(queue);
+        assertEquals(3, got.size(), "two attempts, then the next message");
+        assertEquals("fine", got.get(2).h("Exactly-Transaction-Id"));
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        long rows = pool.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND attempts = 2")
+                .execute(Tuple.of("dead-" + queue)).await().indefinitely().iterator().next().getLong(0);
+        assertEquals(1, rows);
+        // the queue's own consumers still get it: the dead letter is the destination's alone
+        var popped = api().body("{\"queue\":\"" + queue + "\",\"batch\":10}").post("/api/v1/pop").then().statusCode(200)
+                .extract().jsonPath().getList("messages.transactionId");
+        assertEquals(List.of("poison", "fine"), popped);
+    }
+
+    @Test
+    void aHostThatResolvesToARefusedAddressIsNeverReached() throws Exception {
+        String queue = fresh("dest-ssrf");
+        // localhost resolves to 127.0.0.1: loopback, and only 127.0.0.2 is allowed
+        put(queue, "ssrf-" + queue, "{\"url\":\"http://localhost:" + server.getAddress().getPort()
+                + "/\",\"maxAttempts\":1}", 201);
+        push(queue, "p", "s1", "{}");
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        String error = destinations(queue).getString("destinations[0].state.lastError");
+        assertTrue(error.contains("loopback") && error.contains("localhost"), error);
+        assertTrue(of(queue).isEmpty());
+        // a literal refused address is refused at once
+        for (String url : List.of("http://169.254.169.254/latest/meta-data", "http://[fd00:ec2::254]/", "http://10.0.0.1/",
+                "http://[::ffff:127.0.0.1]:8080/", "http://127.0.0.1/", "http://0.0.0.0/", "http://100.64.0.1/")) {
+            String answer = api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/lit")
+                    .then().statusCode(400).extract().asString();
+            assertTrue(answer.contains("\"url\"") && answer.contains("allowed-hosts"), answer);
+        }
+    }
+
+    @Test
+    void theApiRefusesBadSettingsNamingTheFieldAndKeepsConfiguredOnes() {
+        String queue = fresh("dest-api");
+        Map<String, String> bad = Map.of(
+                "{\"url\":\"ftp://example.com/\"}", "url",
+                "{\"url\":\"not a url\"}", "url",
+                "{}", "url",
+                "{\"url\":\"https://example.com/\",\"signingSecret\":\"plain\"}", "signingSecret",
+                "{\"url\":\"https://example.com/\",\"timeoutMs\":0}", "timeoutMs",
+                "{\"url\":\"https://example.com/\",\"maxAttempts\":101}", "maxAttempts",
+                "{\"url\":\"https://example.com/\",\"backoffMs\":100,\"backoffCapMs\":10}", "backoffCapMs",
+                "{\"url\":\"https://example.com/\",\"type\":\"smtp\"}", "type",
+                "{\"url\":\"https://example.com/\",\"unknown\":1}", "unknown");
+        bad.forEach((body, field) -> {
+            String answer = api().body(body).put("/api/v1/queues/" + queue + "/destinations/d1")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"" + field + "\""), body + " -> " + answer);
+        });
+        api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404); // nothing was written
+        api().body("{\"url\":\"https://example.com/\"}").put("/api/v1/queues/dest-configured/destinations/configured-hook")
+                .then().statusCode(409);
+        api().delete("/api/v1/queues/dest-configured/destinations/configured-hook").then().statusCode(409);
+        JsonPath configured = destinations("dest-configured");
+        assertEquals("configuration", configured.getString("destinations[0].source"));
+        put(queue, "d1", "{\"url\":\"https://example.com/a\",\"signingSecret\":\"" + SECRET + "\"}", 201);
+        put(queue, "d1", "{\"url\":\"https://example.com/b\"}", 200);
+        api().body("{\"url\":\"https://example.com/\"}").put("/api/v1/queues/other-" + queue + "/destinations/d1")
+                .then().statusCode(409);
+        JsonPath listed = destinations(queue);
+        assertEquals("https://example.com/b", listed.getString("destinations[0].url"));
+        assertEquals(false, listed.getBoolean("destinations[0].signed"));
+        assertNotNull(listed.get("destinations[0].state"));
+        api().delete("/api/v1/queues/" + queue + "/destinations/d1").then().statusCode(204);
+        api().delete("/api/v1/queues/" + queue + "/destinations/d1").then().statusCode(404);
+        api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404);
+        io.restassured.RestAssured.given().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(401);
+    }
+
+    @Test
+    void aRedriveSendsADeadLetterAgainToThatDestinationAloneWithItsId() throws Exception {
+        String queue = fresh("dest-redrive");
+        String base = "http://127.0.0.2:" + server.getAddress().getPort();
+        put(queue, "a-" + queue, "{\"url\":\"" + base + "/a\",\"maxAttempts\":1}", 201);
+        put(queue, "b-" + queue, "{\"url\":\"" + base + "/b\"}", 201);
+        alwaysFail.put("poison-r", true);
+        push(queue, "p", "poison-r", "{\"bad\":true}");
+        push(queue, "p", "fine-r", "{\"bad\":false}");
+        await("b got both", () -> of(queue).stream().filter(r -> r.h(":path").equals("/b")).count() == 2);
+        await("a dead-lettered one", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        await("a delivered the next", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        String firstId = of(queue).stream().filter(r -> r.h(":path").equals("/a") && r.answered() == 500).findFirst()
+                .orElseThrow().h("webhook-id");
+        alwaysFail.remove("poison-r");
+        JsonPath redriven = api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(firstId), redriven.getList("redriven"));
+        assertEquals(0, redriven.getInt("remaining"));
+        await("the redriven message", () -> of(queue).stream().anyMatch(r -> r.h(":path").equals("/a") && r.answered() == 200
+                && firstId.equals(r.h("webhook-id"))));
+        await("no dead letter left", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 0);
+        assertEquals(2, destinations(queue).getLong("destinations[0].state.delivered"));
+        assertEquals(2, of(queue).stream().filter(r -> r.h(":path").equals("/b")).count(), "the other destination saw nothing again");
+        assertEquals(0, api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
+                .then().statusCode(200).extract().jsonPath().getList("redriven").size());
+        api().body("{}").post("/api/v1/queues/" + queue + "/destinations/nope/redrive").then().statusCode(404);
+        api().body("{\"limit\":0}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive").then().statusCode(400);
+    }
+
+    @Test
+    void aPausedDestinationGetsNothingUntilResumed() throws Exception {
+        String queue = fresh("dest-pause");
+        String name = "pause-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        assertTrue(destinations(queue).getBoolean("destinations[0].state.paused"));
+        for (int i = 0; i < 3; i++) {
+            push(queue, "p", "w" + i, "{}");
+        }
+        Thread.sleep(1_000); // ten delivery timer rounds (exactly.delivery.poll-ms=100 in tests) and the pushes' wake-ups
+        assertTrue(of(queue).isEmpty(), "nothing is sent while paused");
+        assertEquals(3, destinations(queue).getLong("destinations[0].state.pending"));
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("three after the resume", () -> of(queue).size() == 3);
+        assertFalse(destinations(queue).getBoolean("destinations[0].state.paused"));
+        api().post("/api/v1/queues/" + queue + "/destinations/nope/pause").then().statusCode(404);
+    }
+
+    @Test
+    void aReceiverThatWasDownCatchesUpInOrder() throws Exception {
+        String queue = fresh("dest-down");
+        int port = server.getAddress().getPort();
+        put(queue, "down-" + queue, "{\"url\":\"" + url() + "\",\"backoffMs\":200,\"backoffCapMs\":400,\"maxAttempts\":100}", 201);
+        server.stop(0); // connection refused from now on
+        for (int i = 0; i < 4; i++) {
+            push(queue, "p", "d" + i, "{\"i\":" + i + "}");
+        }
+        await("failed attempts", () -> destinations(queue).getLong("destinations[0].state.failedAttempts") >= 3);
+        assertEquals(4, destinations(queue).getLong("destinations[0].state.pending"));
+        receiverOn(port);
+        await("caught up", () -> of(queue).size() == 4);
+        assertEquals(List.of("d0", "d1", "d2", "d3"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).toList());
+        await("nothing pending", () -> destinations(queue).getLong("destinations[0].state.pending") == 0);
+    }
+
+    @Test
+    void messagesLeasedByAnInstanceThatDiedAreDeliveredAgainWithTheirIds() throws Exception {
+        String queue = fresh("dest-crash");
+        String name = "crash-" + queue;
+        push(queue, "p", "before", "{}");
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        push(queue, "p", "c0", "{\"c\":0}");
+        push(queue, "p", "c1", "{\"c\":1}");
+        // an instance takes the partition under the destination's group and dies before acking (as kill -9 would)
+        List<String> leased = api().body("{\"queue\":\"" + queue + "\",\"consumerGroup\":\"destination:" + name
+                        + "\",\"batch\":10,\"leaseSeconds\":1}").post("/api/v1/pop").then().statusCode(200)
+                .extract().jsonPath().getList("messages.messageId");
+        assertEquals(2, leased.size());
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("delivered after the lease expired", () -> of(queue).size() == 2);
+        assertEquals(leased, of(queue).stream().map(r -> r.h("webhook-id")).toList(), "the same ids, in offset order");
+        assertEquals(List.of("2", "2"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
+    }
+}
