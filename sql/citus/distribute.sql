@@ -58,6 +58,10 @@ WHERE pg_temp.citus_kind('exactly.redrives') IS DISTINCT FROM 'reference';
 -- instance, joined with queues by the stats and the maintenance purge; unlogged on every node
 SELECT create_reference_table('exactly.duplicate_counts')
 WHERE pg_temp.citus_kind('exactly.duplicate_counts') IS DISTINCT FROM 'reference';
+-- the duplicates per queue and hour kept after the minutes are purged (V21): written by the
+-- maintenance purge in the statement that deletes the minutes
+SELECT create_reference_table('exactly.duplicate_rollup')
+WHERE pg_temp.citus_kind('exactly.duplicate_rollup') IS DISTINCT FROM 'reference';
 
 SELECT create_distributed_table('exactly.partitions', 'id')
 WHERE pg_temp.citus_kind('exactly.partitions') IS DISTINCT FROM 'distributed';
