@@ -56,14 +56,18 @@ class RouteSpellingsTest {
 
     /**
      * The routes that are deliberately public in the server shape: webhook receivers (signed by
-     * their providers), health, metrics and the OpenAPI document.
+     * their providers), health, metrics, the OpenAPI document, and the console's page shell
+     * (static files, the redirect of /console to /console/, and the browser libraries under
+     * /webjars; none holds data).
      */
     static boolean isPublic(Route r) {
         String t = r.template();
         return (t.equals("/webhooks/{source}") && "POST".equals(r.method()))
                 || HEALTH.contains(t)
                 || t.equals("/q/metrics") || t.startsWith("/q/metrics/")
-                || t.equals("/q/openapi") || t.startsWith("/q/openapi.");
+                || t.equals("/q/openapi") || t.startsWith("/q/openapi.")
+                || t.equals("/console") && "GET".equals(r.method())
+                || t.equals("/webjars/*");
     }
 
     static Set<Route> routes(BeanManager beans) {
