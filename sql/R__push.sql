@@ -194,8 +194,7 @@ BEGIN
     -- the writes; the answer is a row of variables (RETURN NEXT). A set-based statement pays per
     -- execution for its plan (unnest, lateral joins, window functions), and a single item is most
     -- of what a push is (one webhook delivery, one event): this form costs about half the
-    -- database's work per push (BENCHMARKS.md finding 17), and its fewer statements less again
-    -- (finding 23).
+    -- database's work per push, in as few statements as its steps allow.
     -- PushSegmentOneItemTest#theOneItemFormAnswersAsTheSetBasedForm runs both forms on the same pushes.
     IF v_n = 1 THEN
         v_hash := p_hashes[1];
@@ -324,7 +323,7 @@ BEGIN
     -- taken under the lock, the probe's clock read after the lock), then its rows in one
     -- statement or its duplicate's answer. Per statement the database pays a fixed cost (plan
     -- lookup, executor start and end, locks, a snapshot) that exceeds the work on one row, so
-    -- the form runs as few as the steps allow (BENCHMARKS.md finding 23).
+    -- the form runs as few as the steps allow.
     IF v_n = 1 THEN
         SELECT q.dedup_window_seconds, q.spread_partitions, q.payload_mismatch = 'reject', d.off, m.message_id,
                m.payload_digest
@@ -511,8 +510,8 @@ $$;
 -- lock_partitions), several distinct partitions at once: the steps of push_segment's locked path
 -- (the queue's options and the spread check, the probe, the allocation, the answer), each one
 -- set-based statement over every item of the bundle, so a bundle costs a fixed number of
--- statements however many partitions it names (one push_segment call per segment cost about three
--- times as much for 100 one-item segments: BENCHMARKS.md finding 19).
+-- statements however many partitions it names (one push_segment call per segment costs about
+-- three times as much for 100 one-item segments).
 --   p_pids: per segment, distinct; p_verified, p_verified_windows, p_spreads (NULL: 0): per
 --   segment, as push_segment's arguments; p_counts: items per segment; the per-item arrays are
 --   grouped by segment in segment order, as push_bundle's.

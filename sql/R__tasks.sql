@@ -1,4 +1,4 @@
--- Task queue: enqueue with exact deduplication, lease settlement and claiming (issue 6).
+-- Task queue: enqueue with exact deduplication, lease settlement and claiming.
 -- Tables and indexes: sql/V3__tasks.sql. Every function here is one client statement, hence
 -- one transaction in autocommit; none holds a lock across a client round trip.
 

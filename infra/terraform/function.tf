@@ -14,7 +14,7 @@ locals {
     # for a quick cold start ("Customize Java runtime startup behavior for Lambda functions";
     # the java17/java21 runtimes default to it, so this states it); the first metaspace
     # threshold at 64 MB instead of about 21 MB, so the start (about 33 MB of class metadata
-    # by the first answer) runs no full collection for it (BENCHMARKS.md finding 23).
+    # by the first answer) runs no full collection for it.
     # LambdaRuntimeIT and bench/lambda-cold-start start the function with this same value.
     JAVA_TOOL_OPTIONS               = "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MetaspaceSize=64m"
     QUARKUS_PROFILE                 = "lambda"

@@ -12,7 +12,10 @@
 # maintenance_failure_destination_arn), which an alarm watches (alarms.tf).
 #
 # At most one run at a time (reserved concurrency 1): a run still going when the next is due
-# makes that one wait in Lambda's queue, up to its maximum event age.
+# makes that one wait in Lambda's queue, up to its maximum event age. With
+# lambda_reserved_concurrency = -1 (an account that cannot reserve) nothing is reserved here
+# either, and runs may overlap: that is safe, since each step of the job re-reads its partition's
+# watermarks under that partition's row lock (dev.exactly.retention.MaintenanceService).
 
 locals {
   maintenance_name                = "${var.name}-maintenance"
@@ -39,7 +42,7 @@ resource "aws_lambda_function" "maintenance" {
   timeout          = var.maintenance_timeout_seconds
   architectures    = ["x86_64"]
 
-  reserved_concurrent_executions = 1
+  reserved_concurrent_executions = var.lambda_reserved_concurrency == -1 ? -1 : 1
 
   vpc_config {
     subnet_ids         = var.subnet_ids

@@ -172,7 +172,7 @@ variable "api_integration_timeout_ms" {
 }
 
 variable "lambda_reserved_concurrency" {
-  description = "Most instances of the HTTP function at once (reserved concurrency). Each holds up to 2 database connections through the proxy, so 2 x this + 2 (the maintenance function) must fit in the proxy's share of db_max_connections (plan checks it). -1 reserves nothing and leaves concurrency unbounded: only for accounts that cannot reserve (see docs/deploy-aws.md)."
+  description = "Most instances of the HTTP function at once (reserved concurrency). Each holds up to 2 database connections through the proxy, so 2 x this + 2 (the maintenance function) must fit in the proxy's share of db_max_connections (plan checks it). -1 reserves nothing for this function or the maintenance one and leaves concurrency unbounded: only for accounts that cannot reserve (see docs/deploy-aws.md)."
   type        = number
   default     = 40
 
@@ -245,7 +245,7 @@ variable "db_instance_class" {
 }
 
 variable "db_max_connections" {
-  description = "max_connections of the database (set in the module's parameter group). RDS's default for an instance is about its memory / 9531392 bytes (db.t4g.small: about 200); a value above what the memory allows stops the instance from starting. Plan checks lambda_reserved_concurrency against it."
+  description = "max_connections of the database (set in the module's parameter group). RDS's default for an instance is about its memory / 9531392 bytes (db.t4g.small: about 200); a value above what the memory allows stops the instance from starting. Plan checks lambda_reserved_concurrency against it. It is applied at the next reboot (pending-reboot): after raising it, reboot the instance (aws rds reboot-db-instance --db-instance-identifier <name>-db) before raising lambda_reserved_concurrency in a second apply."
   type        = number
   default     = 100
 
@@ -392,6 +392,13 @@ variable "api_key_sha256" {
     condition     = alltrue([for h in var.api_key_sha256 : can(regex("^[0-9a-fA-F]{64}$", h))])
     error_message = "api_key_sha256: each entry is a hex SHA-256 digest (64 hex digits) of a key, not the key itself."
   }
+
+  # The example's placeholder, and the digest of an empty string (what `printf %s "$KEY" |
+  # sha256sum` prints when KEY is unset): a service that accepts neither key answers 401 to all.
+  validation {
+    condition     = alltrue([for h in var.api_key_sha256 : !contains(["0000000000000000000000000000000000000000000000000000000000000000", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"], lower(h))])
+    error_message = "api_key_sha256: put the SHA-256 of your own API key here (printf %s \"$KEY\" | sha256sum | cut -d' ' -f1), not the example's placeholder of zeros nor the digest of an empty string (KEY was unset when it was computed): the service would answer 401 to every request, the migrate call included."
+  }
 }
 
 variable "api_throttling_rate_limit" {
@@ -455,13 +462,15 @@ variable "alarm_topic_arns" {
 
 variable "webhook_sources" {
   description = <<-EOT
-    Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters and digits).
+    Webhook sources, by name (the {source} of POST /webhooks/{source}; lowercase letters, digits
+    and single hyphens, starting with a letter, e.g. github or standard-webhooks).
     Each field is one exactly.webhooks.sources.<name>.* setting (docs/deploy-aws.md lists them):
     preset: github, stripe, standard-webhooks, shopify, slack, gitlab, twitch, square, linear,
     paddle or generic. Optional: queue, partition / partition_header / partition_pointer,
     key_header / key_pointer / key_content_hash (with key_include / key_exclude), window_seconds,
-    signature with signature_header, signature_prefix and signature_encoding, tolerance_seconds,
-    notification_url (square), headers, max_body_bytes (at most 3112960), and secret_arn: the full
+    signature with signature_header, signature_prefix and signature_encoding, tolerance_seconds
+    (stripe, slack, twitch, linear and paddle schemes only: 1 to 86400), notification_url (square),
+    headers, max_body_bytes (at most 3112960), and secret_arn: the full
     ARN of an existing Secrets Manager secret holding the signing secret as its whole string.
     Without secret_arn the module creates the secret from webhook_secrets[name].
   EOT
@@ -490,8 +499,8 @@ variable "webhook_sources" {
   default = {}
 
   validation {
-    condition     = alltrue([for name, s in var.webhook_sources : can(regex("^[a-z][a-z0-9]{0,62}$", name))])
-    error_message = "webhook_sources: each name is lowercase letters and digits, starting with a letter, at most 63 characters."
+    condition     = alltrue([for name, s in var.webhook_sources : can(regex("^[a-z][a-z0-9]*(-[a-z0-9]+)*$", name)) && length(name) <= 63])
+    error_message = "webhook_sources: each name is lowercase letters, digits and single hyphens, starting with a letter and not ending with a hyphen, at most 63 characters (e.g. standard-webhooks)."
   }
 
   validation {
@@ -535,8 +544,8 @@ variable "webhook_sources" {
   }
 
   validation {
-    condition     = alltrue([for s in values(var.webhook_sources) : s.max_body_bytes == null || (coalesce(s.max_body_bytes, 1) >= 1 && coalesce(s.max_body_bytes, 1) <= 3112960)])
-    error_message = "webhook_sources: max_body_bytes is between 1 and 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event."
+    condition     = alltrue([for s in values(var.webhook_sources) : s.max_body_bytes == null || (coalesce(s.max_body_bytes, 1) >= 1 && coalesce(s.max_body_bytes, 1) <= 3112960 && coalesce(s.max_body_bytes, 1) <= try(tonumber(var.app_settings["exactly.push.max-body-bytes"]), 3112960) && floor(coalesce(s.max_body_bytes, 1)) == coalesce(s.max_body_bytes, 1))])
+    error_message = "webhook_sources: max_body_bytes is a whole number from 1 to 3112960, the largest body that always fits in a synchronous Lambda invocation (6 MB) once API Gateway has put it into the event, and at most exactly.push.max-body-bytes when app_settings lowers it (the HTTP layer enforces that first)."
   }
 
   # What the function would refuse or leave disabled at start-up, refused by plan.
@@ -559,8 +568,54 @@ variable "webhook_sources" {
   }
 
   validation {
-    condition     = alltrue([for s in values(var.webhook_sources) : s.window_seconds == null || coalesce(s.window_seconds, 0) >= 0])
-    error_message = "webhook_sources: window_seconds is 0 (probe off) or more."
+    condition     = alltrue([for s in values(var.webhook_sources) : s.window_seconds == null || (coalesce(s.window_seconds, 0) >= 0 && coalesce(s.window_seconds, 0) <= 2147483647 && floor(coalesce(s.window_seconds, 0)) == coalesce(s.window_seconds, 0))])
+    error_message = "webhook_sources: window_seconds is a whole number of seconds from 0 (probe off) to 2147483647."
+  }
+
+  # The rules of dev.exactly.webhook.SignatureFactory: a tolerance only for the schemes that sign
+  # a timestamp (the preset's scheme, or the one named in signature), 1 to 86400 s.
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.tolerance_seconds == null || contains(["stripe", "slack", "twitch", "linear", "paddle"], coalesce(s.signature, s.preset))])
+    error_message = "webhook_sources: tolerance_seconds applies only to the schemes that sign a timestamp: stripe, slack, twitch, linear and paddle (the preset's own scheme, or the one named in signature). standard-webhooks' tolerance is fixed at 300 s by its specification; github, shopify, gitlab, square and hmac-sha256 sign no timestamp."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.tolerance_seconds == null || (coalesce(s.tolerance_seconds, 1) >= 1 && coalesce(s.tolerance_seconds, 1) <= 86400 && floor(coalesce(s.tolerance_seconds, 1)) == coalesce(s.tolerance_seconds, 1))])
+    error_message = "webhook_sources: tolerance_seconds is a whole number of seconds from 1 to 86400."
+  }
+
+  # The rules of dev.exactly.webhook.SourceFactory (key and partition).
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : try(length(s.key_include), 0) + try(length(s.key_exclude), 0) == 0 || coalesce(s.key_content_hash, false)])
+    error_message = "webhook_sources: key_include and key_exclude apply only with key_content_hash = true (they choose what the content hash covers)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.partition_header == null || s.partition_pointer == null])
+    error_message = "webhook_sources: set partition_header or partition_pointer, not both."
+  }
+
+  # Lists are written as one comma-separated setting: an entry with a comma would be split.
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for p in concat(s.key_include == null ? [] : s.key_include, s.key_exclude == null ? [] : s.key_exclude) : startswith(p, "/") && !strcontains(p, ",")])])
+    error_message = "webhook_sources: each entry of key_include and key_exclude is a JSON Pointer (RFC 6901) starting with '/', without a comma (the list is written as one comma-separated setting), e.g. \"/sent_at\"."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.headers == null || try(length(s.headers) > 0 && alltrue([for h in s.headers : can(regex("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", h))]), false)])
+    error_message = "webhook_sources: headers is a non-empty list of request header names (letters, digits and !#$%&'*+.^_`|~-, e.g. X-GitHub-Event); an empty list would be read as unset, that is the preset's headers."
+  }
+
+  # An empty string reads as an unset setting in the application's configuration, so a source
+  # would silently fall back to its preset (or be refused at start for a missing setting).
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : alltrue([for v in [s.partition_header, s.partition_pointer, s.key_header, s.key_pointer, s.signature, s.signature_header, s.signature_encoding, s.notification_url] : try(trimspace(v) != "", true)])])
+    error_message = "webhook_sources: partition_header, partition_pointer, key_header, key_pointer, signature, signature_header, signature_encoding and notification_url are either left out or not blank (an empty value reads as unset)."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.webhook_sources) : s.notification_url == null || can(regex("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#[:space:]]+", s.notification_url))])
+    error_message = "webhook_sources: notification_url is an absolute URL, exactly as entered in the Square subscription (e.g. https://hooks.example.com/webhooks/square)."
   }
 }
 
@@ -583,6 +638,13 @@ variable "webhook_secrets" {
   validation {
     condition     = alltrue([for name, s in var.webhook_sources : contains(keys(var.webhook_secrets), name) if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null])
     error_message = "webhook_secrets: no signing secret for a source that needs one. Each of ${join(", ", [for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset == "generic" ? "none" : s.preset) != "none" && s.secret_arn == null])} checks a signature and has no secret_arn, so it needs an entry here (TF_VAR_webhook_secrets='{\"<name>\":\"<secret>\"}'), or a secret_arn."
+  }
+
+  # A Standard Webhooks secret is whsec_ (optional) and base64, as the specification prints it;
+  # the function refuses anything else at start.
+  validation {
+    condition     = alltrue([for name, s in var.webhook_sources : can(regex("^(whsec_)?(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$", var.webhook_secrets[name])) && trimprefix(var.webhook_secrets[name], "whsec_") != "" if coalesce(s.signature, s.preset) == "standard-webhooks" && s.secret_arn == null && can(var.webhook_secrets[name])])
+    error_message = "webhook_secrets: the secret of a standard-webhooks source (${join(", ", [for name, s in var.webhook_sources : name if coalesce(s.signature, s.preset) == "standard-webhooks" && s.secret_arn == null])}) is whsec_ followed by base64, as the provider shows it."
   }
 }
 

@@ -3,7 +3,7 @@
 -- Run on the Citus coordinator, in the database Exactly uses, after the migrations, and again
 -- after every upgrade's migrations (it is idempotent: what is distributed already is left as it
 -- is, and every function is distributed again, since a repeatable migration may have re-created
--- it). README "Running on Citus":
+-- it). docs/citus.md, "Set-up":
 --
 --   psql "postgresql://USER@COORDINATOR:PORT/DATABASE" -v ON_ERROR_STOP=1 -f sql/citus/distribute.sql
 --

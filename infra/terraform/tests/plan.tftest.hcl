@@ -91,12 +91,14 @@ run "alternatives_plan" {
     app_settings                        = { "exactly.tasks.max-body-bytes" = "1048576" }
     webhook_sources = {
       github = { preset = "github" }
-      stripe = { preset = "stripe", queue = "payments.stripe", secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:stripe-webhook-AbCdEf" }
+      stripe = { preset = "stripe", queue = "payments.stripe", tolerance_seconds = 600, secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:stripe-webhook-AbCdEf" }
       square = { preset = "square" }
-      acme   = { preset = "generic", signature = "hmac-sha256", signature_header = "X-Acme-Signature", signature_prefix = "sha256=", key_pointer = "/id", window_seconds = 172800 }
-      open   = { preset = "generic", signature = "none", key_content_hash = true, key_exclude = ["/sent_at"] }
+      # the server shape's built-in name, and so its URL /webhooks/standard-webhooks
+      "standard-webhooks" = { preset = "standard-webhooks", window_seconds = 172800 }
+      acme                = { preset = "generic", signature = "hmac-sha256", signature_header = "X-Acme-Signature", signature_prefix = "sha256=", key_pointer = "/id", window_seconds = 172800 }
+      open                = { preset = "generic", signature = "none", key_content_hash = true, key_exclude = ["/sent_at"] }
     }
-    webhook_secrets = { github = "g", square = "s", acme = "a" }
+    webhook_secrets = { github = "g", square = "s", acme = "a", "standard-webhooks" = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }
   }
 
   assert {
@@ -108,8 +110,12 @@ run "alternatives_plan" {
     error_message = "no failure queue is made when you name a destination"
   }
   assert {
-    condition     = length(aws_secretsmanager_secret.webhook) == 3
-    error_message = "github, square and acme get a secret; stripe has its own; open checks none"
+    condition     = aws_lambda_function.this.reserved_concurrent_executions == -1 && aws_lambda_function.maintenance.reserved_concurrent_executions == -1
+    error_message = "-1 reserves nothing for either function (an account with a quota of 10 can reserve nothing)"
+  }
+  assert {
+    condition     = length(aws_secretsmanager_secret.webhook) == 4
+    error_message = "github, square, acme and standard-webhooks get a secret; stripe has its own; open checks none"
   }
 }
 
@@ -342,6 +348,28 @@ run "refuses_a_key_instead_of_its_digest" {
   expect_failures = [var.api_key_sha256]
 }
 
+run "refuses_the_example_placeholder_digest" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_key_sha256 = ["0000000000000000000000000000000000000000000000000000000000000000"]
+  }
+  expect_failures = [var.api_key_sha256]
+}
+
+run "refuses_the_digest_of_an_empty_key" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    api_key_sha256 = ["E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855"]
+  }
+  expect_failures = [var.api_key_sha256]
+}
+
 run "refuses_no_api_key" {
   command = plan
   plan_options {
@@ -384,4 +412,183 @@ run "refuses_a_failure_destination_that_lambda_cannot_use" {
     maintenance_failure_destination_arn = "arn:aws:s3:::my-bucket"
   }
   expect_failures = [var.maintenance_failure_destination_arn]
+}
+
+# --- webhook sources the function would refuse at start (SignatureFactory, SourceFactory) -------
+
+run "refuses_tolerance_for_a_scheme_without_timestamp" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github", tolerance_seconds = 300 }
+    }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_tolerance_for_standard_webhooks" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      sw = { preset = "standard-webhooks", tolerance_seconds = 600 }
+    }
+    webhook_secrets = { sw = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_tolerance_over_a_day" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      stripe = { preset = "stripe", tolerance_seconds = 100000 }
+    }
+    webhook_secrets = { stripe = "whsec_test" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_tolerance_of_zero" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      slack = { preset = "slack", tolerance_seconds = 0 }
+    }
+    webhook_secrets = { slack = "s" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_fractional_window" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github", window_seconds = 1.5 }
+    }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_key_include_without_content_hash" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github", key_include = ["/id"] }
+    }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_key_exclude_that_is_no_pointer" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      open = { preset = "generic", signature = "none", key_content_hash = true, key_exclude = ["sent_at"] }
+    }
+    webhook_secrets = {}
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_partition_header_and_pointer" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github", partition_header = "X-Tenant", partition_pointer = "/tenant" }
+    }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_an_empty_headers_list" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      github = { preset = "github", headers = [] }
+    }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_an_empty_signature_header" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      acme = { preset = "generic", signature = "hmac-sha256", signature_header = "", key_pointer = "/id" }
+    }
+    webhook_secrets = { acme = "a" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_a_relative_notification_url" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      square = { preset = "square", notification_url = "/webhooks/square" }
+    }
+    webhook_secrets = { square = "s" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_a_source_name_with_doubled_hyphen" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      "standard--webhooks" = { preset = "standard-webhooks" }
+    }
+    webhook_secrets = { "standard--webhooks" = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }
+  }
+  expect_failures = [var.webhook_sources]
+}
+
+run "refuses_a_standard_webhooks_secret_that_is_not_base64" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    webhook_sources = {
+      sw = { preset = "standard-webhooks" }
+    }
+    webhook_secrets = { sw = "whsec_not base64!" }
+  }
+  expect_failures = [var.webhook_secrets]
 }

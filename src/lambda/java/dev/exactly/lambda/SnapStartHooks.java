@@ -12,9 +12,11 @@ import java.lang.reflect.Proxy;
 import org.jboss.logging.Logger;
 
 /**
- * SnapStart runtime hooks (CRaC "Resource": beforeCheckpoint, afterRestore). The Lambda shape
- * opens no database connection while it initialises, so a snapshot holds no socket; before the
- * checkpoint this hook states how many pooled database connections are open (0 expected; a
+ * SnapStart runtime hooks (CRaC "Resource": beforeCheckpoint, afterRestore). Before the checkpoint
+ * the push path is run in memory ({@link HotPathPriming}: the classes, JSON, validation, the engine,
+ * the SQL client's codecs; no database), so that the first pushes after a restore run warm. The
+ * Lambda shape opens no database connection while it initialises, so a snapshot holds no socket;
+ * before the checkpoint this hook also states how many pooled database connections are open (0 expected; a
  * connection in the snapshot would be dead after a restore, and the closed-connection retry would
  * have to replace it), and after the restore it states that the instance resumed.
  *
@@ -32,12 +34,14 @@ public class SnapStartHooks {
     private static final String LAMBDA_RESOURCE = "com.amazonaws.services.lambda.crac.Resource";
 
     private final BeanManager beans;
+    private final HotPathPriming priming;
     /** The registered hook: the Lambda runtime's context holds its resources weakly (a WeakHashMap). */
     private Object registered;
 
     /** Constructor injection (the pool is looked up, never created, so starting connects nothing). */
-    public SnapStartHooks(BeanManager beans) {
+    public SnapStartHooks(BeanManager beans, HotPathPriming priming) {
         this.beans = beans;
+        this.priming = priming;
     }
 
     void register(@Observes StartupEvent event) {
@@ -73,8 +77,14 @@ public class SnapStartHooks {
         }
     }
 
-    /** Before the snapshot: reports the pooled database connections (none expected). */
+    /** Before the snapshot: primes the push path, then reports the pooled database connections (none expected). */
     void checkpoint() {
+        try {
+            priming.prime();
+        } catch (RuntimeException e) {
+            // a snapshot without priming still serves: its first pushes are slower
+            LOG.warnf(e, "SnapStart: before checkpoint, priming the push path failed");
+        }
         int open;
         try {
             open = openConnections();

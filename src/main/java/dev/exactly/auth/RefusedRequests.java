@@ -20,6 +20,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
  * an empty 403: a request with a valid API key to a path no permission opens (the HTTP
  * permissions deny every path they do not name), and a JAX-RS endpoint that carries no security
  * annotation ({@code quarkus.security.jaxrs.deny-unannotated-endpoints});</li>
+ * <li>a request target with no path (only a query, {@code ?x}), which the router fails with an
+ * exception Quarkus would log as an ERROR: a bare 400, as the HTTP layer answers any other target
+ * it cannot parse, and not logged;</li>
  * <li>the router's own refusals (400 for a request target it cannot route, such as one with a
  * backslash) keep their answer but are tagged {@value UnroutedRequestMetrics#UNROUTED} in the HTTP
  * metrics: Micrometer would tag them with the path as sent, one series per spelling any client
@@ -49,6 +52,13 @@ public class RefusedRequests {
             UnroutedRequestMetrics.tag(rc, null);
             rc.response().setStatusCode(403).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
             Refusals.end(rc, FORBIDDEN);
+            return;
+        }
+        String path = rc.request().path();
+        if (rc.statusCode() == 400 && (path == null || !path.startsWith("/"))) {
+            UnroutedRequestMetrics.tag(rc, null);
+            rc.response().setStatusCode(400);
+            Refusals.end(rc, "");
             return;
         }
         if (rc.statusCode() >= 400 && rc.statusCode() < 500) {

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * on that partition to its single-partition functions: a pop of a named partition goes to
  * {@code exactly.pop_partition}, an ack batch whose items all name that one partition to
  * {@code exactly.ack_partition}. Their first argument is the partition id, so a distributed
- * database (Citus, README "Running on Citus") runs the call whole on the node holding the
+ * database (Citus, docs/citus.md) runs the call whole on the node holding the
  * partition. The answers are those of pop and ack_batch. Partitions are never renamed or
  * deleted, so an id once learnt stays valid.
  */

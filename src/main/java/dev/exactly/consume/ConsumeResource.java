@@ -68,10 +68,8 @@ public class ConsumeResource {
     @Path("/pop/extend")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Extend a pop's lease (heartbeat)",
-            description = "Body: {\"leaseId\", \"leaseSeconds\"? (the queue's leaseTime; 1 to 604800)}, as a task "
-                    + "extension takes. The lease then ends leaseSeconds from now and keeps its partition and "
-                    + "offsets; the answer is the lease with its new leaseExpiresAt. Only a lease its consumer "
-                    + "group still holds, unexpired, can be extended: an expired, taken-over or released lease "
+            description = "Body: {\"leaseId\", \"leaseSeconds\"? (the queue's leaseTime)}. The lease then ends "
+                    + "leaseSeconds from now, over the same messages; an expired, taken-over or released lease "
                     + "gets 409.")
     public Uni<PopLease> extendLease(@Valid LeaseExtension request) {
         return store.extend(request.leaseId(), request.leaseSeconds()).map(found -> {

@@ -6,11 +6,15 @@ import dev.exactly.consume.PopRequest;
 import dev.exactly.consume.PopService;
 import dev.exactly.db.DeadlineExceededException;
 import dev.exactly.db.RequestDeadline;
+import dev.exactly.http.AllowedMethods;
+import dev.exactly.http.UnroutedRequestMetrics;
 import dev.exactly.problem.DatabaseFailures;
 import dev.exactly.problem.Problem;
 import dev.exactly.problem.ProblemMappers;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.vertx.http.runtime.filters.Filters;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,9 +28,12 @@ import org.jboss.logging.Logger;
  * the moment it arrives, before any other filter: on the request's Vert.x context
  * ({@link RequestDeadline}), where the database work done for it finds it and is bounded by it
  * ({@link dev.exactly.db.BorrowedConnections}, which answers in time with a problem of its own). A
- * request that still has no answer when its deadline comes (something other than the database
- * held it) is answered here: 503 {@code /problems/database-timeout} with Retry-After. Checks the
- * deadline against the HTTP idle timeout and the longest long poll at start-up.
+ * request that still has no answer when its deadline comes is answered here: 408
+ * {@code /problems/request-timeout} when its body has not all arrived (the client held it; the
+ * connection is closed, and no database failure is counted), else 503
+ * {@code /problems/database-timeout} with Retry-After (something other than the database's own
+ * limits held it). Checks the deadline against the HTTP idle timeout and the longest long poll at
+ * start-up.
  */
 @ApplicationScoped
 public class RequestDeadlineFilter {
@@ -36,23 +43,32 @@ public class RequestDeadlineFilter {
     /** Runs before every other filter (the API key's is 1000, the body limit's 100). */
     static final int PRIORITY = 20_000;
 
+    /** The answer to a request whose body had not all arrived by its deadline. */
+    static final Problem REQUEST_TIMEOUT = new Problem("/problems/request-timeout", "Request timeout", 408,
+            "The request's body had not all arrived by its deadline; nothing of it was read or written, and the "
+                    + "connection is closed.", null);
+
     /** The key, and its variable, for messages. */
     static final String KEY = "exactly.request.deadline-ms (EXACTLY_REQUEST_DEADLINE_MS)";
 
     private final long deadlineMs;
     private final Duration idleTimeout;
     private final DatabaseFailures failures;
+    private final AllowedMethods routes;
     private final String answer;
+    private final String bodyTimeout;
     private volatile boolean warnedNoContext;
 
     /** Constructor injection. */
     public RequestDeadlineFilter(RequestConfig config,
                                  @ConfigProperty(name = "quarkus.http.idle-timeout", defaultValue = "30M") Duration idleTimeout,
-                                 DatabaseFailures failures, ObjectMapper mapper) throws JsonProcessingException {
+                                 DatabaseFailures failures, AllowedMethods routes, ObjectMapper mapper) throws JsonProcessingException {
         this.deadlineMs = config.deadlineMs();
+        this.routes = routes;
         this.idleTimeout = idleTimeout;
         this.failures = failures;
         this.answer = mapper.writeValueAsString(ProblemMappers.DEADLINE);
+        this.bodyTimeout = mapper.writeValueAsString(REQUEST_TIMEOUT);
     }
 
     /**
@@ -102,6 +118,17 @@ public class RequestDeadlineFilter {
     private void expired(RoutingContext rc) {
         HttpServerResponse r = rc.response();
         if (r.ended() || r.closed() || r.headWritten()) {
+            return;
+        }
+        if (!rc.request().isEnded()) {
+            UnroutedRequestMetrics.tag(rc, routes.templateOf(rc.normalizedPath()));
+            r.setStatusCode(408).putHeader("Content-Type", Problem.MEDIA_TYPE).putHeader(HttpHeaders.CONNECTION, "close");
+            r.end(bodyTimeout).onComplete(written -> {
+                HttpConnection connection = rc.request().connection();
+                if (connection != null) {
+                    connection.close();
+                }
+            });
             return;
         }
         failures.failed(DatabaseFailures.Kind.DATABASE_TIMEOUT,

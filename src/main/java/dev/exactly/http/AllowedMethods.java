@@ -96,6 +96,15 @@ public class AllowedMethods {
         return null;
     }
 
+    /** @return the template of every route, e.g. /api/v1/tasks/{id} */
+    public Set<String> templates() {
+        Set<String> out = new TreeSet<>();
+        for (Route r : routes()) {
+            out.add(r.template());
+        }
+        return out;
+    }
+
     /** 405 method-not-allowed, with Allow listing what the path takes. */
     @ServerExceptionMapper
     public Response notAllowed(NotAllowedException e, UriInfo uri, Request request) {

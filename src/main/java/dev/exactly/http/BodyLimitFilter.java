@@ -29,7 +29,7 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * the log), and it can decompress a body but not refuse one.
  *
  * <p>A body over its route's limit is answered 413 problem+json naming the limit and its key: with
- * a Content-Length before the body is read, without one (chunked, or HTTP/2) as soon as the bytes
+ * a Content-Length before the body is read, without one (chunked) as soon as the bytes
  * read pass the limit, quietly (nothing is logged: any client could otherwise fill the log). A route's limit
  * is the one a {@link RouteBodyLimit} bean gives for its path (tasks: {@code exactly.tasks.max-body-bytes};
  * a webhook source: its {@code max-body-bytes}), else {@code exactly.push.max-body-bytes}.
@@ -93,7 +93,7 @@ public class BodyLimitFilter {
                 send(rc, 415, ApiProblem.unsupportedMediaType("Content-Encoding is not supported: send the body uncompressed"),
                         null);
             } else if (length == null && mayHaveBody(rc.request().method())) {
-                readCounting(rc, limit); // chunked, or HTTP/2 without a length
+                readCounting(rc, limit); // chunked (the server speaks HTTP/1.1 only: application.properties)
             } else {
                 rc.next();
             }

@@ -54,12 +54,10 @@ public class PushResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push messages with exact deduplication by transactionId",
             description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
-                    + "transactionIds compare byte for byte (no Unicode normalisation). On a queue with "
-                    + "spreadPartitions the transactionId chooses the partition (spread-<i>): an item naming a "
-                    + "partition there is refused (400, nothing written); absent, null and Default count as none. "
-                    + "status: queued, duplicate or rejected. A duplicate carries "
-                    + "payloadMatches; in a queue with payloadMismatch reject, a duplicate with another payload is "
-                    + "status rejected (a one-item request: 422 problem+json).")
+                    + "Each item is answered in input order with status queued, duplicate (nothing written; the "
+                    + "original's messageId and payloadMatches) or rejected (another payload under a queue's "
+                    + "payloadMismatch reject; a one-item request is answered 422 problem+json). On a queue with "
+                    + "spreadPartitions the transactionId chooses the partition: an item naming one is refused (400).")
     public Uni<PushResponse> push(@Valid PushRequest body) {
         if (body.items().size() > config.push().maxItems()) {
             throw ApiProblem.invalid(null, "items", "at most " + config.push().maxItems() + " items per request");

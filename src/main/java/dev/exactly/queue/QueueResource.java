@@ -144,11 +144,9 @@ public class QueueResource {
     @Path("/queues/{queue}/stats")
     @Operation(summary = "A queue's figures: partitions, messages stored, lag and oldest undelivered age per "
             + "consumer group, dead-letter depth, duplicates answered over the window",
-            description = "Each figure is read from one database snapshot without locks. lag counts the messages a "
-                    + "group has not settled (acked completed or dead-lettered), over every partition; a group is "
-                    + "listed once it has popped from the queue. duplicates.atLeast counts the pushes answered "
-                    + "duplicate in the minutes that start within the queue's deduplication window, as every "
-                    + "instance has written its in-memory count so far (every few seconds): a lower bound.")
+            description = "Read from one database snapshot without locks. lag counts the messages a group has not "
+                    + "settled, over every partition; duplicates.atLeast is a lower bound of the items answered "
+                    + "duplicate within the queue's deduplication window.")
     public Uni<QueueStats> stats(@PathParam("queue") @Name String queue) {
         String dlq = DeadLetters.queueOf(queue);
         return stats.size(queue).flatMap(size -> {

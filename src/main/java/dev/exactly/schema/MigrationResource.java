@@ -18,9 +18,9 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * POST /api/v1/admin/migrate: applies sql/ to the database, once per deploy, invoked by the
- * pipeline after the function is updated (see README, Deploy). Needs an API key like every
- * /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no body, or
- * {@code {}} ({@link NoFields}).
+ * pipeline after the function is updated (docs/deploy-aws.md, "Every later deploy"). Needs an API
+ * key like every /api endpoint. Idempotent: a second call applies nothing. It takes no fields: no
+ * body, or {@code {}} ({@link NoFields}).
  */
 @Authenticated
 @Path("/api/v1/admin/migrate")
@@ -50,11 +50,14 @@ public class MigrationResource {
         if (left == RequestDeadline.NONE) {
             return run;
         }
-        // Flyway runs on (blocking JDBC); past the request's deadline the call is answered and the
-        // run goes on: calling again is safe (Flyway's lock makes a second run wait for the first,
-        // which then leaves it nothing to do)
+        // Flyway runs on (blocking JDBC) past the request's deadline, where the call is answered.
+        // In the server shape the run goes on; in the Lambda shape the environment is frozen once
+        // the answer is out, so the run pauses until that environment is invoked again, or ends
+        // with its connection (PostgreSQL rolls back the unfinished migration). Either way calling
+        // again is safe: Flyway's lock makes a second run wait for a live first one, which then
+        // leaves it nothing to do.
         return run.ifNoItem().after(Duration.ofNanos(Math.max(1, left - BorrowedConnections.ANSWER_RESERVE.toNanos())))
                 .failWith(() -> new DeadlineExceededException("the migration did not finish before the request's deadline; "
-                        + "it goes on, and calling again is safe"));
+                        + "calling again is safe"));
     }
 }

@@ -40,19 +40,11 @@ public class TaskResource {
     /** A UUID written out in full. */
     static final String UUID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
-    /** The autoDedupe key construction, as documented in README "Tasks". */
-    static final String KEY_DOC = "autoDedupe key = SHA-256( be32(len(T)) || T || be32(len(D)) || D ), where T is "
-            + "the task type in UTF-8, D is the task data in RFC 8785 canonical JSON (JCS) in UTF-8, and be32(n) "
-            + "is n as 4 bytes big-endian: member order and insignificant whitespace do not matter, numbers "
-            + "compare as IEEE 754 doubles (1, 1.0 and 1e0 are equal; integers beyond 2^53 round), array order "
-            + "matters, and the length framing keeps type \"ab\" + data \"c\" apart from type \"a\" + data "
-            + "\"bc\". The task id, priority, runAt and retry settings are not part of the key; the queue scopes "
-            + "it. The key is checked only against pending tasks of the queue (queued, scheduled, running, "
-            + "retrying): once a task completes, is dead or is deleted, an identical task enqueues again. A "
-            + "client id is unique in its queue while the task exists (completed and dead tasks included, until "
-            + "deleted). A duplicate is not an error: 200, status \"duplicate\", taskId and duplicateOf name the "
-            + "existing task, matchedOn says \"id\" or \"autoDedupe\". PostgreSQL decides (unique indexes, "
-            + "INSERT ... ON CONFLICT DO NOTHING), so the verdict is exact under any concurrency.";
+    /** How an enqueue is deduplicated; the key's construction is in docs/tasks.md, "The autoDedupe key". */
+    static final String KEY_DOC = "A task id is unique in its queue while the task exists. With autoDedupe, the key is "
+            + "SHA-256 over the type and the RFC 8785 canonical data, each length-prefixed, and is checked against the "
+            + "queue's pending tasks only (queued, scheduled, running, retrying). A duplicate is not an error: 200, "
+            + "status \"duplicate\", duplicateOf names the existing task, matchedOn says \"id\" or \"autoDedupe\".";
 
     private static final String TASK_FIELDS = "Task: {\"queue\"? (default \"default\"), \"id\"? (1-255 of "
             + "[A-Za-z0-9._:-]; a UUIDv7 when absent), \"type\" (1-256 UTF-8 bytes), \"data\" (any JSON, required), "
@@ -104,11 +96,9 @@ public class TaskResource {
     /** Lists a queue's tasks, in enqueue order, a page at a time. */
     @GET
     @Operation(operationId = "listTask", summary = "List a queue's tasks, optionally of one state, a page at a time",
-            description = "?queue= (default \"default\"), ?state= (queued, scheduled, running, retrying, completed "
-                    + "or dead; all when absent), ?limit= (1 to exactly.tasks.max-page-size, default 100), ?after= "
-                    + "(the previous page's next cursor). Answer: {\"tasks\":[...], \"next\"?}: tasks in enqueue "
-                    + "order; next is absent on the last page. Finished tasks are listed until the maintenance job "
-                    + "purges them (exactly.tasks.retention-seconds).")
+            description = "?queue= (default \"default\"), ?state= (all when absent), ?limit= (default 100), "
+                    + "?after= (the previous page's next cursor). Answer: {\"tasks\":[...], \"next\"?}, in enqueue "
+                    + "order; next is absent on the last page.")
     public Uni<TaskListResponse> list(@QueryParam("queue") @Name String queue,
                                       @QueryParam("state") @Pattern(regexp = STATES, message = "must be one of "
                                               + "queued, scheduled, running, retrying, completed, dead") String state,
@@ -126,10 +116,8 @@ public class TaskResource {
     @Path("/claim")
     @Operation(summary = "Claim tasks under a lease",
             description = "Body: {\"queue\"? (default \"default\"), \"types\"? (only these types), \"limit\"? (1), "
-                    + "\"leaseSeconds\"? (exactly.tasks.default-lease-seconds)}. Tasks are handed out in the order "
-                    + "priority (higher first), runAt, enqueue order, locked with FOR UPDATE SKIP LOCKED so no task "
-                    + "goes to two workers. Each claim is one attempt. A task whose lease expires is claimable "
-                    + "again (or dead after its last attempt). Answer: {\"tasks\":[{..., leaseId, leaseExpiresAt}]}.")
+                    + "\"leaseSeconds\"?}. Each task goes to one worker, by priority (higher first), runAt, then "
+                    + "enqueue order; each claim is one attempt. Answer: {\"tasks\":[{..., leaseId, leaseExpiresAt}]}.")
     public Uni<ClaimResponse> claim(@Valid WorkerRequest.Claim body) {
         atMost("limit", body.limit(), config.maxClaimLimit());
         int lease = atMost("leaseSeconds", body.leaseSeconds(), config.maxLeaseSeconds());
@@ -181,10 +169,9 @@ public class TaskResource {
     @POST
     @Path("/{id}/extend")
     @Operation(summary = "Extend a claimed task's lease (heartbeat)",
-            description = "Body: {\"leaseId\", \"leaseSeconds\"? (exactly.tasks.default-lease-seconds; at most "
-                    + "exactly.tasks.max-lease-seconds)}; ?queue= names the queue (default \"default\"). The lease "
-                    + "then ends leaseSeconds from now; the answer is the task with its new leaseExpiresAt. Only the "
-                    + "current, unexpired lease can be extended: an expired or taken-over lease gets 409.")
+            description = "Body: {\"leaseId\", \"leaseSeconds\"?}; ?queue= names the queue (default \"default\"). "
+                    + "The current, unexpired lease then ends leaseSeconds from now; an expired or taken-over lease "
+                    + "gets 409.")
     public Uni<TaskView> extend(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
                                 @Valid WorkerRequest.Extend body) {
         int lease = atMost("leaseSeconds", body.leaseSeconds(), config.maxLeaseSeconds());

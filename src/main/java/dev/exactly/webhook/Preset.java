@@ -10,8 +10,8 @@ import java.util.stream.Collectors;
  * {@link WebhooksConfig.Source}).
  *
  * <p>The window covers the provider's longest automatic retry or manual redelivery horizon, with
- * margin, as each provider documents it (named per constant below; README's preset table lists
- * them). The kept headers never include a header that carries the secret itself.
+ * margin, as each provider documents it (named per constant below; docs/webhooks.md, "Presets",
+ * lists them). The kept headers never include a header that carries the secret itself.
  */
 public enum Preset {
 

@@ -9,7 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 
 /**
- * Micrometer counter of idempotency keys repeated with another payload (issue 17.1), outside
+ * Micrometer counter of idempotency keys repeated with another payload, outside
  * webhooks (which count theirs per source, {@code exactly_webhook_deliveries_payload_mismatch_total}):
  * {@code exactly_payload_mismatch_total} with the tags {@code entry} ({@code push},
  * {@code transaction}, {@code task}) and {@code outcome} ({@code reported}: answered duplicate with

@@ -25,11 +25,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, defect 2: a second service instance started on the same embedded data directory must
- * refuse to start, naming the first, and leave the first instance's PostgreSQL running; a
- * PostgreSQL whose service is gone (killed with SIGKILL) is still stopped by the next start.
- * Each instance is a JVM of its own ({@link EmbeddedDatabaseProcess}), as two {@code java -jar}
- * runs in one folder would be.
+ * One embedded data directory, one owner: a second service instance started on the same directory
+ * must refuse to start, naming the first, and leave the first instance's PostgreSQL running; a
+ * PostgreSQL whose service is gone (killed with SIGKILL) is still stopped by the next start. Each
+ * instance is a JVM of its own ({@link EmbeddedDatabaseProcess}), as two {@code java -jar} runs in
+ * one folder would be.
  */
 class EmbeddedDatabaseOwnershipTest {
 

@@ -34,10 +34,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, defect 3: the embedded PostgreSQL is watched. Killed (SIGKILL to its postmaster,
- * the one this test started), it is restarted on the same port, pushes through the service's
- * pool are answered again with the data intact, and the health check tells running from
- * restarting from failed; when it cannot come back, the watch gives up after its bounded attempts.
+ * The embedded PostgreSQL is watched, so that a crash of it does not leave the service answering
+ * 503 for good. Killed (SIGKILL to its postmaster, the one this test started), it is restarted on
+ * the same port, pushes through the service's pool are answered again with the data intact, and
+ * the health check tells running from restarting from failed; when it cannot come back, the watch
+ * gives up after its bounded attempts.
  */
 class PostmasterWatchTest {
 

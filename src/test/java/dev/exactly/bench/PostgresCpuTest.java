@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bench's reading of the database server's CPU (floor phase, issue 16.2) against the tests'
+ * The bench's reading of the database server's CPU (floor phase: database CPU per push) against the tests'
  * embedded PostgreSQL: it finds the postmaster, and its sum grows by at least what a CPU-heavy
  * backend used, while the backend lives and after it has exited and been reaped. Relations
  * between readings only; no timed bound.

@@ -61,9 +61,10 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
     }
 
     /**
-     * The done-criterion of issue 18: two engine instances and 16 clients push overlapping ids into
-     * partitions that live on both workers; every id is stored exactly once, nothing deadlocks, and
-     * the single-partition pushes ran on the workers (each worker ran push_segment calls itself).
+     * Exactness on a distributed database: two engine instances and 16 clients push overlapping ids
+     * into partitions that live on both workers; every id is stored exactly once, nothing
+     * deadlocks, and the single-partition pushes ran on the workers (each worker ran push_segment
+     * calls itself).
      */
     @Test
     void sixteenClientsOverPartitionsOnBothWorkersStoreEachIdOnce() throws Exception {

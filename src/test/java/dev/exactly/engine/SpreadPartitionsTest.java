@@ -35,7 +35,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Queues that spread their messages by key (spreadPartitions, issue 16.3) against a real
+ * Queues that spread their messages by key (spreadPartitions) against a real
  * PostgreSQL: the route is a function of the key on every instance (checked against the stored
  * hashes by SQL), the store refuses a stale routing and the engine routes again, a named partition
  * is refused with nothing written, the option changes only while the queue holds no hash, and

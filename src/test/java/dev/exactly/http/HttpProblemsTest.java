@@ -35,9 +35,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, defect 9: a 405 carries Allow, a 406 speaks of media types (not of the runtime's
- * annotations), an oversized chunked body is a quiet 413 problem, the meters are named as
- * docs/operations.md names them, and no per-connection gauge is registered twice.
+ * Answers the HTTP layer gives before any endpoint runs: a 405 carries Allow, a 406 speaks of media
+ * types (not of the runtime's annotations), an oversized chunked body is a quiet 413 problem, the
+ * meters are named as docs/operations.md names them, and no per-connection gauge is registered
+ * twice.
  */
 @QuarkusTest
 class HttpProblemsTest {

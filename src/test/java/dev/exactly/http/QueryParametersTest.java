@@ -21,10 +21,11 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, defect 6: on every endpoint (all of /api/v1 and /webhooks), an unknown query
- * parameter, a repeated one and an empty one are a 400 problem naming it, and nothing is
- * written. The endpoints are found by walking every resource class the build compiled (each
- * {@code @Path} class's HTTP methods), so a new endpoint is covered without editing this test.
+ * Query parameters are checked as strictly as bodies: on every endpoint (all of /api/v1 and
+ * /webhooks), an unknown query parameter, a repeated one and an empty one are a 400 problem naming
+ * it, and nothing is written. The endpoints are found by walking every resource class the build
+ * compiled (each {@code @Path} class's HTTP methods), so a new endpoint is covered without editing
+ * this test.
  */
 @QuarkusTest
 class QueryParametersTest {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -50,8 +51,8 @@ class ColdStartTest {
     }
 
     /**
-     * The Lambda build leaves out what its start would build for nothing (BENCHMARKS.md, finding
-     * 16): no Agroal JDBC pool, no Narayana transaction manager (quarkus-agroal's), no
+     * The Lambda build leaves out what its start would build for nothing, since each would lengthen
+     * the cold start: no Agroal JDBC pool, no Narayana transaction manager (quarkus-agroal's), no
      * quarkus-flyway (the migrate call makes a plain Flyway), no scheduler (its timers are the
      * server's; maintenance comes from EventBridge) and no OpenAPI extension (/q/openapi is not
      * served). None of their classes is there to load; FunctionZipIT checks function.zip itself.
@@ -68,6 +69,25 @@ class ColdStartTest {
                     () -> Class.forName(absent, false, Thread.currentThread().getContextClassLoader()), absent);
         }
         anonymous().get("/q/openapi").then().statusCode(404);
+    }
+
+    /**
+     * What runs before a SnapStart checkpoint (the push path in memory, HotPathPriming) connects to
+     * nothing, so the snapshot holds no socket and the database sees no write, and it does the
+     * push's work: each round encodes push_bundle's arguments (hashes, ids, payload bytes) and
+     * writes the answers. The class is the Lambda build's own (src/lambda/java), which the server
+     * build's test compilation does not see: it is looked up by name.
+     */
+    @Test
+    void primingThePushPathConnectsNothing() throws ReflectiveOperationException {
+        Class<?> type = Class.forName("dev.exactly.lambda.HotPathPriming", true, Thread.currentThread().getContextClassLoader());
+        Object priming = Arc.container().instance(type).get();
+        int before = Listener.attempts.get();
+        long bytes = (long) type.getMethod("prime").invoke(priming);
+        assertEquals(before, Listener.attempts.get(), "connections opened while priming");
+        long oneRound = (long) type.getMethod("round").invoke(priming);
+        assertTrue(oneRound > 0, "a round encodes the push's arguments and answers");
+        assertEquals(type.getField("ROUNDS").getInt(null) * oneRound, bytes, "every round did the same work");
     }
 
     /** The lambda config profile with the datasource on the counting listener. */

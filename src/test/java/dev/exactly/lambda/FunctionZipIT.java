@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.zip.ZipEntry;
@@ -78,10 +80,11 @@ class FunctionZipIT {
     }
 
     /**
-     * What a cold start would build for nothing is not in the package (BENCHMARKS.md, finding 16):
-     * no Agroal JDBC pool, no Narayana transaction manager, no quarkus-flyway, no scheduler (nor
-     * cron-utils), no OpenAPI extension. Plain Flyway, its PostgreSQL support, the JDBC driver and
-     * the migrations are, for the migrate call.
+     * What a cold start would build for nothing is not in the package, since each of these
+     * lengthens the start by loading and initialising its classes: no Agroal JDBC pool, no Narayana
+     * transaction manager, no quarkus-flyway, no scheduler (nor cron-utils), no OpenAPI extension.
+     * Plain Flyway, its PostgreSQL support, the JDBC driver and the migrations are, for the migrate
+     * call.
      */
     @Test
     void carriesNoJdbcPoolTransactionManagerFlywayExtensionSchedulerNorOpenApi() {
@@ -99,43 +102,74 @@ class FunctionZipIT {
     }
 
     /**
-     * The package is Quarkus' own (amazon-lambda's function.zip, a legacy jar): the application at
-     * the task root, and lib/ holding exactly the jars Quarkus wrote to target/lib (its bytecode
-     * transformations of a library included, as modified-*.jar), each unchanged; every provider a
-     * service file names in one of them is inside the package.
+     * The package is Quarkus' own (amazon-lambda's function.zip, a legacy jar) with its libraries
+     * as one jar (src/lambda/ant/merge-libraries.xml): the application at the task root, and lib/
+     * holding only lib/libraries.jar, stored uncompressed, with every entry of every jar Quarkus
+     * wrote to target/lib (its bytecode transformations of a library included, as modified-*.jar)
+     * unchanged, but their manifests, indexes, signatures and module-info classes; no class is in
+     * two of those jars. Each service file holds every line of that file in every jar, and every
+     * provider it names is inside the package.
      */
     @Test
-    void libHoldsTheJarsQuarkusWroteWithTheirServiceFiles() throws IOException {
+    void libIsOneJarOfTheJarsQuarkusWroteWithTheirServiceFiles() throws IOException {
         List<String> libs = entries.stream().filter(n -> n.startsWith("lib/") && !n.contains("!/")).sorted().toList();
-        List<String> built;
-        try (var files = Files.list(Path.of("target", "lib"))) {
-            built = files.map(f -> "lib/" + f.getFileName()).sorted().toList();
+        assertEquals(List.of("lib/libraries.jar"), libs, "lib/ holds one jar");
+        Map<String, byte[]> merged = new HashMap<>();
+        try (ZipFile zip = new ZipFile(ZIP.toFile());
+             ZipInputStream in = new ZipInputStream(zip.getInputStream(zip.getEntry("lib/libraries.jar")))) {
+            for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+                if (!e.isDirectory()) {
+                    assertEquals(ZipEntry.STORED, e.getMethod(), e.getName() + " is stored uncompressed");
+                    merged.put(e.getName(), in.readAllBytes());
+                }
+            }
         }
-        assertEquals(built, libs, "lib/ is target/lib");
-        assertTrue(libs.size() > 100, libs.size() + " jars");
-        Set<String> classes = new TreeSet<>();
-        entries.stream().filter(n -> n.endsWith(".class")).map(n -> n.substring(n.indexOf("!/") + 2)).forEach(classes::add);
+        List<Path> built;
+        try (var files = Files.list(Path.of("target", "lib"))) {
+            built = files.filter(f -> f.toString().endsWith(".jar")).sorted().toList();
+        }
+        assertTrue(built.size() > 100, built.size() + " jars");
+        Map<String, String> classIn = new HashMap<>();
+        Map<String, Set<String>> serviceLines = new HashMap<>();
         int services = 0;
-        try (ZipFile zip = new ZipFile(ZIP.toFile())) {
-            for (String lib : libs) {
-                byte[] jar = zip.getInputStream(zip.getEntry(lib)).readAllBytes();
-                assertTrue(java.util.Arrays.equals(jar, Files.readAllBytes(Path.of("target", lib))), lib + " unchanged");
-                try (ZipInputStream in = new ZipInputStream(new java.io.ByteArrayInputStream(jar))) {
-                    for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
-                        if (!e.getName().startsWith("META-INF/services/") || e.isDirectory()) {
-                            continue;
-                        }
+        for (Path jar : built) {
+            try (ZipFile lib = new ZipFile(jar.toFile())) {
+                for (ZipEntry e : Collections.list(lib.entries())) {
+                    String name = e.getName();
+                    if (e.isDirectory() || name.equals("META-INF/MANIFEST.MF") || name.equals("META-INF/INDEX.LIST")
+                            || name.matches("META-INF/[^/]+\\.(SF|RSA|DSA|EC)") || name.endsWith("module-info.class")) {
+                        continue;
+                    }
+                    byte[] bytes = lib.getInputStream(e).readAllBytes();
+                    if (name.startsWith("META-INF/services/")) {
                         services++;
-                        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList()) {
-                            String provider = line.replaceAll("#.*", "").strip();
-                            assertTrue(provider.isEmpty() || classes.contains(provider.replace('.', '/') + ".class"),
-                                    lib + "!/" + e.getName() + " names " + provider);
-                        }
+                        serviceLines.computeIfAbsent(name, k -> new TreeSet<>()).addAll(lines(bytes));
+                    } else if (name.endsWith(".class")) {
+                        String other = classIn.put(name, jar.getFileName().toString());
+                        assertEquals(null, other, name + " is in " + other + " and " + jar.getFileName());
+                        assertTrue(java.util.Arrays.equals(bytes, merged.get(name)), name + " of " + jar.getFileName() + " unchanged");
+                    } else {
+                        assertTrue(merged.containsKey(name), name + " of " + jar.getFileName());
                     }
                 }
             }
         }
         assertTrue(services > 20, services + " service files");
+        Set<String> classes = new TreeSet<>(entries.stream().filter(n -> n.endsWith(".class") && !n.contains("!/")).toList());
+        merged.keySet().stream().filter(n -> n.endsWith(".class")).forEach(classes::add);
+        for (Map.Entry<String, Set<String>> service : serviceLines.entrySet()) {
+            assertTrue(merged.containsKey(service.getKey()), service.getKey());
+            assertEquals(service.getValue(), new TreeSet<>(lines(merged.get(service.getKey()))), service.getKey() + ": every jar's lines");
+            for (String provider : service.getValue()) {
+                assertTrue(classes.contains(provider.replace('.', '/') + ".class"), service.getKey() + " names " + provider);
+            }
+        }
+    }
+
+    /** A service file's providers: its lines without comments and blanks. */
+    private static List<String> lines(byte[] serviceFile) {
+        return new String(serviceFile, StandardCharsets.UTF_8).lines().map(l -> l.replaceAll("#.*", "").strip())
+                .filter(l -> !l.isEmpty()).toList();
     }
 
     @Test

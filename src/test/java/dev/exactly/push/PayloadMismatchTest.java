@@ -20,7 +20,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * A transactionId sent again with another payload (issue 17.1): the duplicate's answer says
+ * A transactionId sent again with another payload: the duplicate's answer says
  * whether the payload matched, and a queue with payloadMismatch "reject" refuses it, end to end
  * against the embedded PostgreSQL.
  */

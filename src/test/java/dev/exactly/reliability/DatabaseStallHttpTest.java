@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.exactly.testing.Api;
+import dev.exactly.testing.LogCapture;
 import dev.exactly.webhook.Signing;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -183,13 +184,18 @@ class DatabaseStallHttpTest {
         assertTrue(stopped >= 1, "the server's processes were stopped");
         List<Answer> answers;
         Answer ready;
+        List<String> healthLines;
         ExecutorService pool = Executors.newFixedThreadPool(calls.size());
         try {
             List<CompletableFuture<Answer>> pending = new ArrayList<>();
             for (Call c : calls) {
                 pending.add(CompletableFuture.supplyAsync(() -> send(c), pool));
             }
-            ready = send(new Call("readiness", "GET", "/q/health/ready", null, Map.of()));
+            try (LogCapture logs = LogCapture.open()) {
+                ready = send(new Call("readiness", "GET", "/q/health/ready", null, Map.of()));
+                healthLines = logs.records().stream().filter(r -> r.getLoggerName().startsWith("io.smallrye.health"))
+                        .map(r -> r.getLevel() + " " + r.getFormattedMessage()).toList();
+            }
             answers = new ArrayList<>();
             for (CompletableFuture<Answer> f : pending) {
                 answers.add(f.get(90, TimeUnit.SECONDS));
@@ -216,6 +222,7 @@ class DatabaseStallHttpTest {
         assertEquals(503, ready.status(), "readiness: " + ready.body());
         assertTrue(ready.millis() < 2000, "readiness answered after " + ready.millis() + " ms");
         assertTrue(ready.body().contains("\"DOWN\""), ready.body());
+        assertEquals(List.of(), healthLines, "a DOWN answer logged by the health extension (one line per probe)");
 
         // PostgreSQL runs again: the service answers by itself, and nothing is left held
         assertEquals(200, new ServiceHttp(base).pushUntilAnswered(q, "after", Duration.ofSeconds(30)));

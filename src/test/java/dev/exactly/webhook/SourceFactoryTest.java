@@ -117,7 +117,8 @@ class SourceFactoryTest {
 
     @Test
     void aBadKeyPointerIsReportedOnceAndNotAsAMissingPresetKey() {
-        // issue 14: the bad pointer also produced "the github preset has no key", which is false
+        // the source has a key, a bad one: "the github preset has no key" would be false and send its
+        // author looking in the wrong place
         assertNull(build("w", Map.of("exactly.webhooks.sources.w.preset", "github", "exactly.webhooks.sources.w.secret", "s",
                 "exactly.webhooks.sources.w.key.pointer", "id")));
         assertEquals(1, problems.errors().size(), problems.errors().toString());

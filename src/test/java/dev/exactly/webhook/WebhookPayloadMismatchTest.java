@@ -21,7 +21,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * A webhook redelivery whose body differs from the original delivery's (issue 17.1): flagged in
+ * A webhook redelivery whose body differs from the original delivery's: flagged in
  * the answer (payloadMatches, Exactly-Payload-Matches), counted per source, and refused with 422
  * when its queue's payloadMismatch option is "reject"; nothing is written in either case.
  */

@@ -17,7 +17,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The suite's floor phase (issue 16.1 and 16.2, {@code bench/run --only floor}): on the suite's
+ * The suite's floor phase (a duplicate's WAL and the single push against the database's floor,
+ * {@code bench/run --only floor}): on the suite's
  * PostgreSQL, a database of its own migrated by bench/floor/migrate, the machine's pgbench with 16
  * clients running bench/floor's workload scripts, and the service in the stateless shape (cache and
  * fusion off) with 16 producers of one-item requests into one partition, the cells interleaved round

@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The client is Vert.x core's HTTP/1.1 client on one event loop with a keep-alive connection
  * per request chain: the load generator shares the machine's cores with the service and its
- * database, so it should take as little of them as it can. (java.net.http, used before, took
- * about four times the service's own CPU per one-item request on this machine: BENCHMARKS.md
- * finding 20.)
+ * database, so it should take as little of them as it can (java.net.http takes about four times
+ * the service's own CPU per one-item request on this machine: bench/findings.md, "The load
+ * generator took more CPU than the service").
  */
 public final class HttpLoad {
 

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The suite's lambda phase (issue 16.5, {@code bench/run --only lambda}): the Lambda package
+ * The suite's lambda phase ({@code bench/run --only lambda}): the Lambda package
  * (target/bench/function.zip, which bench/run builds with the lambda Maven profile before the server
  * build) started {@code --lambda-runs} times (5) under the AWS Lambda Java runtime interface client
  * by {@link ColdStartBench} (the driver bench/lambda-cold-start runs too), against the suite's

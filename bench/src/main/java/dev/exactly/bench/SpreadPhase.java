@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The suite's spread phase (issue 16.3 and 16.4, {@code bench/run --only spread}; bench/spread/run
+ * The suite's spread phase (spread queues and fusion, {@code bench/run --only spread}; bench/spread/run
  * runs it alone): two services on the suite's PostgreSQL, the stateless shape (cache and fusion
  * off, as the Lambda runs) and server mode (cache + fusion), 16 producers of one-item requests, the
  * cells interleaved round by round:
@@ -28,8 +28,7 @@ import java.util.Optional;
  *   <li>server mode, 16 partitions, one producer each;</li>
  *   <li>server mode, the spread queue (for reference).</li>
  * </ul>
- * Targets: spread ÷ one partition ≥ 3 (16.3); server ÷ stateless at one producer per partition
- * ≥ 1 (16.4).
+ * Targets: spread ÷ one partition ≥ 3; server ÷ stateless at one producer per partition ≥ 1.
  */
 final class SpreadPhase {
 
@@ -79,12 +78,12 @@ final class SpreadPhase {
             return Optional.ofNullable(cells.get(id)).filter(c -> !c.runs().isEmpty());
         }
 
-        /** 16.3: stateless, spread queue ÷ one partition (msgs/s). */
+        /** The spread target: stateless, spread queue ÷ one partition (msgs/s). */
         double spreadRatio() {
             return ratio("spread-off", "one-off");
         }
 
-        /** 16.4: server mode ÷ stateless, 16 partitions, one producer each (msgs/s). */
+        /** The fusion target: server mode ÷ stateless, 16 partitions, one producer each (msgs/s). */
         double fusionRatio() {
             return ratio("pinned-fused", "pinned-off");
         }
@@ -99,7 +98,7 @@ final class SpreadPhase {
         }
 
         /**
-         * 16.3's ceiling on this machine: the pushes per second all cores could give the spread
+         * The spread target's ceiling on this machine: the pushes per second all cores could give the spread
          * cell at the machine CPU per push it measured, ÷ one partition's msgs/s (NaN when not read).
          */
         double spreadCeiling() {

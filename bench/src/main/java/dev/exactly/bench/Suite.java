@@ -22,11 +22,11 @@ import java.util.regex.Pattern;
 /**
  * The whole benchmark suite, one command (bench/run), in phases: first the Lambda package's cold
  * start under the runtime interface client, on the rested machine ({@link LambdaColdStartPhase},
- * {@code lambda}, an issue 16 target); then JMH micro-benchmarks of the in-memory parts
+ * {@code lambda}); then JMH micro-benchmarks of the in-memory parts
  * ({@code jmh}), the SQL-level matrix (Exactly's push_bundle against the three
  * baselines, in-process, same PostgreSQL, same run: {@code sql}), the HTTP matrix against the
  * service in each mode (cache off; cache on; cache on with fusion: {@code http}), the service's cold
- * start ({@code cold}): the issue 7 targets; then the issue 16 targets: the single push against
+ * start ({@code cold}): the push path's targets; then the single push against
  * pgbench's floor and the duplicate's WAL ({@link FloorPhase}, {@code floor}), spread and fusion over
  * HTTP ({@link SpreadPhase}, {@code spread}); then BENCHMARKS.md.
  *
@@ -91,7 +91,7 @@ public final class Suite {
     /**
      * The spread phase's measurement per cell and round (--spread-measure, 6 s): its ratios
      * compare cells bound by different things (a lock, the CPU), whose 2 s rounds scattered by
-     * up to 1.5× on a shared host (finding 24).
+     * up to 1.5× on a shared host.
      */
     final Duration spreadMeasure;
     final int rounds;
@@ -188,7 +188,7 @@ public final class Suite {
             // The Lambda package's cold start first, on the rested machine: it is the latency of
             // one starting process, and minutes of the suite's saturating load leave this host
             // slower at it for several minutes after, init (which touches no database) as much
-            // as the whole start (BENCHMARKS.md finding 22); the database waits idle meanwhile.
+            // as the whole start; the database waits idle meanwhile.
             if (wanted("lambda")) {
                 lambda = new LambdaColdStartPhase(this).run();
                 note("lambda", lambda.skipped != null ? lambda.skipped : lambda.failed);
@@ -227,7 +227,7 @@ public final class Suite {
         Files.writeString(out, new Report(this).markdown(), StandardCharsets.UTF_8);
         if (floor != null || spread != null || lambda != null) {
             System.out.println();
-            System.out.print(new Issue16Report(this).targets());
+            System.out.print(new FloorSpreadLambdaReport(this).targets());
         }
         log("wrote " + out.toAbsolutePath());
     }
@@ -556,15 +556,28 @@ public final class Suite {
 
     // ---------------------------------------------------------------- cold start
 
+    /**
+     * Three starts of the service to its first answered push; where the build wrote an AppCDS archive
+     * next to the jar (app-cds.jsa, quarkus.package.jar.appcds.enabled), each round also starts it with
+     * the archive ({@code -XX:SharedArchiveFile}), right after the start without.
+     */
     void coldStart() throws Exception {
         Path jar = Path.of(args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        Path archive = jar.resolveSibling("app-cds.jsa");
+        boolean withArchive = Files.isRegularFile(archive);
         for (int i = 0; i < 3; i++) {
             log("cold start " + (i + 1));
-            try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
-                    sha256(apiKey), MODES.get("off"), work.resolve("service-coldstart-" + i + ".log"))) {
-                double ms = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
-                coldStarts.add(new double[] {ms, server.reportedStartMillis()});
+            double[] start = new double[withArchive ? 4 : 2];
+            for (int a = 0; a < (withArchive ? 2 : 1); a++) {
+                List<String> options = a == 0 ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath());
+                try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
+                        sha256(apiKey), MODES.get("off"), work.resolve("service-coldstart-" + i + (a == 0 ? "" : "-appcds") + ".log"),
+                        options)) {
+                    start[2 * a] = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
+                    start[2 * a + 1] = server.reportedStartMillis();
+                }
             }
+            coldStarts.add(start);
         }
     }
 

@@ -64,7 +64,8 @@ public final class ColdStartBench {
      * What one package measured.
      *
      * @param name          the variant's name
-     * @param runs          per start, in order: {init ms (start to first /invocation/next), start to first answered push ms}
+     * @param runs          per start, in order: {init ms (start to first /invocation/next), start to first answered push ms,
+     *                      the function process' CPU time (user + system, all threads) at that answer, ms}
      * @param classesLoaded classes loaded from process start to the first answer (the -Xlog:class+load start)
      */
     public record Result(String name, List<long[]> runs, long classesLoaded) {
@@ -76,6 +77,14 @@ public final class ColdStartBench {
         /** Median process start to first answered push, ms. */
         public long medianFirstPushMillis() {
             return median(runs, 1);
+        }
+
+        /**
+         * Median CPU time the function process used up to its first answer, ms: steadier than the wall
+         * time on a shared machine, where other processes take the cores for part of the start.
+         */
+        public long medianCpuMillis() {
+            return median(runs, 2);
         }
     }
 
@@ -105,18 +114,21 @@ public final class ColdStartBench {
         long reference = -1;
         long referenceClasses = -1;
         String name = "%-" + nameWidth(variants) + "s";
-        System.out.printf("%n" + name + " %12s %16s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
-                "classes loaded", "ratio");
+        System.out.printf("%n" + name + " %12s %16s %8s %14s %8s %16s %8s%n", "package", "median init", "median first push", "ratio",
+                "median CPU", "ratio", "classes loaded", "ratio");
+        long referenceCpu = -1;
         for (Result r : results) {
             long init = r.medianInitMillis();
             long first = r.medianFirstPushMillis();
             long loaded = r.classesLoaded();
+            long cpu = r.medianCpuMillis();
             if (reference < 0) {
                 reference = first;
                 referenceClasses = loaded;
+                referenceCpu = cpu;
             }
-            System.out.printf(name + " %9d ms %13d ms %8.2f %16d %8.2f%n", r.name(), init, first, first / (double) reference,
-                    loaded, loaded / (double) referenceClasses);
+            System.out.printf(name + " %9d ms %13d ms %8.2f %11d ms %8.2f %16d %8.2f%n", r.name(), init, first,
+                    first / (double) reference, cpu, cpu / (double) referenceCpu, loaded, loaded / (double) referenceClasses);
         }
     }
 
@@ -137,6 +149,36 @@ public final class ColdStartBench {
      */
     public static List<Result> measure(int runs, List<Variant> variants, String reactiveUrl, String user, PrintStream out)
             throws Exception {
+        Map<String, String> env = environment(reactiveUrl, user);
+        Map<String, List<long[]>> times = new LinkedHashMap<>();
+        variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
+        String name = "%-" + nameWidth(variants) + "s";
+        out.printf("load average at start: %s%n", loadAverage());
+        out.printf(name + " %5s %12s %16s %12s%n", "package", "run", "init ms", "first push ms", "CPU ms");
+        for (int run = 1; run <= runs; run++) {
+            for (Variant v : variants) {
+                long[] t = once(v, env, run);
+                times.get(v.name()).add(new long[] {t[0], t[1], t[3]});
+                out.printf(name + " %5d %12d %16d %12d%n", v.name(), run, t[0], t[1], t[3]);
+            }
+        }
+        out.printf("load average at end: %s%n", loadAverage());
+        List<Result> results = new ArrayList<>();
+        for (Variant v : variants) {
+            results.add(new Result(v.name(), times.get(v.name()), classesLoaded(v, env)));
+        }
+        return results;
+    }
+
+    /**
+     * The function's environment as infra/terraform writes it, for the bench's database.
+     *
+     * @param reactiveUrl postgresql://host:port/db of a migrated database
+     * @param user        its user (no password)
+     * @return the variables, besides those the Lambda service sets
+     * @throws Exception when SHA-256 is missing
+     */
+    public static Map<String, String> environment(String reactiveUrl, String user) throws Exception {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("QUARKUS_PROFILE", "lambda");
         env.put("QUARKUS_DATASOURCE_REACTIVE_URL", reactiveUrl);
@@ -145,22 +187,7 @@ public final class ColdStartBench {
                 java.security.MessageDigest.getInstance("SHA-256").digest(Api.TEST_API_KEY.getBytes(StandardCharsets.UTF_8))));
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_PRESET", "github");
         env.put("EXACTLY_WEBHOOKS_SOURCES_GITHUB_SECRET", "cold-start-bench");
-        Map<String, List<long[]>> times = new LinkedHashMap<>();
-        variants.forEach(v -> times.put(v.name(), new ArrayList<>()));
-        String name = "%-" + nameWidth(variants) + "s";
-        out.printf(name + " %5s %12s %16s%n", "package", "run", "init ms", "first push ms");
-        for (int run = 1; run <= runs; run++) {
-            for (Variant v : variants) {
-                long[] t = once(v, env, run);
-                times.get(v.name()).add(new long[] {t[0], t[1]});
-                out.printf(name + " %5d %12d %16d%n", v.name(), run, t[0], t[1]);
-            }
-        }
-        List<Result> results = new ArrayList<>();
-        for (Variant v : variants) {
-            results.add(new Result(v.name(), times.get(v.name()), classesLoaded(v, env)));
-        }
-        return results;
+        return env;
     }
 
     /** Starts v once with -Xlog:class+load and counts the classes loaded up to its first answer. */
@@ -176,7 +203,36 @@ public final class ColdStartBench {
         return once(v, env, run, null);
     }
 
-    /** One start: {init ms, first answer ms, classes in classLog when the answer came (0 without one)}. */
+    /** /proc/loadavg's three load averages (1, 5, 15 min), or "unknown" where there is none. */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** The CPU time (user + system) process pid has used so far, ms, from /proc/PID/stat; -1 where there is none. */
+    static long cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // the fields after the command name, which is in parentheses and may hold spaces
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return ticks * 1000 / CLOCK_TICKS;
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** USER_HZ, the unit of /proc/PID/stat's times: 100 on Linux' common builds. */
+    private static final long CLOCK_TICKS = 100;
+
+    /**
+     * One start: {init ms, first answer ms, classes in classLog when the answer came (0 without one),
+     * the process' CPU ms at the answer}.
+     */
     private static long[] once(Variant v, Map<String, String> env, int run, Path classLog) throws Exception {
         long[] times;
         try (RuntimeApiServer api = new RuntimeApiServer();
@@ -189,6 +245,7 @@ public final class ColdStartBench {
                             + "\",\"payload\":{\"n\":1}}]}").build(), StandardCharsets.UTF_8);
             RuntimeApiServer.Outcome outcome = api.invoke(event.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(120));
             long done = System.nanoTime();
+            long cpu = cpuMillis(fn.pid());
             long loaded = 0;
             if (classLog != null) {
                 try (Stream<String> lines = Files.lines(classLog)) {
@@ -200,7 +257,7 @@ public final class ColdStartBench {
                 throw new IllegalStateException(v.name() + ": " + outcome + "\n" + fn.output());
             }
             times = new long[] {TimeUnit.NANOSECONDS.toMillis(api.firstNextNanos() - fn.startNanos()),
-                    TimeUnit.NANOSECONDS.toMillis(done - fn.startNanos()), loaded};
+                    TimeUnit.NANOSECONDS.toMillis(done - fn.startNanos()), loaded, cpu};
         }
         return times;
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * ratio it is judged on, the command that measured it, met / not met) and the tables of the floor,
  * spread and lambda phases behind it.
  */
-final class Issue16Report {
+final class FloorSpreadLambdaReport {
 
     static final double WAL_PER_DUPLICATE_MAX = 1;
     static final double LOCK_MAX = 1.2;
@@ -29,7 +29,7 @@ final class Issue16Report {
     private final Suite s;
     private final StringBuilder md = new StringBuilder();
 
-    Issue16Report(Suite suite) {
+    FloorSpreadLambdaReport(Suite suite) {
         this.s = suite;
     }
 
