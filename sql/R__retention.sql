@@ -113,8 +113,11 @@ $$;
 
 -- Deletes up to p_limit buckets of exactly.duplicate_counts that no stats read any more: those
 -- that start before their queue's deduplication window (and those of a queue that is gone), oldest
--- first, in one short statement. Returns how many it deleted; the maintenance job calls it until a
--- step deletes fewer than p_limit. Touches only the unlogged table, and no partition lock.
+-- first, in one short statement that adds the deleted counts of a queue still there to
+-- exactly.duplicate_rollup, per UTC hour (sql/V22__duplicate_rollup.sql): a minute leaves one table
+-- as it enters the other. Then deletes the rollup's hours older than the kept history (35 days).
+-- Returns how many minute buckets it deleted; the maintenance job calls it until a step deletes
+-- fewer than p_limit. No partition lock.
 CREATE OR REPLACE FUNCTION exactly.purge_duplicate_counts(p_limit integer)
 RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -124,16 +127,27 @@ DECLARE
     n     integer;
 BEGIN
     WITH old AS (
-        SELECT d.queue_id, d.bucket
+        SELECT d.queue_id, d.bucket, q.id IS NOT NULL AS kept
         FROM exactly.duplicate_counts d
         LEFT JOIN exactly.queues q ON q.id = d.queue_id
         WHERE q.id IS NULL OR d.bucket < v_now - make_interval(secs => q.dedup_window_seconds)
         ORDER BY d.bucket
         LIMIT p_limit
+    ), gone AS (
+        DELETE FROM exactly.duplicate_counts d USING old
+        WHERE d.queue_id = old.queue_id AND d.bucket = old.bucket
+        RETURNING d.queue_id, d.bucket, d.duplicates, old.kept
+    ), rolled AS (
+        INSERT INTO exactly.duplicate_rollup AS r (queue_id, hour, duplicates)
+        SELECT g.queue_id, date_trunc('hour', g.bucket, 'UTC'), sum(g.duplicates)
+        FROM gone g
+        WHERE g.kept
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+        ON CONFLICT (queue_id, hour) DO UPDATE SET duplicates = r.duplicates + EXCLUDED.duplicates
     )
-    DELETE FROM exactly.duplicate_counts d USING old
-    WHERE d.queue_id = old.queue_id AND d.bucket = old.bucket;
-    GET DIAGNOSTICS n = ROW_COUNT;
+    SELECT count(*) INTO n FROM gone;
+    DELETE FROM exactly.duplicate_rollup r WHERE r.hour < v_now - interval '35 days';
     RETURN n;
 END
 $$;

@@ -122,3 +122,112 @@ BEGIN
     WHERE q.name = p_queue;
 END
 $$;
+
+-- The console's overview: one page of queues by name after p_after (NULL = from the first) whose
+-- name contains p_contains (NULL = any), each with its partition and message counts, its
+-- dead-letter queue's name, the messages stored there and how many of them are not redriven yet,
+-- and the duplicates answered over its window (as queue_duplicates). Per-group lag is read by
+-- queue_group_lag for the page's queues.
+CREATE OR REPLACE FUNCTION exactly.queue_overview(p_after text, p_contains text, p_limit integer)
+RETURNS TABLE (r_name text, r_partitions bigint, r_messages bigint, r_dead_letter_queue text,
+               r_dead_letters bigint, r_not_redriven bigint, r_duplicates bigint, r_window integer)
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+    v_now timestamptz := clock_timestamp();
+BEGIN
+    -- PL/pgSQL, as queue_page: the page of queues first, then the rows of those queues alone
+    RETURN QUERY
+    WITH q AS MATERIALIZED (
+        SELECT q.id, q.name, q.dedup_window_seconds, exactly.dead_letter_queue(q.name) AS dlq
+        FROM exactly.queues q
+        WHERE (p_after IS NULL OR q.name > p_after) AND (p_contains IS NULL OR strpos(q.name, p_contains) > 0)
+        ORDER BY q.name
+        LIMIT p_limit
+    ), s AS (
+        SELECT p.queue_id, count(*) AS n, sum(p.last_offset + 1 - p.data_start) AS messages
+        FROM exactly.partitions p
+        WHERE p.queue_id IN (SELECT q.id FROM q)
+        GROUP BY p.queue_id
+    ), dp AS (
+        SELECT q.id AS origin, p.id, p.last_offset + 1 - p.data_start AS messages, p.data_start
+        FROM q
+        JOIN exactly.queues d ON d.name = q.dlq
+        JOIN exactly.partitions p ON p.queue_id = d.id
+    ), ds AS (
+        SELECT dp.origin, sum(dp.messages) AS messages,
+               sum(dp.messages - (SELECT count(*) FROM exactly.redrives r
+                                  WHERE r.dlq_partition_id = dp.id AND r.dlq_offset >= dp.data_start)) AS pending
+        FROM dp
+        GROUP BY dp.origin
+    ), dup AS (
+        SELECT q.id, sum(c.duplicates) AS n
+        FROM q JOIN exactly.duplicate_counts c
+               ON c.queue_id = q.id AND c.bucket >= v_now - make_interval(secs => q.dedup_window_seconds)
+        GROUP BY q.id
+    )
+    SELECT q.name, COALESCE(s.n, 0), COALESCE(s.messages, 0)::bigint, q.dlq,
+           COALESCE(ds.messages, 0)::bigint, COALESCE(ds.pending, 0)::bigint, COALESCE(dup.n, 0)::bigint,
+           q.dedup_window_seconds
+    FROM q
+    LEFT JOIN s ON s.queue_id = q.id
+    LEFT JOIN ds ON ds.origin = q.id
+    LEFT JOIN dup ON dup.id = q.id
+    ORDER BY q.name;
+END
+$$;
+
+-- The duplicates answered in queue p_queue per UTC hour from p_since on: the rolled-up hours
+-- (exactly.duplicate_rollup, before the window) and the minute buckets still kept (within it),
+-- summed per hour; hours with none are left out.
+CREATE OR REPLACE FUNCTION exactly.queue_duplicate_series(p_queue text, p_since timestamptz)
+RETURNS TABLE (r_hour timestamptz, r_duplicates bigint)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN QUERY
+    SELECT h.hour, sum(h.n)::bigint
+    FROM (SELECT date_trunc('hour', c.bucket, 'UTC') AS hour, c.duplicates AS n
+          FROM exactly.duplicate_counts c JOIN exactly.queues q ON q.id = c.queue_id
+          WHERE q.name = p_queue AND c.bucket >= date_trunc('hour', p_since, 'UTC')
+          UNION ALL
+          SELECT r.hour, r.duplicates
+          FROM exactly.duplicate_rollup r JOIN exactly.queues q ON q.id = r.queue_id
+          WHERE q.name = p_queue AND r.hour >= date_trunc('hour', p_since, 'UTC')) h
+    GROUP BY h.hour
+    ORDER BY h.hour;
+END
+$$;
+
+-- The dead-letter copies of dead-letter queue p_dlq, read without a pop: by partition id and
+-- offset after (p_after_pid, p_after_offset) (NULL = from the first), at most p_limit, each with
+-- its dead-letter header (the origin), its payload's size, and the message it was redriven to.
+CREATE OR REPLACE FUNCTION exactly.dead_letter_page(p_dlq text, p_after_pid bigint, p_after_offset bigint,
+                                                    p_limit integer)
+RETURNS TABLE (r_partition_id bigint, r_partition text, r_offset bigint, r_message_id uuid,
+               r_created_at timestamptz, r_size integer, r_origin text, r_redriven_to uuid,
+               r_redriven_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_custom_plan
+AS $$
+BEGIN
+    RETURN QUERY
+    WITH k AS (
+        SELECT m.partition_id, m."offset"
+        FROM exactly.partitions p
+        JOIN exactly.queues q ON q.id = p.queue_id
+        JOIN exactly.messages m ON m.partition_id = p.id AND m."offset" >= p.data_start
+        WHERE q.name = p_dlq
+          AND (p_after_pid IS NULL OR (m.partition_id, m."offset") > (p_after_pid, p_after_offset))
+        ORDER BY m.partition_id, m."offset"
+        LIMIT p_limit
+    )
+    SELECT m.partition_id, p.name, m."offset", m.message_id, m.created_at, octet_length(m.payload),
+           (m.headers -> 'x-exactly-dead-letter')::text, r.message_id, r.redriven_at
+    FROM k
+    JOIN exactly.messages m ON m.partition_id = k.partition_id AND m."offset" = k."offset"
+    JOIN exactly.partitions p ON p.id = m.partition_id
+    LEFT JOIN exactly.redrives r ON r.dead_letter_id = m.message_id
+    ORDER BY m.partition_id, m."offset";
+END
+$$;

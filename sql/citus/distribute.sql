@@ -66,6 +66,10 @@ SELECT create_reference_table('exactly.destination_state')
 WHERE pg_temp.citus_kind('exactly.destination_state') IS DISTINCT FROM 'reference';
 SELECT create_reference_table('exactly.destination_dead_letters')
 WHERE pg_temp.citus_kind('exactly.destination_dead_letters') IS DISTINCT FROM 'reference';
+-- the duplicates per queue and hour kept after the minutes are purged (V22): written by the
+-- maintenance purge in the statement that deletes the minutes
+SELECT create_reference_table('exactly.duplicate_rollup')
+WHERE pg_temp.citus_kind('exactly.duplicate_rollup') IS DISTINCT FROM 'reference';
 
 SELECT create_distributed_table('exactly.partitions', 'id')
 WHERE pg_temp.citus_kind('exactly.partitions') IS DISTINCT FROM 'distributed';

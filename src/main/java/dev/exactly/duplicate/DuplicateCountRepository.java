@@ -11,13 +11,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Data access for the counts of duplicates answered (the unlogged table
  * {@code exactly.duplicate_counts}, sql/V19__duplicate_counts.sql): adding an instance's counts
  * ({@code exactly.add_duplicates}), a queue's sum over its window ({@code exactly.queue_duplicates})
- * and the purge of buckets no window reaches any more ({@code exactly.purge_duplicate_counts}).
+ * the purge of buckets no window reaches any more, which rolls them up per hour
+ * ({@code exactly.purge_duplicate_counts}), and a queue's hourly series ({@code exactly.queue_duplicate_series}).
  * Each call is one statement in its own transaction; none of them runs on a push's path.
  */
 @ApplicationScoped
@@ -26,6 +28,8 @@ public class DuplicateCountRepository {
     private static final String ADD = "SELECT exactly.add_duplicates($1, $2, $3)";
     private static final String SUM = "SELECT r_duplicates, r_window FROM exactly.queue_duplicates($1)";
     private static final String PURGE = "SELECT exactly.purge_duplicate_counts($1)";
+
+    private static final String SERIES = "SELECT r_hour, r_duplicates FROM exactly.queue_duplicate_series($1, $2)";
 
     private final Pool pool;
 
@@ -89,7 +93,35 @@ public class DuplicateCountRepository {
     }
 
     /**
-     * Deletes at most {@code limit} buckets older than their queue's window, oldest first.
+     * The duplicates answered in one hour.
+     *
+     * @param hour       the start of the hour (UTC)
+     * @param duplicates the duplicates answered in it, as written so far
+     */
+    public record HourCount(OffsetDateTime hour, long duplicates) {
+    }
+
+    /**
+     * A queue's duplicates per hour from {@code since} on: the rolled-up hours before its window
+     * and the minute buckets within it (sql/V22__duplicate_rollup.sql); hours with none are absent.
+     *
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<HourCount>> series(String queue, OffsetDateTime since) {
+        return BorrowedConnections.execute(pool, SERIES, Tuple.of(queue, since))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<HourCount> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new HourCount(r.getOffsetDateTime("r_hour"), r.getLong("r_duplicates")));
+                    }
+                    return out;
+                });
+    }
+
+    /**
+     * Deletes at most {@code limit} buckets older than their queue's window, oldest first, adding
+     * them to the hourly rollup; then the rollup's hours older than its kept history.
      *
      * @return how many were deleted
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away

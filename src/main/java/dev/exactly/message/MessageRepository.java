@@ -8,9 +8,13 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.exactly.engine.TransactionHash;
+import io.vertx.mutiny.core.buffer.Buffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
-/** Data access for reading stored messages (exactly.messages). */
+/** Data access for reading stored messages (exactly.messages): by id, by queue and key, and their deliveries. */
 @ApplicationScoped
 public class MessageRepository {
 
@@ -18,6 +22,25 @@ public class MessageRepository {
             + "m.transaction_id, m.payload, m.content_type, m.headers::text AS headers, m.trace_id, m.created_at "
             + "FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
             + "JOIN exactly.queues q ON q.id = p.queue_id WHERE m.message_id = $1";
+
+    private static final String BY_KEY = "SELECT m.message_id, q.name AS queue, p.name AS partition, m.\"offset\", "
+            + "m.transaction_id, m.payload, m.content_type, m.headers::text AS headers, m.trace_id, m.created_at, "
+            + "q.dedup_window_seconds FROM exactly.queues q JOIN exactly.partitions p ON p.queue_id = q.id "
+            + "JOIN exactly.txn_hashes t ON t.partition_id = p.id AND t.hash = $2 "
+            + "JOIN exactly.messages m ON m.partition_id = t.partition_id AND m.\"offset\" = t.\"offset\" "
+            + "WHERE q.name = $1 AND m.transaction_id = $3 ORDER BY m.created_at, p.name, m.\"offset\"";
+
+    // per consumer group with a cursor on the message's partition: where the message stands for it
+    private static final String DELIVERIES = "SELECT c.consumer_group, COALESCE(d.attempts, 0) AS attempts, "
+            + "CASE WHEN m.\"offset\" < c.next_offset OR d.settled THEN 'settled' "
+            + "WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() "
+            + "AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to THEN 'leased' "
+            + "WHEN d.partition_id IS NOT NULL THEN 'retrying' ELSE 'waiting' END AS state, "
+            + "d.last_outcome, d.last_error, d.dead_letter_id "
+            + "FROM exactly.messages m JOIN exactly.consumer_cursors c ON c.partition_id = m.partition_id "
+            + "LEFT JOIN exactly.deliveries d ON d.partition_id = m.partition_id "
+            + "AND d.consumer_group = c.consumer_group AND d.\"offset\" = m.\"offset\" "
+            + "WHERE m.message_id = $1 ORDER BY c.consumer_group";
 
     private final Pool pool;
 
@@ -34,6 +57,65 @@ public class MessageRepository {
         return ConnectionRetry.onceOnClosedConnection(() -> BorrowedConnections.execute(pool, BY_ID, Tuple.of(messageId)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.size() == 0 ? null : toMessage(rows.iterator().next()));
+    }
+
+    /**
+     * A message stored under a key, with its queue's window.
+     *
+     * @param message       the message
+     * @param windowSeconds its queue's deduplication window
+     */
+    public record Keyed(StoredMessage message, int windowSeconds) {
+    }
+
+    /**
+     * @param queue         queue name
+     * @param transactionId the key
+     * @return the messages stored under the key in the queue (any partition), oldest first; empty
+     *         when none (never pushed, or purged by retention)
+     */
+    public Uni<List<Keyed>> byKey(String queue, String transactionId) {
+        Tuple args = Tuple.tuple().addString(queue).addBuffer(Buffer.buffer(TransactionHash.of(transactionId)))
+                .addString(transactionId);
+        return BorrowedConnections.execute(pool, BY_KEY, args)
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<Keyed> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new Keyed(toMessage(r), r.getInteger("dedup_window_seconds")));
+                    }
+                    return out;
+                });
+    }
+
+    /**
+     * Where a message stands for one consumer group.
+     *
+     * @param group        the consumer group
+     * @param state        settled (acked completed or dead-lettered), leased (delivered under a live
+     *                     lease), retrying (a failed ack, to be delivered again) or waiting (not delivered yet)
+     * @param attempts     failed attempts recorded
+     * @param lastOutcome  the last ack's outcome, or null
+     * @param lastError    the last ack's error, or null
+     * @param deadLetterId the dead-letter copy it became, or null
+     */
+    public record Delivery(String group, String state, int attempts, String lastOutcome, String lastError,
+                           UUID deadLetterId) {
+    }
+
+    /** @return per consumer group that reads the message's partition, where the message stands; by group */
+    public Uni<List<Delivery>> deliveries(UUID messageId) {
+        return BorrowedConnections.execute(pool, DELIVERIES, Tuple.of(messageId))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<Delivery> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new Delivery(r.getString("consumer_group"), r.getString("state"),
+                                r.getInteger("attempts"), r.getString("last_outcome"), r.getString("last_error"),
+                                r.getUUID("dead_letter_id")));
+                    }
+                    return out;
+                });
     }
 
     static StoredMessage toMessage(Row r) {

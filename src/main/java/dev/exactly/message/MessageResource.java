@@ -3,15 +3,23 @@ package dev.exactly.message;
 import dev.exactly.problem.ApiProblem;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
+import dev.exactly.naming.Name;
+import dev.exactly.naming.Names;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.UUID;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
-/** GET /api/v1/messages/{messageId}: read back a stored message. */
+/**
+ * GET /api/v1/messages/{messageId}: read back a stored message; GET /api/v1/messages?queue=&amp;transactionId=:
+ * the messages stored under a key; GET /api/v1/messages/{messageId}/deliveries: its state per consumer group.
+ */
 @Authenticated
 @Path("/api/v1/messages")
 @Produces(MediaType.APPLICATION_JSON)
@@ -32,17 +40,55 @@ public class MessageResource {
     @Path("/{messageId}")
     @Operation(operationId = "getMessage", summary = "Read a stored message by id")
     public Uni<MessageView> get(@PathParam("messageId") String id) {
-        UUID uuid;
-        try {
-            uuid = UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblem.invalid(null, "messageId", "must be a UUID");
-        }
+        UUID uuid = uuid(id);
         return messages.find(uuid).map(m -> {
             if (m == null) {
                 throw ApiProblem.notFound("no message with id " + uuid);
             }
             return MessageView.of(m);
         });
+    }
+
+    /**
+     * The messages stored under a key in a queue: the original a duplicate answer points to, when
+     * it was stored and until when the key is answered duplicate. 200 with an empty list when none.
+     */
+    @GET
+    @Operation(operationId = "findMessagesByKey", summary = "Find the messages stored under a queue and transactionId",
+            description = "?queue= and ?transactionId= (both required). Answer: {queue, transactionId, messages:[{message, "
+                    + "storedAt, windowSeconds, duplicatesUntil}]}, oldest first, over every partition of the queue; "
+                    + "empty when the key is not stored (never pushed, or purged by retention). A push of the key "
+                    + "into the message's partition before duplicatesUntil is answered duplicate with its messageId.")
+    public Uni<KeyLookup> byKey(@QueryParam("queue") @NotNull(message = "is required") @Name String queue,
+                                @QueryParam("transactionId") @NotNull(message = "is required")
+                                @Size(max = Names.MAX_TRANSACTION_ID_BYTES, message = "must be at most "
+                                        + Names.MAX_TRANSACTION_ID_BYTES + " characters") String transactionId) {
+        return messages.byKey(queue, transactionId).map(found -> new KeyLookup(queue, transactionId, found.stream()
+                .map(k -> new KeyLookup.Stored(MessageView.of(k.message()), k.message().createdAt(), k.windowSeconds(),
+                        k.message().createdAt().plusSeconds(k.windowSeconds()))).toList()));
+    }
+
+    /** Where a message stands for each consumer group; 404 when no message has that id. */
+    @GET
+    @Path("/{messageId}/deliveries")
+    @Operation(operationId = "getMessageDeliveries", summary = "A stored message's deliveries, per consumer group")
+    public Uni<MessageDeliveries> deliveries(@PathParam("messageId") String id) {
+        UUID uuid = uuid(id);
+        return messages.find(uuid).flatMap(m -> {
+            if (m == null) {
+                throw ApiProblem.notFound("no message with id " + uuid);
+            }
+            return messages.deliveries(uuid).map(d -> new MessageDeliveries(uuid, d.stream().map(x ->
+                    new MessageDeliveries.Group(x.group(), x.state(), x.attempts(), x.lastOutcome(), x.lastError(),
+                            x.deadLetterId())).toList()));
+        });
+    }
+
+    private static UUID uuid(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiProblem.invalid(null, "messageId", "must be a UUID");
+        }
     }
 }

@@ -19,6 +19,9 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +31,8 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * Queue options: POST /api/v1/configure (full replace: an omitted option returns to its
  * default, and the answer lists each one it reset), PATCH /api/v1/queues/{queue} (merge) and
  * GET /api/v1/queues/{queue}; the operators' figures: GET /api/v1/queues (paged) and
- * GET /api/v1/queues/{queue}/stats.
+ * GET /api/v1/queues/{queue}/stats, GET /api/v1/overview (every queue's figures, paged) and
+ * GET /api/v1/queues/{queue}/duplicates (per hour).
  */
 @Authenticated
 @Path("/api/v1")
@@ -37,6 +41,9 @@ public class QueueResource {
 
     /** Most queues one listing page may hold (the limit's pattern says 1000 too). */
     static final int MAX_PAGE = 1000;
+
+    /** Most hours a duplicates series reaches back: the rollup's kept history, 35 days. */
+    static final int MAX_HOURS = 840;
 
     private final QueueRepository queues;
     private final QueueStatsRepository stats;
@@ -69,6 +76,66 @@ public class QueueResource {
             List<QueueStatsRepository.QueueSize> page = more ? rows.subList(0, pageSize) : rows;
             return new QueueListResponse(page.stream().map(QueueListResponse.Entry::of).toList(),
                     more ? page.get(page.size() - 1).queue().name() : null);
+        });
+    }
+
+    /**
+     * The overview: a page of queues by name, optionally those whose name contains a text, each
+     * with its messages, per-group lag, oldest undelivered age, dead letters and duplicates.
+     */
+    @GET
+    @Path("/overview")
+    @Operation(operationId = "queueOverview", summary = "The queues' figures at a glance (paged, by name, filtered by a part of the name)",
+            description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor), ?contains= "
+                    + "(only queues whose name contains it). Per queue: messages stored, lag and oldest undelivered "
+                    + "age per consumer group, the oldest of those ages, dead letters stored and not redriven yet, "
+                    + "and the duplicates answered over the window (a lower bound, as in the queue's stats).")
+    public Uni<QueueOverview> overview(@QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
+                                               message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+                                       @QueryParam("after") @Pattern(regexp = "(?!\\.{1,2}$)" + Names.NAME_CHARACTERS,
+                                               message = "must be the next cursor of an earlier page") String after,
+                                       @QueryParam("contains") @Pattern(regexp = Names.NAME_CHARACTERS,
+                                               message = "must be 1 to 255 characters of A-Z a-z 0-9 . _ : -") String contains) {
+        int pageSize = limit == null ? 100 : Integer.parseInt(limit);
+        return stats.overview(after, contains, pageSize + 1).flatMap(rows -> {
+            boolean more = rows.size() > pageSize;
+            List<QueueStatsRepository.OverviewRow> page = more ? rows.subList(0, pageSize) : rows;
+            return stats.groupsOf(page.stream().map(QueueStatsRepository.OverviewRow::name).toList()).map(groups -> {
+                List<QueueOverview.Entry> entries = new ArrayList<>(page.size());
+                for (QueueStatsRepository.OverviewRow r : page) {
+                    List<QueueStats.Group> g = groups.getOrDefault(r.name(), List.of()).stream()
+                            .map(x -> new QueueStats.Group(x.group(), x.lag(), x.oldest(), x.ageSeconds())).toList();
+                    Double oldest = g.stream().map(QueueStats.Group::oldestUndeliveredAgeSeconds)
+                            .filter(java.util.Objects::nonNull).max(Double::compare).orElse(null);
+                    entries.add(new QueueOverview.Entry(r.name(), r.partitions(), r.messages(), g, oldest,
+                            r.deadLetterQueue(), r.deadLetters(), r.notRedriven(),
+                            new QueueStats.Duplicates(r.duplicates(), r.windowSeconds())));
+                }
+                return new QueueOverview(entries, more ? page.get(page.size() - 1).name() : null);
+            });
+        });
+    }
+
+    /** A queue's duplicates answered per hour over the last hours; 404 when it does not exist. */
+    @GET
+    @Path("/queues/{queue}/duplicates")
+    @Operation(operationId = "queueDuplicates", summary = "The duplicates a queue answered, per hour, over the last hours (up to 35 days)",
+            description = "?hours= (1 to 840, default 48): the hours before the current one to include, with the "
+                    + "current one. Hours inside the deduplication window are summed from the per-minute counts; "
+                    + "older hours from the hourly rollup the maintenance job keeps for 35 days. Hours with no "
+                    + "duplicate are absent. A lower bound, like the stats' duplicates.")
+    public Uni<DuplicateSeries> duplicates(@PathParam("queue") @Name String queue,
+                                           @QueryParam("hours") @Pattern(regexp = "0*([1-9][0-9]{0,1}|[1-7][0-9]{2}|8[0-3][0-9]|840)",
+                                                   message = "must be a whole number from 1 to " + MAX_HOURS) String hours) {
+        int n = hours == null ? 48 : Integer.parseInt(hours);
+        OffsetDateTime since = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.HOURS).minusHours(n);
+        return queues.find(queue).flatMap(q -> {
+            if (q == null) {
+                throw ApiProblem.notFound("no queue named '" + queue + "'");
+            }
+            return duplicates.series(queue, since).map(rows -> new DuplicateSeries(queue,
+                    q.options().get(QueueOption.DEDUP_WINDOW_SECONDS), since,
+                    rows.stream().map(r -> new DuplicateSeries.Hour(r.hour(), r.duplicates())).toList()));
         });
     }
 

@@ -10,7 +10,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -30,6 +32,14 @@ public class QueueStatsRepository {
 
     private static final String GROUPS = "SELECT r_group, r_lag, r_oldest, "
             + "extract(epoch FROM clock_timestamp() - r_oldest)::float8 AS age FROM exactly.queue_group_lag($1)";
+
+    private static final String OVERVIEW = "SELECT r_name, r_partitions, r_messages, r_dead_letter_queue, r_dead_letters, "
+            + "r_not_redriven, r_duplicates, r_window FROM exactly.queue_overview($1, $2, $3)";
+
+    private static final String GROUPS_OF = "SELECT n.name, g.r_group, g.r_lag, g.r_oldest, "
+            + "extract(epoch FROM clock_timestamp() - g.r_oldest)::float8 AS age "
+            + "FROM unnest($1::text[]) AS n(name) CROSS JOIN LATERAL exactly.queue_group_lag(n.name) g "
+            + "ORDER BY n.name, g.r_group";
 
     private final Pool pool;
 
@@ -57,6 +67,68 @@ public class QueueStatsRepository {
      * @param ageSeconds its age by the database clock, seconds, or null
      */
     public record GroupLag(String group, long lag, OffsetDateTime oldest, Double ageSeconds) {
+    }
+
+    /**
+     * A queue's figures in the overview.
+     *
+     * @param name            queue name
+     * @param partitions      partitions it has
+     * @param messages        messages it stores
+     * @param deadLetterQueue its dead-letter queue's name
+     * @param deadLetters     messages stored in the dead-letter queue
+     * @param notRedriven     of those, the ones not redriven yet
+     * @param duplicates      duplicates answered over its window, as written so far (a lower bound)
+     * @param windowSeconds   its deduplication window
+     */
+    public record OverviewRow(String name, long partitions, long messages, String deadLetterQueue, long deadLetters,
+                              long notRedriven, long duplicates, int windowSeconds) {
+    }
+
+    /**
+     * A page of the overview: queues in name order after {@code after} whose name contains
+     * {@code contains}.
+     *
+     * @param after    the last name of the previous page, or null
+     * @param contains a part of the name, or null for every queue
+     * @param limit    most queues
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<List<OverviewRow>> overview(String after, String contains, int limit) {
+        return BorrowedConnections.execute(pool, OVERVIEW, Tuple.of(after, contains, limit))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<OverviewRow> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new OverviewRow(r.getString("r_name"), r.getLong("r_partitions"),
+                                r.getLong("r_messages"), r.getString("r_dead_letter_queue"),
+                                r.getLong("r_dead_letters"), r.getLong("r_not_redriven"),
+                                r.getLong("r_duplicates"), r.getInteger("r_window")));
+                    }
+                    return out;
+                });
+    }
+
+    /**
+     * @param queues queue names
+     * @return per queue name, the backlog of each of its consumer groups, by group name (a queue no
+     *         group has read from is absent)
+     */
+    public Uni<Map<String, List<GroupLag>>> groupsOf(List<String> queues) {
+        if (queues.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        return BorrowedConnections.execute(pool, GROUPS_OF, Tuple.of(queues.toArray(new String[0])))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Map<String, List<GroupLag>> out = new HashMap<>();
+                    for (Row r : rows) {
+                        out.computeIfAbsent(r.getString("name"), k -> new ArrayList<>())
+                                .add(new GroupLag(r.getString("r_group"), r.getLong("r_lag"),
+                                        r.getOffsetDateTime("r_oldest"), r.getDouble("age")));
+                    }
+                    return out;
+                });
     }
 
     /**

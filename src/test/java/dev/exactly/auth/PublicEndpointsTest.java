@@ -132,4 +132,27 @@ class PublicEndpointsTest {
         assertTrue(added.size() < 20, "a bounded number of new series (one per status and template): " + added);
         assertFalse(RouteSpellingsTest.series().stream().anyMatch(s -> s.contains("zz-")), "no series names a made-up source or path");
     }
+
+    /**
+     * The console's page shell is deliberately public (application.properties, permission
+     * "public"): its static files and the chart library, which hold no data; /console redirects to
+     * /console/. Only under their plain spelling: any other asks for the key. The API the page
+     * reads stays closed.
+     */
+    @Test
+    void theConsoleShellIsPublicUnderItsPlainSpellingOnly() throws Exception {
+        int port = RouteSpellingsTest.port();
+        RawHttp.Answer redirect = RawHttp.send(port, "GET", "/console", Map.of(), null);
+        assertEquals(302, redirect.status());
+        assertEquals("/console/", redirect.header("location"));
+        for (String path : List.of("/console/", "/console/index.html", "/console/console.js", "/console/console.css",
+                "/webjars/uplot/dist/uPlot.iife.min.js")) {
+            assertEquals(200, RawHttp.send(port, "GET", path, Map.of(), null).status(), path);
+        }
+        assertEquals(404, RawHttp.send(port, "GET", "/console/none.js", Map.of(), null).status());
+        for (String path : List.of("/Console/", "/console;x/", "/%63onsole/", "/console/./console.js", "/console/../api/v1/overview",
+                "/api/v1/overview", "/api/v1/messages?queue=a&transactionId=b")) {
+            assertEquals(401, RawHttp.send(port, "GET", path, Map.of(), null).status(), path);
+        }
+    }
 }

@@ -162,6 +162,14 @@ abstract class EveryRouteSql {
         sql(pool, "UPDATE exactly.queues SET spread_partitions = 2 WHERE name = $1", stale);
         ok(api().body("{\"items\":[{\"queue\":\"" + stale + "\",\"transactionId\":\"k-1\",\"payload\":1}]}").post("/api/v1/push"));
 
+        // the console's reads: the overview (queue_overview), a queue's duplicates per hour
+        // (queue_duplicate_series), its dead letters without a pop (dead_letter_page), a key's messages
+        ok(api().queryParam("contains", q).get("/api/v1/overview"));
+        ok(api().get("/api/v1/queues/{q}/duplicates", q));
+        ok(api().get("/api/v1/queues/{q}/dead-letters", q));
+        ok(api().queryParam("queue", q).queryParam("transactionId", "t-0").get("/api/v1/messages"));
+        ok(api().get("/api/v1/messages/{id}/deliveries", first.get(0).get("messageId")));
+
         // redrive the dead letter (redrive_candidates, record_redrives)
         ok(api().body("{}").post("/api/v1/queues/" + q + "/redrive"));
 

@@ -127,6 +127,40 @@ class DuplicateCountsTest {
     }
 
     @Test
+    void purgedMinutesAreKeptPerHourForTheSeries() {
+        String q = fresh("dup-rollup");
+        options(q, Map.of("dedupWindowSeconds", 600));
+        push(q, "r");
+        push(q, "r", "r", "r");
+        flusher.flush().await().indefinitely();
+        ageBuckets(q, 3 * 3600); // answered three hours ago: before the window
+        push(q, "s");
+        push(q, "s");
+        flusher.flush().await().indefinitely();
+        JsonPath before = api().get("/api/v1/queues/{q}/duplicates", q).then().statusCode(200).extract().jsonPath();
+        assertEquals(List.of(3, 1), before.getList("hours.duplicates"), "read from the minutes before the purge");
+
+        Map<String, Object> report = maintenance();
+        assertTrue(((Number) report.get("purgedDuplicateBuckets")).longValue() >= 1, report.toString());
+        assertEquals(1, stored(q), "the minutes before the window are gone from the unlogged table");
+        assertEquals(3, Db.number("SELECT coalesce(sum(r.duplicates), 0) FROM exactly.duplicate_rollup r "
+                + "JOIN exactly.queues q ON q.id = r.queue_id WHERE q.name = '" + q + "'"), "rolled up");
+
+        JsonPath after = api().get("/api/v1/queues/{q}/duplicates", q).then().statusCode(200).extract().jsonPath();
+        assertEquals(before.getList("hours"), after.getList("hours"), "the same series, each minute counted once");
+        assertEquals(600, after.getInt("windowSeconds"));
+        assertEquals(List.of(1), api().queryParam("hours", 1).get("/api/v1/queues/{q}/duplicates", q).then()
+                .statusCode(200).extract().jsonPath().getList("hours.duplicates"), "the last hour only");
+        api().queryParam("hours", 841).get("/api/v1/queues/{q}/duplicates", q).then().statusCode(400);
+        api().get("/api/v1/queues/{q}/duplicates", fresh("none")).then().statusCode(404);
+
+        // a second purge adds nothing twice
+        maintenance();
+        assertEquals(before.getList("hours"), api().get("/api/v1/queues/{q}/duplicates", q).then().statusCode(200)
+                .extract().jsonPath().getList("hours"));
+    }
+
+    @Test
     void aFailedWriteKeepsItsCountsForTheNextOne() {
         String q = fresh("dup-retry");
         push(q, "k");

@@ -122,6 +122,17 @@ class LambdaApiTest {
                 .body("payload.total", equalTo(12.5f));
     }
 
+    /** The console's page shell and chart library come through API Gateway too, without a key; its data with one. */
+    @Test
+    void theConsoleIsServedThroughApiGatewayEvents() {
+        anonymous().get("/console/").then().statusCode(200)
+                .body(org.hamcrest.Matchers.containsString("Enter your API key"));
+        anonymous().get("/console/console.js").then().statusCode(200);
+        anonymous().get("/webjars/uplot/dist/uPlot.iife.min.js").then().statusCode(200);
+        anonymous().get("/api/v1/overview").then().statusCode(401);
+        api().get("/api/v1/overview").then().statusCode(200).body("queues", org.hamcrest.Matchers.notNullValue());
+    }
+
     @Test
     void badInputIs400AndWritesNothing() throws SQLException {
         long before = count("exactly.messages");
