@@ -44,6 +44,10 @@ public class DestinationRepository {
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     private static final String DELETE_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $1";
     private static final String DELETE_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $1";
+    private static final String DROP_ORPHAN_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $2 "
+            + "AND NOT EXISTS (SELECT 1 FROM exactly.destination_state s WHERE s.name = $1)";
+    private static final String DROP_ORPHAN_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $2 "
+            + "AND NOT EXISTS (SELECT 1 FROM exactly.destination_state s WHERE s.name = $1)";
     private static final String FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3 WHERE name = $1";
     private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
@@ -158,6 +162,20 @@ public class DestinationRepository {
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
                             .map(x -> true);
                 }))
+                .onFailure().transform(DatabaseErrors.CLASSIFY);
+    }
+
+    /**
+     * Removes a deleted destination's consumer-group rows that a pop under way at its delete wrote
+     * back; nothing when a destination of that name exists again.
+     *
+     * @param name  the destination's name
+     * @param group its consumer group
+     */
+    public Uni<Void> dropOrphanGroup(String name, String group) {
+        return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(DROP_ORPHAN_CURSORS).execute(Tuple.of(name, group))
+                        .flatMap(x -> conn.preparedQuery(DROP_ORPHAN_DELIVERIES).execute(Tuple.of(name, group)))
+                        .replaceWithVoid())
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 

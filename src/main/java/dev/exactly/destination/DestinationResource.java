@@ -139,6 +139,7 @@ public class DestinationResource {
             if (!found) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
             }
+            dispatcher.forget(name);
             dispatcher.refreshSoon();
             return null;
         });

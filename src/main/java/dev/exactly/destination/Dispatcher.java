@@ -66,6 +66,8 @@ public class Dispatcher {
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    /** Deleted destinations whose workers may still run; their group's rows are removed once they stop. */
+    private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
     private volatile long gaugesAt;
     private ScheduledExecutorService timer;
@@ -78,6 +80,8 @@ public class Dispatcher {
         final AtomicInteger inFlight = new AtomicInteger();
         volatile boolean dirty;
         volatile boolean paused;
+        /** The destination was deleted: its workers stop at their next step. */
+        volatile boolean removed;
         final AtomicInteger redriving = new AtomicInteger();
         final Counter delivered;
         final Counter failed;
@@ -178,6 +182,21 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * Stops a deleted destination's workers at their next step (a pop, an attempt), before the
+     * next read of the destinations would. A pop already under way may write the group's cursor
+     * again after the delete; the group's rows are removed once its workers have stopped.
+     *
+     * @param name the destination deleted
+     */
+    public void forget(String name) {
+        Slot s = slots.remove(name);
+        if (s != null) {
+            s.removed = true;
+            removed.add(s);
+        }
+    }
+
     /** Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them. */
     public void refreshSoon() {
         if (running) {
@@ -221,7 +240,12 @@ public class Dispatcher {
                 s.d = d;
             }
         }
-        slots.keySet().retainAll(now.keySet());
+        for (String name : Set.copyOf(slots.keySet())) {
+            if (!now.containsKey(name)) {
+                forget(name);
+            }
+        }
+        sweepRemoved();
         Set<String> paused = repository.paused().await().atMost(DB_WAIT);
         for (Slot s : slots.values()) {
             s.paused = paused.contains(s.d.name());
@@ -232,7 +256,7 @@ public class Dispatcher {
                 try {
                     workers.execute(() -> {
                         try {
-                            while (running && !s.paused && redriveOne(s)) {
+                            while (running && !s.paused && !s.removed && redriveOne(s)) {
                                 // one redriven dead letter after another
                             }
                         } catch (RuntimeException e) {
@@ -244,6 +268,16 @@ public class Dispatcher {
                 } catch (RuntimeException e) {
                     s.redriving.set(0);
                 }
+            }
+        }
+    }
+
+    /** Removes the rows a deleted destination's last pop may have written back, once its workers stopped. */
+    private void sweepRemoved() {
+        for (Slot s : removed) {
+            if (s.inFlight.get() == 0 && s.redriving.get() == 0) {
+                repository.dropOrphanGroup(s.d.name(), s.d.group()).await().atMost(DB_WAIT);
+                removed.remove(s);
             }
         }
     }
@@ -271,7 +305,7 @@ public class Dispatcher {
      */
     private void kick(Slot s, int max) {
         s.dirty = true;
-        while (running && !s.paused) {
+        while (running && !s.paused && !s.removed) {
             int n = s.inFlight.get();
             if (n >= max) {
                 return;
@@ -289,7 +323,7 @@ public class Dispatcher {
 
     private void work(Slot s) {
         try {
-            while (running && !s.paused) {
+            while (running && !s.paused && !s.removed) {
                 s.dirty = false;
                 if (deliverBatch(s)) {
                     kick(s, config.workers()); // another partition may have messages too
@@ -331,7 +365,7 @@ public class Dispatcher {
                              Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
-            if (!running || s.paused) {
+            if (!running || s.paused || s.removed) {
                 return Outcome.ABORTED;
             }
             if (!keeper.keep(d.timeoutMs() + 5_000L)) {

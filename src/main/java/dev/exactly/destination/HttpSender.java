@@ -88,8 +88,7 @@ final class HttpSender implements AutoCloseable {
                 .setURI(path)
                 .setServer(SocketAddress.inetSocketAddress(port, address.getHostAddress()))
                 .setFollowRedirects(false)
-                .setConnectTimeout(d.timeoutMs())
-                .setIdleTimeout(d.timeoutMs())
+                .setConnectTimeout(d.timeoutMs()) // the whole exchange is bounded below, by timeoutMs from the send
                 .putHeader("Content-Type", m.contentType() == null ? "application/json" : m.contentType())
                 .putHeader("User-Agent", "Exactly")
                 .putHeader("webhook-id", m.messageId())

@@ -55,6 +55,7 @@ class DestinationTest {
     final List<Received> received = new CopyOnWriteArrayList<>();
     final AtomicInteger failNext = new AtomicInteger();
     final AtomicInteger slowNext = new AtomicInteger();
+    final AtomicInteger paceMs = new AtomicInteger();
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
 
     @BeforeEach
@@ -86,6 +87,13 @@ class DestinationTest {
                 ex.sendResponseHeaders(200, -1);
                 ex.close();
                 return;
+            }
+            if (paceMs.get() > 0) {
+                try {
+                    Thread.sleep(paceMs.get()); // answered in time, but slowly
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), status));
             ex.sendResponseHeaders(status, -1);
@@ -239,6 +247,34 @@ class DestinationTest {
         assertEquals("2", got.get(1).h("Exactly-Attempt"));
         await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
         assertTrue(destinations(queue).getString("destinations[0].state.lastError").contains("300 ms"));
+    }
+
+    /**
+     * A destination deleted while its worker is in the middle of a batch gets nothing more than
+     * the message then in flight, and leaves no consumer-group row behind: the worker stops at its
+     * next step, and what a pop under way wrote back is removed once it has stopped.
+     */
+    @Test
+    void aDeletedDestinationGetsNothingMoreAndLeavesNoCursor() throws Exception {
+        String queue = fresh("dest-del");
+        String name = "del-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\",\"timeoutMs\":5000}", 201);
+        paceMs.set(150);
+        try {
+            for (int i = 0; i < 20; i++) {
+                push(queue, "p", "m-" + i, "{\"n\":" + i + "}");
+            }
+            await("the first deliveries", () -> of(queue).size() >= 2);
+            api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+            int atDelete = of(queue).size();
+            Thread.sleep(2_000); // twenty polls of the dispatcher, and ten paced answers
+            assertTrue(of(queue).size() <= atDelete + 1, "delivered after the delete: " + (of(queue).size() - atDelete));
+            long cursors = pool.preparedQuery("SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $1")
+                    .execute(Tuple.of("destination:" + name)).await().indefinitely().iterator().next().getLong(0);
+            assertEquals(0, cursors, "consumer-group rows left by the deleted destination");
+        } finally {
+            paceMs.set(0);
+        }
     }
 
     @Test

@@ -45,6 +45,11 @@ class ReflectionRegistrationTest {
     private static final Set<String> NOT_WIRE = Set.of(
             "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
             "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
+            "dev.exactly.duplicate.DuplicateCountRepository$HourCount", // a row; written as DuplicateSeries.Hour
+            "dev.exactly.message.MessageRepository$Keyed",        // a row; written as MessageView
+            "dev.exactly.message.MessageRepository$Delivery",     // a row; written as MessageDeliveries.Group
+            "dev.exactly.queue.QueueStatsRepository$OverviewRow", // a row; written as QueueOverview
+            "dev.exactly.redrive.RedriveRepository$Listed",       // a row; written as DeadLetterPage
             "dev.exactly.http.RouteBodyLimit$Limit",              // a route's body limit (configuration)
             "dev.exactly.message.StoredMessage",                  // a row; written as MessageView
             "dev.exactly.message.PayloadWire",                    // a payload's two fields, inside MessageView / PoppedMessage
