@@ -68,6 +68,7 @@ public final class FunctionHandler {
 
     private final QuarkusStreamHandler quarkus;
     private volatile DuplicateFlusher duplicates;
+    private volatile Dispatcher dispatcher;
 
     /**
      * Starts the application (Quarkus' initialisation, before any invocation and before a
@@ -114,6 +115,7 @@ public final class FunctionHandler {
             } else if ((drain = DeliverEvent.parse(event)) != null) {
                 JSON.writeValue(output, deliver(drain.queue(), context));
             } else {
+                dispatcher().startConfigured();
                 quarkus.handleRequest(new ByteArrayInputStream(event), output, context);
             }
         } finally {
@@ -164,6 +166,16 @@ public final class FunctionHandler {
         } catch (RuntimeException e) {
             throw new IllegalStateException("delivery drain failed: " + describe(e), e);
         }
+    }
+
+    /** The application's dispatcher, looked up once Quarkus runs. */
+    private Dispatcher dispatcher() {
+        Dispatcher d = dispatcher;
+        if (d == null) {
+            d = Arc.container().instance(Dispatcher.class).get();
+            dispatcher = d;
+        }
+        return d;
     }
 
     /** The application's flusher, looked up once Quarkus runs (the constructor started it). */

@@ -348,6 +348,29 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * Invocation mode: starts the configured destinations this process has not started yet (their
+     * consumer groups begin after what each partition holds now), before the invocation stores
+     * anything, so that no message stored through an instance that has a destination in its
+     * configuration is missed by it, whichever instance drains. Once per process; a database that is
+     * away leaves it for the next invocation.
+     */
+    public void startConfigured() {
+        if (!invocation || started.size() >= configured.all().size()) {
+            return;
+        }
+        try {
+            for (Destination d : configured.all().values()) {
+                if (!started.contains(d.name())) {
+                    repository.start(d).await().atMost(DB_WAIT);
+                    started.add(d.name());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debugf("destinations: cannot start the configured ones now: %s", e.toString());
+        }
+    }
+
     /** Waits until the slots' workers stopped, or shortly after the deadline. */
     private void awaitIdle(List<Slot> mine) {
         long until = deadline + DRAIN_MARGIN_MS / 2;
