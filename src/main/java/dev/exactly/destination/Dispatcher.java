@@ -333,7 +333,7 @@ public class Dispatcher {
                 for (Slot s : mine) {
                     kick(s, 1);
                 }
-                awaitIdle(mine);
+                awaitIdle(mine, queues);
                 if (pastDeadline()) {
                     return new DrainReport(batches.get() - before, true);
                 }
@@ -371,10 +371,20 @@ public class Dispatcher {
         }
     }
 
-    /** Waits until the slots' workers stopped, or shortly after the deadline. */
-    private void awaitIdle(List<Slot> mine) {
+    /**
+     * Waits until the slots' workers stopped, or shortly after the deadline, marking the queues'
+     * drain as asked for meanwhile (every half debounce period), so that stores in them ask for no
+     * other drain while this one runs.
+     */
+    private void awaitIdle(List<Slot> mine, Set<String> queues) {
         long until = deadline + DRAIN_MARGIN_MS / 2;
+        long touchEvery = Math.max(50, config.drainDebounceMs() / 2);
+        long touched = System.currentTimeMillis();
         while (System.currentTimeMillis() < until) {
+            if (System.currentTimeMillis() - touched >= touchEvery) {
+                touched = System.currentTimeMillis();
+                drains.touch(queues).subscribe().with(x -> { }, e -> LOG.debugf("destinations: cannot mark a drain: %s", e.toString()));
+            }
             boolean idle = true;
             for (Slot s : mine) {
                 if (s.inFlight.get() > 0 || s.redriving.get() > 0) {

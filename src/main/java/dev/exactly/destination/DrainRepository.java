@@ -7,7 +7,6 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -33,6 +32,8 @@ public class DrainRepository {
             + "WHERE r.invoked_at <= EXCLUDED.invoked_at - make_interval(secs => $3 / 1000.0) RETURNING r.queue";
     private static final String CLEAR = "UPDATE exactly.delivery_drains SET invoked_at = '-infinity' "
             + "WHERE queue = ANY($1::text[]) AND invoked_at > '-infinity'";
+    private static final String TOUCH = "UPDATE exactly.delivery_drains SET invoked_at = clock_timestamp() "
+            + "WHERE queue = ANY($1::text[])";
     private static final String PARK = "INSERT INTO exactly.destination_parked "
             + "(destination, partition_id, lease_id, next_offset, attempt, due_at) "
             + "VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6 / 1000.0)) "
@@ -46,7 +47,6 @@ public class DrainRepository {
             + "WHERE p.destination = $1 AND p.partition_id = c.partition_id "
             + "RETURNING p.partition_id, p.lease_id, p.next_offset, p.attempt";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
-    private static final String PARKED_DUE = "SELECT min(due_at) FROM exactly.destination_parked";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
             + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 ORDER BY m.\"offset\"";
 
@@ -80,6 +80,13 @@ public class DrainRepository {
     /** A drain of these queues found nothing more to deliver: the next store asks for another at once. */
     public Uni<Void> clear(Collection<String> queues) {
         return BorrowedConnections.execute(pool, CLEAR, Tuple.of(queues.toArray(String[]::new)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A drain of these queues runs: stores in them ask for no other one for the debounce period from now. */
+    public Uni<Void> touch(Collection<String> queues) {
+        return BorrowedConnections.execute(pool, TOUCH, Tuple.of(queues.toArray(String[]::new)))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }
@@ -124,13 +131,6 @@ public class DrainRepository {
         return BorrowedConnections.execute(pool, UNPARK, Tuple.of(destination, partitionId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
-    }
-
-    /** @return when the first parked partition is due, or null when none is parked */
-    public Uni<OffsetDateTime> firstParkedDue() {
-        return BorrowedConnections.query(pool, PARKED_DUE)
-                .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(rows -> rows.iterator().next().getOffsetDateTime(0));
     }
 
     /** A stored message of a parked batch. */
