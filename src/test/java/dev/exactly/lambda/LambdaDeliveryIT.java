@@ -165,7 +165,11 @@ class LambdaDeliveryIT {
     }
 
     private static JsonNode push(String transactionId, String payload) throws Exception {
-        String body = JSON.writeValueAsString(Map.of("items", List.of(Map.of("queue", QUEUE, "partition", "p1",
+        return push(QUEUE, transactionId, payload);
+    }
+
+    private static JsonNode push(String queue, String transactionId, String payload) throws Exception {
+        String body = JSON.writeValueAsString(Map.of("items", List.of(Map.of("queue", queue, "partition", "p1",
                 "transactionId", transactionId, "payload", JSON.readTree(payload)))));
         RuntimeApiServer.Outcome o = runtime.invoke(ApiGatewayEvents.request("POST", "/api/v1/push")
                 .header("authorization", "Bearer " + Api.TEST_API_KEY).json(body).build(), TIMEOUT);
@@ -261,6 +265,42 @@ class LambdaDeliveryIT {
         // the lease never expired: the group's delivery count stayed at its first delivery
         assertEquals(0, count("SELECT count(*) FROM exactly.deliveries WHERE consumer_group = 'destination:billing' AND attempts > 1"));
         runtime.timeoutMillis(30_000);
+    }
+
+    /**
+     * Prints, warm, the median push-to-delivery time and the median time of the push invocation
+     * itself, into the queue with the destination (the push asks for a drain: one statement and,
+     * unless a drain of the queue runs, an Invoke call) and into a queue without any (the statement
+     * only). Asserts no timing: this machine is shared, and the Invoke API is a loopback stub.
+     */
+    @Test
+    @Order(4)
+    void warmPushToDeliveryLatency() throws Exception {
+        int n = 20;
+        long[] delivered = new long[n];
+        long[] withDestination = new long[n];
+        long[] without = new long[n];
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            push("plain", "plain-" + i, "{\"n\":" + i + "}");
+            without[i] = System.nanoTime() - t0;
+        }
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            String id = push("warm-" + i, "{\"n\":" + i + "}").path("messageId").asText();
+            withDestination[i] = System.nanoTime() - t0;
+            await("the delivery of " + id, () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204));
+            delivered[i] = System.nanoTime() - t0;
+        }
+        System.out.printf("LambdaDeliveryIT: warm, median of %d: push to delivery %.1f ms; push invocation %.1f ms into the queue "
+                        + "with a destination, %.1f ms into one without (runtime client, Invoke stub and receiver on loopback)%n",
+                n, median(delivered), median(withDestination), median(without));
+    }
+
+    private static double median(long[] nanos) {
+        long[] s = nanos.clone();
+        java.util.Arrays.sort(s);
+        return s[s.length / 2] / 1e6;
     }
 
     private static long count(String sql) {
