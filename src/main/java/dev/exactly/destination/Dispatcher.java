@@ -327,21 +327,26 @@ public class Dispatcher {
             if (queue != null) {
                 queues.add(queue);
             }
+            // ends only after: clear the marks, then a round that found nothing and marked nothing
             boolean cleared = false;
             while (true) {
                 long seen = batches.get();
                 for (Slot s : mine) {
                     kick(s, 1);
                 }
-                awaitIdle(mine, queues);
+                awaitIdle(mine, cleared ? Set.of() : queues);
                 if (pastDeadline()) {
                     return new DrainReport(batches.get() - before, true);
                 }
                 if (cleared && batches.get() == seen) {
                     return new DrainReport(batches.get() - before, false);
                 }
-                drains.clear(queues).await().atMost(DB_WAIT);
-                cleared = true;
+                if (cleared) {
+                    cleared = false; // found more after clearing: mark again while delivering it
+                } else {
+                    drains.clear(queues).await().atMost(DB_WAIT);
+                    cleared = true;
+                }
             }
         } finally {
             deadline = 0;
@@ -372,18 +377,22 @@ public class Dispatcher {
     }
 
     /**
-     * Waits until the slots' workers stopped, or shortly after the deadline, marking the queues'
-     * drain as asked for meanwhile (every half debounce period), so that stores in them ask for no
-     * other drain while this one runs.
+     * Waits until the slots' workers stopped, or shortly after the deadline, marking the drain of
+     * {@code touch} as asked for meanwhile (every half debounce period, each mark written before
+     * going on), so that stores in those queues ask for no other drain while this one runs.
      */
-    private void awaitIdle(List<Slot> mine, Set<String> queues) {
+    private void awaitIdle(List<Slot> mine, Set<String> touch) {
         long until = deadline + DRAIN_MARGIN_MS / 2;
         long touchEvery = Math.max(50, config.drainDebounceMs() / 2);
         long touched = System.currentTimeMillis();
         while (System.currentTimeMillis() < until) {
-            if (System.currentTimeMillis() - touched >= touchEvery) {
+            if (!touch.isEmpty() && System.currentTimeMillis() - touched >= touchEvery) {
                 touched = System.currentTimeMillis();
-                drains.touch(queues).subscribe().with(x -> { }, e -> LOG.debugf("destinations: cannot mark a drain: %s", e.toString()));
+                try {
+                    drains.touch(touch).await().atMost(DB_WAIT);
+                } catch (RuntimeException e) {
+                    LOG.debugf("destinations: cannot mark a drain: %s", e.toString());
+                }
             }
             boolean idle = true;
             for (Slot s : mine) {
