@@ -72,7 +72,7 @@ public class Dispatcher {
     private volatile long gaugesAt;
     private ScheduledExecutorService timer;
     private ExecutorService workers;
-    private HttpSender sender;
+    private Sender sender;
 
     /** One destination's delivery state on this instance. */
     private final class Slot {
@@ -136,7 +136,7 @@ public class Dispatcher {
         if (!config.enabled()) {
             return;
         }
-        sender = new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2));
+        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2)), configured.guard());
         AtomicInteger n = new AtomicInteger();
         workers = Executors.newFixedThreadPool(config.workers(), r -> {
             Thread t = new Thread(r, "exactly-delivery-" + n.incrementAndGet());
@@ -361,7 +361,7 @@ public class Dispatcher {
      *
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made
      */
-    private Outcome attempts(Slot s, Destination d, HttpSender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
+    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
                              Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
@@ -372,7 +372,7 @@ public class Dispatcher {
                 return Outcome.ABORTED;
             }
             attemptsUsed[0] = attempt;
-            HttpSender.Result r = sender.send(d, out, attempt);
+            Sender.Result r = sender.send(d, out, attempt);
             if (r.delivered()) {
                 tally.delivered++;
                 count(s.delivered);
@@ -381,7 +381,7 @@ public class Dispatcher {
             tally.failed++;
             count(s.failed);
             tally.lastError = clip(r.error());
-            if (attempt >= d.maxAttempts()) {
+            if (attempt >= d.maxAttempts() || r.permanent()) {
                 count(s.dead);
                 return Outcome.DEAD;
             }
@@ -415,7 +415,7 @@ public class Dispatcher {
         Runnable flush = () -> flush(d, acks, tally);
         try {
             for (LeasedMessage m : batch) {
-                HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
+                Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
                         m.offset(), m.transactionId(), m.contentType(), m.payload());
                 Keeper lease = needMs -> {
                     leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
@@ -454,7 +454,7 @@ public class Dispatcher {
             return true;
         }
         DestinationRepository.Stored m = r.message();
-        HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), d.queue(), m.partition(), r.offset(),
+        Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), d.queue(), m.partition(), r.offset(),
                 m.transactionId(), m.contentType(), m.payload());
         long[] until = {System.currentTimeMillis() + seconds * 1000L};
         Keeper claim = needMs -> {
