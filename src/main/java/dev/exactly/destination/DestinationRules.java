@@ -160,7 +160,8 @@ public final class DestinationRules {
 
     /** @return null when {@code url} is an SQS queue URL a destination may have, else why not */
     static String queueUrl(String url, AddressGuard guard) {
-        String why = url(url, guard);
+        String why = noUserInfo(url);
+        why = why != null ? why : url(url, guard);
         if (why != null) {
             return why;
         }
@@ -178,7 +179,8 @@ public final class DestinationRules {
 
     /** @return null when {@code url} is a service endpoint a destination may have, else why not */
     static String endpoint(String url, AddressGuard guard) {
-        String why = url(url, guard);
+        String why = noUserInfo(url);
+        why = why != null ? why : url(url, guard);
         if (why != null) {
             return why;
         }
@@ -190,6 +192,16 @@ public final class DestinationRules {
             return "must be a scheme, host and port only (no path)";
         }
         return null;
+    }
+
+    /** @return why an AWS destination's URL may not carry user information (credentials come from the SDK's chain), or null */
+    private static String noUserInfo(String url) {
+        try {
+            return new URI(url).getRawUserInfo() == null ? null
+                    : "must not carry user information (AWS credentials come from the AWS SDK's default credentials provider chain)";
+        } catch (URISyntaxException e) {
+            return null; // reported by url()
+        }
     }
 
     /** @return whether {@code queueUrl} names a FIFO queue (its name ends with .fifo) */

@@ -305,6 +305,8 @@ class EventBridgeDestinationTest {
         cases.add(new String[] {"{\"type\":\"eventbridge\",\"endpoint\":\"https://events.example.com/path\"}", "endpoint"});
         cases.add(new String[] {"{\"type\":\"sqs\"}", "queueUrl"});
         cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/bad name\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://key:secret@sqs.eu-west-1.amazonaws.com/1/q\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"http://10.0.0.5/1/q\"}", "queueUrl"});
         cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/q\",\"signingSecret\":\"x\"}",
                 "signingSecret"});
         cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/q\",\"eventBus\":\"b\"}",
