@@ -32,12 +32,21 @@ public class ConfiguredDestinations {
         config.all().forEach((name, c) -> {
             String key = "exactly.destinations." + name + ".";
             DestinationRules.name(name, (f, why) -> broken.add(key.substring(0, key.length() - 1) + " (the name) " + why));
-            DestinationRules.check(c.queue(), c.type(), c.url(), c.signingSecret().orElse(null), c.timeoutMs(),
-                    c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), guard,
+            boolean eventbridge = DestinationRules.EVENTBRIDGE.equals(c.type());
+            Destination.Aws aws = new Destination.Aws(c.queueUrl().orElse(null),
+                    c.eventBus().orElse(eventbridge ? DestinationRules.DEFAULT_EVENT_BUS : null),
+                    c.eventSource().orElse(eventbridge ? DestinationRules.DEFAULT_SOURCE : null),
+                    c.detailType().orElse(eventbridge ? DestinationRules.DEFAULT_DETAIL_TYPE : null),
+                    c.region().orElse(null), c.endpoint().orElse(null));
+            String url = c.url().orElse(null);
+            int before = broken.size();
+            DestinationRules.check(c.queue(), c.type(), url, c.signingSecret().orElse(null), c.timeoutMs(),
+                    c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), aws, guard,
                     (f, why) -> broken.add(key + f.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase() + " " + why));
-            if (broken.isEmpty()) {
-                found.put(name, new Destination(name, c.queue(), c.type(), URI.create(c.url()), c.signingSecret().orElse(null),
-                        c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true));
+            if (broken.size() == before) {
+                found.put(name, new Destination(name, c.queue(), c.type(), url == null ? null : URI.create(url),
+                        c.signingSecret().orElse(null), c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true,
+                        DestinationRules.HTTP.equals(c.type()) ? null : aws));
             }
         });
         if (!broken.isEmpty()) {

@@ -24,14 +24,16 @@ import java.util.UUID;
 public class DestinationRepository {
 
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
-            + "backoff_ms, backoff_cap_ms";
+            + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint";
     private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
     private static final String GET = "SELECT " + COLUMNS + " FROM exactly.destinations WHERE name = $1";
     private static final String UPSERT = "INSERT INTO exactly.destinations (" + COLUMNS + ") "
-            + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET type = EXCLUDED.type, "
+            + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (name) DO UPDATE SET type = EXCLUDED.type, "
             + "url = EXCLUDED.url, signing_secret = EXCLUDED.signing_secret, timeout_ms = EXCLUDED.timeout_ms, "
             + "max_attempts = EXCLUDED.max_attempts, backoff_ms = EXCLUDED.backoff_ms, "
-            + "backoff_cap_ms = EXCLUDED.backoff_cap_ms WHERE exactly.destinations.queue = EXCLUDED.queue "
+            + "backoff_cap_ms = EXCLUDED.backoff_cap_ms, queue_url = EXCLUDED.queue_url, event_bus = EXCLUDED.event_bus, "
+            + "source = EXCLUDED.source, detail_type = EXCLUDED.detail_type, region = EXCLUDED.region, "
+            + "endpoint = EXCLUDED.endpoint WHERE exactly.destinations.queue = EXCLUDED.queue "
             + "RETURNING (xmax = 0) AS created";
     // a new destination's cursors start after each partition's last offset (what is stored from now on)
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
@@ -124,8 +126,10 @@ public class DestinationRepository {
      */
     public Uni<Boolean> put(Destination d) {
         return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(UPSERT)
-                .execute(Tuple.from(new Object[] {d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret(),
-                        d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs()}))
+                .execute(Tuple.from(new Object[] {d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
+                        d.signingSecret(), d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(),
+                        aws(d).queueUrl(), aws(d).eventBus(), aws(d).source(), aws(d).detailType(), aws(d).region(),
+                        aws(d).endpoint()}))
                 .flatMap(rows -> {
                     if (rows.size() == 0) {
                         return Uni.createFrom().nullItem();
@@ -338,9 +342,18 @@ public class DestinationRepository {
                 .replaceWithVoid();
     }
 
+    private static Destination.Aws aws(Destination d) {
+        return d.aws() == null ? new Destination.Aws(null, null, null, null, null, null) : d.aws();
+    }
+
     private static Destination toDestination(Row r) {
-        return new Destination(r.getString("name"), r.getString("queue"), r.getString("type"), URI.create(r.getString("url")),
+        String url = r.getString("url");
+        String type = r.getString("type");
+        Destination.Aws aws = DestinationRules.HTTP.equals(type) ? null
+                : new Destination.Aws(r.getString("queue_url"), r.getString("event_bus"), r.getString("source"),
+                        r.getString("detail_type"), r.getString("region"), r.getString("endpoint"));
+        return new Destination(r.getString("name"), r.getString("queue"), type, url == null ? null : URI.create(url),
                 r.getString("signing_secret"), r.getInteger("timeout_ms"), r.getInteger("max_attempts"),
-                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false);
+                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false, aws);
     }
 }

@@ -68,17 +68,18 @@ public class DestinationResource {
     @APIResponse(responseCode = "200", description = "Replaced")
     @Consumes(MediaType.WILDCARD)
     @Operation(operationId = "putDestination", summary = "Create or replace a destination of the queue (every message stored in the queue from then on is delivered to it)",
-            description = "Body: {\"type\"?: \"http\", \"url\", \"signingSecret\"? (whsec_ + base64), \"timeoutMs\"? (10000), "
+            description = "Body: {\"type\"?: \"http\" | \"sqs\" | \"eventbridge\", http: \"url\", \"signingSecret\"? (whsec_ + base64); "
+                    + "sqs: \"queueUrl\"; eventbridge: \"eventBus\"? (default), \"eventSource\"? (exactly), \"detailType\"? "
+                    + "(exactly.message); sqs and eventbridge: \"region\"?, \"endpoint\"?; all: \"timeoutMs\"? (10000), "
                     + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000)}. 201 created, 200 replaced; "
                     + "409 for a name the configuration defines or another queue's destination has.")
     public Uni<Response> put(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
                              @Valid @NotNull(message = "is required") DestinationInput body) {
         List<FieldError> errors = new ArrayList<>();
         DestinationRules.name(name, (f, why) -> errors.add(new FieldError(null, f, why)));
-        String refused = configured.guard().refusedLiteral(URI.create(body.url()).getHost());
-        if (refused != null) {
-            errors.add(new FieldError(null, "url", refused));
-        }
+        refusedLiteral("url", body.url(), errors);
+        refusedLiteral("queueUrl", body.queueUrl(), errors);
+        refusedLiteral("endpoint", body.endpoint(), errors);
         if (!errors.isEmpty()) {
             throw ApiProblem.invalid(errors);
         }
@@ -86,8 +87,9 @@ public class DestinationResource {
             throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
                     + "(exactly.destinations." + name + ".*): change it there");
         }
-        Destination d = new Destination(name, queue, body.type(), URI.create(body.url()), body.signingSecret(),
-                body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false);
+        Destination d = new Destination(name, queue, body.type(), body.url() == null ? null : URI.create(body.url()),
+                body.signingSecret(), body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false,
+                body.aws());
         return store.put(d).map(created -> {
             if (created == null) {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
@@ -255,6 +257,16 @@ public class DestinationResource {
         });
     }
 
+    /** Adds the address guard's refusal of a URL's host literal (checked valid before), if any. */
+    private void refusedLiteral(String field, String url, List<FieldError> errors) {
+        if (url != null) {
+            String refused = configured.guard().refusedLiteral(URI.create(url).getHost());
+            if (refused != null) {
+                errors.add(new FieldError(null, field, refused));
+            }
+        }
+    }
+
     private static ApiProblem conflict(String name, String why) {
         return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
     }
@@ -270,7 +282,9 @@ public class DestinationResource {
                 lag == null ? (f == null ? 0 : stored) : lag.lag(),
                 lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
                 f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
-        return new DestinationView(d.name(), d.queue(), d.type(), d.url().toString(), d.signingSecret() != null, d.timeoutMs(),
-                d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.configured() ? "configuration" : "api", state);
+        Destination.Aws a = d.aws() == null ? new Destination.Aws(null, null, null, null, null, null) : d.aws();
+        return new DestinationView(d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
+                d.signingSecret() != null, a.queueUrl(), a.eventBus(), a.source(), a.detailType(), a.region(), a.endpoint(),
+                d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.configured() ? "configuration" : "api", state);
     }
 }

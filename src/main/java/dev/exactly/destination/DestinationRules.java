@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Base64;
 import java.util.function.BiConsumer;
+import java.util.regex.Pattern;
 
 /**
  * The rules of a destination's settings, the same for the configuration and the API. Each broken
@@ -20,8 +21,26 @@ public final class DestinationRules {
     public static final int MAX_ATTEMPTS = 100;
     /** Longest backoff a destination may set, in milliseconds (one hour). */
     public static final int MAX_BACKOFF_MS = 3_600_000;
-    /** The only type built so far. */
+    /** Type: POST to a URL. */
     public static final String HTTP = "http";
+    /** Type: SendMessage to an Amazon SQS queue (standard or FIFO). */
+    public static final String SQS = "sqs";
+    /** Type: PutEvents to an Amazon EventBridge event bus. */
+    public static final String EVENTBRIDGE = "eventbridge";
+    /** The event bus an eventbridge destination sends to when it names none. */
+    public static final String DEFAULT_EVENT_BUS = "default";
+    /** The events' Source when an eventbridge destination names none. */
+    public static final String DEFAULT_SOURCE = "exactly";
+    /** The events' DetailType when an eventbridge destination names none. */
+    public static final String DEFAULT_DETAIL_TYPE = "exactly.message";
+
+    // an SQS queue URL's last path segment: 1 to 80 characters, .fifo included (SQS CreateQueue's QueueName)
+    private static final Pattern SQS_QUEUE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,75}(\\.fifo)?|[A-Za-z0-9_-]{76,80}");
+    // PutEvents' EventBusName: a name or an event bus ARN (the API reference's pattern), 1 to 1600 characters
+    private static final Pattern EVENT_BUS = Pattern.compile(
+            "(arn:aws[\\w-]*:events:[a-z]{2}-[a-z]+-[\\w-]+:[0-9]{12}:event-bus/)?[/.\\-_A-Za-z0-9]+");
+    // an AWS region code: us-east-1, eu-central-2, us-gov-west-1, cn-north-1
+    private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-[0-9]{1,2}");
     /** The prefix of a Standard Webhooks secret. */
     public static final String SECRET_PREFIX = "whsec_";
 
@@ -38,32 +57,91 @@ public final class DestinationRules {
         }
     }
 
-    /** Checks the settings of a destination ({@code queue} null: not checked here; {@code guard} null: no address check). */
+    /** Checks the settings of an http destination ({@code queue} null: not checked here; {@code guard} null: no address check). */
     public static void check(String queue, String type, String url, String signingSecret, Integer timeoutMs,
                              Integer maxAttempts, Integer backoffMs, Integer backoffCapMs, AddressGuard guard,
                              BiConsumer<String, String> broken) {
+        check(queue, type, url, signingSecret, timeoutMs, maxAttempts, backoffMs, backoffCapMs, null, guard, broken);
+    }
+
+    /**
+     * Checks the settings of a destination of any type ({@code queue} null: not checked here;
+     * {@code aws} null: no AWS setting given; {@code guard} null: no address check). A setting of
+     * another type than the destination's is refused, naming the field.
+     */
+    public static void check(String queue, String type, String url, String signingSecret, Integer timeoutMs,
+                             Integer maxAttempts, Integer backoffMs, Integer backoffCapMs, Destination.Aws aws,
+                             AddressGuard guard, BiConsumer<String, String> broken) {
         if (queue != null) {
             String why = Names.checkName(queue);
             if (why != null) {
                 broken.accept("queue", why);
             }
         }
-        if (!HTTP.equals(type)) {
-            broken.accept("type", "must be http (the only destination type built so far)");
-        }
-        if (url == null) {
-            broken.accept("url", "is required");
+        Destination.Aws a = aws == null ? new Destination.Aws(null, null, null, null, null, null) : aws;
+        if (HTTP.equals(type)) {
+            if (url == null) {
+                broken.accept("url", "is required");
+            } else {
+                String why = url(url, guard);
+                if (why != null) {
+                    broken.accept("url", why);
+                }
+            }
+            if (signingSecret != null) {
+                String why = secret(signingSecret);
+                if (why != null) {
+                    broken.accept("signingSecret", why);
+                }
+            }
+            only(a.queueUrl(), "queueUrl", "sqs", broken);
+            only(a.eventBus(), "eventBus", "eventbridge", broken);
+            only(a.source(), "eventSource", "eventbridge", broken);
+            only(a.detailType(), "detailType", "eventbridge", broken);
+            only(a.region(), "region", "sqs and eventbridge", broken);
+            only(a.endpoint(), "endpoint", "sqs and eventbridge", broken);
+        } else if (SQS.equals(type) || EVENTBRIDGE.equals(type)) {
+            only(url, "url", "http", broken);
+            only(signingSecret, "signingSecret", "http", broken);
+            if (SQS.equals(type)) {
+                if (a.queueUrl() == null) {
+                    broken.accept("queueUrl", "is required for an sqs destination");
+                } else {
+                    String why = queueUrl(a.queueUrl(), guard);
+                    if (why != null) {
+                        broken.accept("queueUrl", why);
+                    }
+                }
+                only(a.eventBus(), "eventBus", "eventbridge", broken);
+                only(a.source(), "eventSource", "eventbridge", broken);
+                only(a.detailType(), "detailType", "eventbridge", broken);
+            } else {
+                only(a.queueUrl(), "queueUrl", "sqs", broken);
+                if (a.eventBus() != null && (a.eventBus().length() > 1600 || !EVENT_BUS.matcher(a.eventBus()).matches())) {
+                    broken.accept("eventBus", "must be an event bus name ([/.-_A-Za-z0-9]) or an event bus ARN, at most 1600 characters");
+                }
+                if (a.source() != null) {
+                    if (a.source().isEmpty() || a.source().length() > 256) {
+                        broken.accept("eventSource", "must be 1 to 256 characters");
+                    } else if (a.source().startsWith("aws.")) {
+                        broken.accept("eventSource", "must not start with 'aws.' (EventBridge keeps those for AWS services)");
+                    }
+                }
+                if (a.detailType() != null && (a.detailType().isEmpty() || a.detailType().length() > 128)) {
+                    broken.accept("detailType", "must be 1 to 128 characters");
+                }
+            }
+            if (a.region() != null && !REGION.matcher(a.region()).matches()) {
+                broken.accept("region", "must be an AWS region code such as us-east-1");
+            }
+            if (a.endpoint() != null) {
+                String why = endpoint(a.endpoint(), guard);
+                if (why != null) {
+                    broken.accept("endpoint", why);
+                }
+            }
         } else {
-            String why = url(url, guard);
-            if (why != null) {
-                broken.accept("url", why);
-            }
-        }
-        if (signingSecret != null) {
-            String why = secret(signingSecret);
-            if (why != null) {
-                broken.accept("signingSecret", why);
-            }
+            broken.accept("type", "must be http, sqs or eventbridge");
         }
         range("timeoutMs", timeoutMs, 1, MAX_TIMEOUT_MS, broken);
         range("maxAttempts", maxAttempts, 1, MAX_ATTEMPTS, broken);
@@ -72,6 +150,63 @@ public final class DestinationRules {
         if (backoffMs != null && backoffCapMs != null && backoffCapMs < backoffMs) {
             broken.accept("backoffCapMs", "must not be below backoffMs (" + backoffMs + ")");
         }
+    }
+
+    private static void only(Object value, String field, String types, BiConsumer<String, String> broken) {
+        if (value != null) {
+            broken.accept(field, "applies to " + types + " destinations only");
+        }
+    }
+
+    /** @return null when {@code url} is an SQS queue URL a destination may have, else why not */
+    static String queueUrl(String url, AddressGuard guard) {
+        String why = noUserInfo(url);
+        why = why != null ? why : url(url, guard);
+        if (why != null) {
+            return why;
+        }
+        URI u = URI.create(url);
+        if (u.getRawQuery() != null) {
+            return "must not have a query";
+        }
+        String path = u.getPath() == null ? "" : u.getPath();
+        String last = path.substring(path.lastIndexOf('/') + 1);
+        if (!SQS_QUEUE_NAME.matcher(last).matches()) {
+            return "must end with the queue's name (1 to 80 characters of [A-Za-z0-9_-], .fifo last for a FIFO queue)";
+        }
+        return null;
+    }
+
+    /** @return null when {@code url} is a service endpoint a destination may have, else why not */
+    static String endpoint(String url, AddressGuard guard) {
+        String why = noUserInfo(url);
+        why = why != null ? why : url(url, guard);
+        if (why != null) {
+            return why;
+        }
+        URI u = URI.create(url);
+        if (u.getRawQuery() != null) {
+            return "must not have a query";
+        }
+        if (u.getRawPath() != null && !u.getRawPath().isEmpty() && !u.getRawPath().equals("/")) {
+            return "must be a scheme, host and port only (no path)";
+        }
+        return null;
+    }
+
+    /** @return why an AWS destination's URL may not carry user information (credentials come from the SDK's chain), or null */
+    private static String noUserInfo(String url) {
+        try {
+            return new URI(url).getRawUserInfo() == null ? null
+                    : "must not carry user information (AWS credentials come from the AWS SDK's default credentials provider chain)";
+        } catch (URISyntaxException e) {
+            return null; // reported by url()
+        }
+    }
+
+    /** @return whether {@code queueUrl} names a FIFO queue (its name ends with .fifo) */
+    public static boolean fifo(String queueUrl) {
+        return queueUrl.endsWith(".fifo");
     }
 
     private static void range(String field, Integer value, int min, int max, BiConsumer<String, String> broken) {

@@ -10,9 +10,15 @@ import java.time.OffsetDateTime;
  *
  * @param name         its name
  * @param queue        its queue
- * @param type         {@code http}
- * @param url          where messages are POSTed
- * @param signed       whether requests carry a Standard Webhooks signature
+ * @param type         {@code http}, {@code sqs} or {@code eventbridge}
+ * @param url          http: where messages are POSTed; absent for the other types
+ * @param signed       whether requests carry a Standard Webhooks signature (http; false for the others)
+ * @param queueUrl     sqs: the queue's URL; else absent
+ * @param eventBus     eventbridge: the event bus's name or ARN; else absent
+ * @param eventSource  eventbridge: the events' Source; else absent
+ * @param detailType   eventbridge: the events' DetailType; else absent
+ * @param region       sqs, eventbridge: the region set; absent when none is
+ * @param endpoint     sqs, eventbridge: the service endpoint set; absent when none is
  * @param timeoutMs    longest attempt
  * @param maxAttempts  attempts per message before it is dead-lettered for this destination
  * @param backoffMs    backoff before the second attempt
@@ -21,8 +27,10 @@ import java.time.OffsetDateTime;
  * @param state        its figures
  */
 @RegisterForReflection
-public record DestinationView(String name, String queue, String type, String url, boolean signed, int timeoutMs,
-                              int maxAttempts, int backoffMs, int backoffCapMs, String source, State state) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record DestinationView(String name, String queue, String type, String url, boolean signed, String queueUrl,
+                              String eventBus, String eventSource, String detailType, String region, String endpoint,
+                              int timeoutMs, int maxAttempts, int backoffMs, int backoffCapMs, String source, State state) {
 
     /**
      * A destination's figures.

@@ -25,12 +25,12 @@ public interface DestinationsConfig {
         /** The queue whose messages it receives. Required. */
         String queue();
 
-        /** The kind of destination: {@code http} (the only one built so far). */
+        /** The kind of destination: {@code http}, {@code sqs} or {@code eventbridge}. */
         @WithDefault("http")
         String type();
 
-        /** http: the URL messages are POSTed to (http or https). Required. */
-        String url();
+        /** http: the URL messages are POSTed to (http or https). Required for http. */
+        Optional<String> url();
 
         /**
          * http: the Standard Webhooks signing secret, {@code whsec_} followed by the base64 key.
@@ -38,7 +38,32 @@ public interface DestinationsConfig {
          */
         Optional<String> signingSecret();
 
-        /** http: how long one attempt may take, connection included, in milliseconds (1 to 60000). */
+        /** sqs: the queue's URL; a name ending with {@code .fifo} is a FIFO queue. Required for sqs. */
+        Optional<String> queueUrl();
+
+        /** eventbridge: the event bus's name or ARN; absent: {@code default}. */
+        Optional<String> eventBus();
+
+        /** eventbridge: the events' Source (1 to 256 characters, not {@code aws.…}); absent: {@code exactly}. */
+        Optional<String> eventSource();
+
+        /** eventbridge: the events' DetailType (1 to 128 characters); absent: {@code exactly.message}. */
+        Optional<String> detailType();
+
+        /**
+         * sqs, eventbridge: the AWS region; absent: the queue URL's or the bus ARN's region, else
+         * the AWS SDK's default (AWS_REGION).
+         */
+        Optional<String> region();
+
+        /**
+         * sqs, eventbridge: the service endpoint (scheme, host and port) instead of AWS's regional
+         * one, e.g. a VPC interface endpoint's name; checked against the address rules of
+         * {@code exactly.delivery.allowed-hosts} like an http destination's URL.
+         */
+        Optional<String> endpoint();
+
+        /** How long one attempt may take, connection included, in milliseconds (1 to 60000). */
         @WithDefault("10000")
         int timeoutMs();
 

@@ -90,7 +90,7 @@ public class Dispatcher {
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
     private ExecutorService workers;
-    private HttpSender sender;
+    private Sender sender;
 
     /** One destination's delivery state on this instance. */
     private final class Slot {
@@ -175,7 +175,7 @@ public class Dispatcher {
         if (running) {
             return;
         }
-        sender = new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2));
+        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2)), configured.guard());
         AtomicInteger n = new AtomicInteger();
         workers = Executors.newFixedThreadPool(config.workers(), r -> {
             Thread t = new Thread(r, "exactly-delivery-" + n.incrementAndGet());
@@ -590,7 +590,7 @@ public class Dispatcher {
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
      *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
-    private Outcome attempts(Slot s, Destination d, HttpSender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
+    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
                              Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
@@ -606,7 +606,7 @@ public class Dispatcher {
                 return Outcome.ABORTED;
             }
             attemptsUsed[0] = attempt;
-            HttpSender.Result r = sender.send(d, out, attempt);
+            Sender.Result r = sender.send(d, out, attempt);
             if (r.delivered()) {
                 tally.delivered++;
                 count(s.delivered);
@@ -615,7 +615,7 @@ public class Dispatcher {
             tally.failed++;
             count(s.failed);
             tally.lastError = clip(r.error());
-            if (attempt >= d.maxAttempts()) {
+            if (attempt >= d.maxAttempts() || r.permanent()) {
                 count(s.dead);
                 return Outcome.DEAD;
             }
@@ -696,7 +696,7 @@ public class Dispatcher {
         Runnable flush = () -> flush(d, acks, tally);
         try {
             for (LeasedMessage m : batch) {
-                HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
+                Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
                         m.offset(), m.transactionId(), m.contentType(), m.payload());
                 Keeper lease = needMs -> {
                     leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
@@ -742,7 +742,7 @@ public class Dispatcher {
             return true;
         }
         DestinationRepository.Stored m = r.message();
-        HttpSender.Outgoing out = new HttpSender.Outgoing(m.messageId().toString(), d.queue(), m.partition(), r.offset(),
+        Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), d.queue(), m.partition(), r.offset(),
                 m.transactionId(), m.contentType(), m.payload());
         long[] until = {System.currentTimeMillis() + seconds * 1000L};
         Keeper claim = needMs -> {

@@ -33,23 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Redirects are not followed; no credential of Exactly's is sent. Blocking: called on a delivery
  * worker thread, never on an event loop.
  */
-final class HttpSender implements AutoCloseable {
-
-    /**
-     * What one attempt came to.
-     *
-     * @param delivered    a 2xx answer
-     * @param status       the HTTP status, 0 when there was none
-     * @param retryAfterMs the answer's Retry-After in milliseconds, or null
-     * @param error        why it was not delivered, or null
-     */
-    record Result(boolean delivered, int status, Long retryAfterMs, String error) {
-    }
-
-    /** One message to send. */
-    record Outgoing(String messageId, String queue, String partition, long offset, String transactionId,
-                    String contentType, byte[] body) {
-    }
+final class HttpSender implements Sender {
 
     private final HttpClient client;
     private final AddressGuard guard;
@@ -64,7 +48,8 @@ final class HttpSender implements AutoCloseable {
                 .setTryUseCompression(false));
     }
 
-    Result send(Destination d, Outgoing m, int attempt) {
+    @Override
+    public Result send(Destination d, Outgoing m, int attempt) {
         URI u = d.url();
         boolean tls = "https".equalsIgnoreCase(u.getScheme());
         int port = u.getPort() >= 0 ? u.getPort() : (tls ? 443 : 80);

@@ -80,8 +80,9 @@ class ReflectionRegistrationTest {
             "dev.exactly.destination.DestinationRepository$Figures", // a row; written as DestinationView.State
             "dev.exactly.destination.DestinationRepository$Redrive", // a row
             "dev.exactly.destination.DestinationRepository$Stored",  // a row; sent by a destination as its bytes
-            "dev.exactly.destination.HttpSender$Outgoing",        // a request to a destination
-            "dev.exactly.destination.HttpSender$Result",          // a destination's answer
+            "dev.exactly.destination.Destination$Aws",            // configuration or a row; written as DestinationView
+            "dev.exactly.destination.Sender$Outgoing",            // a message to a destination
+            "dev.exactly.destination.Sender$Result",              // a destination's answer
             "dev.exactly.queue.QueueStatsRepository$DestinationFigures"); // a row; written as QueueStats.Destination
 
     private static final List<Class<? extends Annotation>> ENDPOINT =

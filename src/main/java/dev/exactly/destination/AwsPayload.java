@@ -1,0 +1,92 @@
+package dev.exactly.destination;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * How a stored payload travels to an AWS destination, which carries text, not bytes: as it is when
+ * it is JSON text (RFC 8259) in UTF-8, else base64-encoded (RFC 4648) and marked so
+ * ({@code payloadEncoding} {@code base64}); and the FIFO message group of a partition.
+ */
+final class AwsPayload {
+
+    /** The {@code payloadEncoding} of a payload sent as it is. */
+    static final String JSON = "json";
+    /** The {@code payloadEncoding} of a payload sent base64-encoded. */
+    static final String BASE64 = "base64";
+    /** Longest SQS message group id (SendMessage's MessageGroupId). */
+    static final int MAX_GROUP_ID = 128;
+
+    private static final JsonFactory JSON_FACTORY = new JsonFactory();
+
+    private AwsPayload() {
+    }
+
+    /**
+     * @return the payload as JSON text when it is one JSON value in strict UTF-8 (whitespace around
+     *         it allowed, nothing else), else null
+     */
+    static String json(byte[] payload) {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+        try (JsonParser p = JSON_FACTORY.createParser(text)) {
+            if (p.nextToken() == null) {
+                return null;
+            }
+            p.skipChildren();
+            return p.nextToken() == null ? text : null;
+        } catch (IOException | RuntimeException e) {
+            return null; // not JSON, or beyond Jackson's read constraints (nesting depth, lengths)
+        }
+    }
+
+    /**
+     * @return whether SQS accepts every character of {@code s} in a message body or string attribute:
+     *         #x9, #xA, #xD, #x20 to #xD7FF, #xE000 to #xFFFD, #x10000 to #x10FFFF (SendMessage)
+     */
+    static boolean sqsText(String s) {
+        for (int i = 0; i < s.length(); ) {
+            int c = s.codePointAt(i);
+            boolean ok = c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD)
+                    || (c >= 0x10000 && c <= 0x10FFFF);
+            if (!ok) {
+                return false;
+            }
+            i += Character.charCount(c);
+        }
+        return true;
+    }
+
+    /**
+     * The SQS FIFO message group of a partition: {@code <queue>/<partition>} (queue and partition
+     * names never hold {@code /}), or, when that passes 128 characters, {@code sha256:} followed by
+     * the lowercase hex SHA-256 of its UTF-8 bytes (71 characters).
+     */
+    static String groupId(String queue, String partition) {
+        String plain = queue + "/" + partition;
+        if (plain.length() <= MAX_GROUP_ID) {
+            return plain;
+        }
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(plain.getBytes(StandardCharsets.UTF_8));
+            return "sha256:" + HexFormat.of().formatHex(h);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.exactly.destination;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** AWS destinations in the configuration: their keys, defaults, and a start-up error naming the key. */
+class ConfiguredDestinationsTest {
+
+    /** One destination's keys, as SmallRye Config would map them (absent: empty). */
+    record Keys(String queue, String type, Map<String, String> v) implements DestinationsConfig.Destination {
+        private Optional<String> o(String k) {
+            return Optional.ofNullable(v.get(k));
+        }
+
+        @Override public Optional<String> url() { return o("url"); }
+        @Override public Optional<String> signingSecret() { return o("signing-secret"); }
+        @Override public Optional<String> queueUrl() { return o("queue-url"); }
+        @Override public Optional<String> eventBus() { return o("event-bus"); }
+        @Override public Optional<String> eventSource() { return o("event-source"); }
+        @Override public Optional<String> detailType() { return o("detail-type"); }
+        @Override public Optional<String> region() { return o("region"); }
+        @Override public Optional<String> endpoint() { return o("endpoint"); }
+        @Override public int timeoutMs() { return 10_000; }
+        @Override public int maxAttempts() { return 10; }
+        @Override public int backoffMs() { return 1_000; }
+        @Override public int backoffCapMs() { return 300_000; }
+    }
+
+    private static ConfiguredDestinations configured(Map<String, DestinationsConfig.Destination> all) {
+        // a proxy, not a class of the test: the application (Quarkus) would take a class for a bean
+        DeliveryConfig delivery = (DeliveryConfig) java.lang.reflect.Proxy.newProxyInstance(DeliveryConfig.class.getClassLoader(),
+                new Class<?>[] {DeliveryConfig.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("allowedHosts")) {
+                        return Optional.empty();
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        return new ConfiguredDestinations(() -> all, delivery);
+    }
+
+    @Test
+    void awsDestinationsTakeTheirKeysAndDefaults() {
+        Map<String, DestinationsConfig.Destination> all = new HashMap<>();
+        all.put("fifo", new Keys("orders", "sqs", Map.of("queue-url", "https://sqs.eu-west-1.amazonaws.com/123456789012/o.fifo")));
+        all.put("bus", new Keys("orders", "eventbridge", Map.of("region", "eu-west-1")));
+        Map<String, Destination> got = configured(all).all();
+        Destination fifo = got.get("fifo");
+        assertNull(fifo.url());
+        assertEquals("https://sqs.eu-west-1.amazonaws.com/123456789012/o.fifo", fifo.aws().queueUrl());
+        assertTrue(DestinationRules.fifo(fifo.aws().queueUrl()));
+        assertEquals("eu-west-1", AwsClients.sqsRegion(fifo.aws().queueUrl()), "the region of the queue URL");
+        Destination bus = got.get("bus");
+        assertEquals("default", bus.aws().eventBus());
+        assertEquals("exactly", bus.aws().source());
+        assertEquals("exactly.message", bus.aws().detailType());
+        assertEquals("eu-west-1", bus.aws().region());
+        assertEquals("us-east-2", AwsClients.busRegion("arn:aws:events:us-east-2:123456789012:event-bus/orders"));
+    }
+
+    @Test
+    void aBrokenKeyStopsTheStartNamingIt() {
+        Map<String, DestinationsConfig.Destination> all = new HashMap<>();
+        all.put("q", new Keys("orders", "sqs", Map.of()));
+        all.put("b", new Keys("orders", "eventbridge", Map.of("event-source", "aws.evil", "endpoint", "http://169.254.169.254")));
+        all.put("h", new Keys("orders", "http", Map.of("url", "https://example.com/h", "queue-url", "https://example.com/1/q")));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> configured(all));
+        String m = e.getMessage();
+        assertTrue(m.contains("exactly.destinations.q.queue-url is required for an sqs destination"), m);
+        assertTrue(m.contains("exactly.destinations.b.event-source must not start with 'aws.'"), m);
+        assertTrue(m.contains("exactly.destinations.b.endpoint names 169.254.169.254, a link-local address"), m);
+        assertTrue(m.contains("exactly.destinations.h.queue-url applies to sqs destinations only"), m);
+    }
+}

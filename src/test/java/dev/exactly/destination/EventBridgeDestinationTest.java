@@ -1,0 +1,337 @@
+package dev.exactly.destination;
+
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.exactly.webhook.Signing;
+import dev.exactly.webhook.WebhookClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * eventbridge destinations, driving the real AWS SDK v2 EventBridgeClient against a loopback
+ * endpoint (127.0.0.2, which the test profile allows) that answers PutEvents as the EventBridge API
+ * reference documents it: the AWS JSON 1.1 protocol ({@code X-Amz-Target: AWSEvents.PutEvents},
+ * {@code application/x-amz-json-1.1}), {@code {"Entries":[{"EventId"}],"FailedEntryCount":0}} on
+ * success, and a partial failure as {@code FailedEntryCount} 1 with the entry's {@code ErrorCode}
+ * and {@code ErrorMessage} under HTTP 200. What the client sent is checked: target, SigV4
+ * signature scope, the entry's bus, Source, DetailType and Detail. EventBridge itself is not here.
+ */
+@QuarkusTest
+class EventBridgeDestinationTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /** One request the endpoint got. */
+    record Received(Map<String, String> headers, JsonNode body) {
+        String h(String name) {
+            return headers.get(name.toLowerCase());
+        }
+
+        JsonNode entry() {
+            return body.get("Entries").get(0);
+        }
+
+        JsonNode detail() {
+            try {
+                return JSON.readTree(entry().get("Detail").asText());
+            } catch (Exception e) {
+                throw new AssertionError("Detail is not JSON: " + entry(), e);
+            }
+        }
+    }
+
+    @Inject
+    Pool pool;
+
+    HttpServer server;
+    final List<Received> received = new CopyOnWriteArrayList<>();
+    /** Answers to give, in order, before the normal success: "partial" (a failed entry) or "500". */
+    final ConcurrentLinkedQueue<String> faults = new ConcurrentLinkedQueue<>();
+
+    @BeforeAll
+    static void credentials() {
+        // the SDK's default credentials provider chain reads these system properties first
+        System.setProperty("aws.accessKeyId", "AKIDEXACTLYTEST");
+        System.setProperty("aws.secretAccessKey", "exactly-test-secret-key");
+    }
+
+    @BeforeEach
+    void endpoint() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
+        server.createContext("/", ex -> {
+            byte[] body = ex.getRequestBody().readAllBytes();
+            Map<String, String> headers = new HashMap<>();
+            ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
+            headers.put(":method", ex.getRequestMethod());
+            headers.put(":path", ex.getRequestURI().getPath());
+            received.add(new Received(headers, JSON.readTree(body)));
+            String fault = faults.poll();
+            int status = 200;
+            String answer;
+            if ("500".equals(fault)) {
+                status = 500;
+                answer = "{\"__type\":\"InternalException\",\"message\":\"try again\"}";
+            } else if ("partial".equals(fault)) {
+                answer = "{\"Entries\":[{\"ErrorCode\":\"InternalFailure\",\"ErrorMessage\":\"the bus could not take it now\"}],"
+                        + "\"FailedEntryCount\":1}";
+            } else {
+                answer = "{\"Entries\":[{\"EventId\":\"" + UUID.randomUUID() + "\"}],\"FailedEntryCount\":0}";
+            }
+            byte[] out = answer.getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
+            ex.getResponseHeaders().add("x-amzn-RequestId", UUID.randomUUID().toString());
+            ex.sendResponseHeaders(status, out.length);
+            ex.getResponseBody().write(out);
+            ex.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
+            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
+                    .then().statusCode(204);
+        }
+    }
+
+    private String endpointUrl() {
+        return "http://127.0.0.2:" + server.getAddress().getPort();
+    }
+
+    private static String fresh(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static String push(String queue, String partition, String txn, String payload) {
+        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
+                        + "\",\"payload\":" + payload + "}]}")
+                .post("/api/v1/push").then().statusCode(200).extract().path("results[0].messageId");
+    }
+
+    private static JsonPath destinations(String queue) {
+        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
+    }
+
+    private static void await(String what, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 60 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private List<Received> of(String queue) {
+        return received.stream().filter(r -> queue.equals(r.detail().path("queue").asText())).toList();
+    }
+
+    private String body(String extra) {
+        return "{\"type\":\"eventbridge\",\"eventBus\":\"orders\",\"eventSource\":\"com.example.exactly\",\"detailType\":\"order.event\","
+                + "\"region\":\"eu-west-1\",\"endpoint\":\"" + endpointUrl() + "\",\"backoffMs\":5,\"backoffCapMs\":20" + extra + "}";
+    }
+
+    @Test
+    void eachMessageIsOneEventWithItsPayloadAndPlace() throws Exception {
+        String queue = fresh("eb");
+        String name = "eb-" + queue;
+        String view = api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201).extract().asString();
+        assertTrue(view.contains("\"eventSource\":\"com.example.exactly\""), view);
+        assertTrue(view.contains("\"source\":\"api\""), view);
+        assertFalse(view.contains("\"url\""), view);
+        int n = 12;
+        Map<String, String> ids = new HashMap<>();
+        Map<String, String> payloads = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            String txn = "tx-" + i;
+            String payload = "{\"n\": " + i + ", \"big\": 12345678901234567890.5, \"s\": \"é\"}";
+            payloads.put(txn, payload);
+            ids.put(txn, push(queue, "p" + (i % 3), txn, payload));
+        }
+        await(n + " events", () -> of(queue).size() >= n);
+        Thread.sleep(300); // anything extra would arrive now
+        List<Received> got = of(queue);
+        assertEquals(n, got.size(), "each message once");
+        Map<String, Long> lastOffset = new HashMap<>();
+        for (Received r : got) {
+            assertEquals("POST", r.h(":method"));
+            assertEquals("/", r.h(":path"));
+            assertEquals("AWSEvents.PutEvents", r.h("X-Amz-Target"));
+            assertTrue(r.h("Content-Type").startsWith("application/x-amz-json-1.1"), r.h("Content-Type"));
+            assertTrue(r.h("Authorization").startsWith("AWS4-HMAC-SHA256 Credential=AKIDEXACTLYTEST/"), r.h("Authorization"));
+            assertTrue(r.h("Authorization").contains("/eu-west-1/events/aws4_request"), r.h("Authorization"));
+            assertEquals(1, r.body().get("Entries").size(), "one entry per message");
+            JsonNode e = r.entry();
+            assertEquals("orders", e.get("EventBusName").asText());
+            assertEquals("com.example.exactly", e.get("Source").asText());
+            assertEquals("order.event", e.get("DetailType").asText());
+            JsonNode d = r.detail();
+            String txn = d.get("transactionId").asText();
+            assertEquals(ids.get(txn), d.get("messageId").asText(), "the original messageId");
+            assertEquals(queue, d.get("queue").asText());
+            assertEquals(1, d.get("attempt").asInt());
+            assertEquals("json", d.get("payloadEncoding").asText());
+            assertEquals(JSON.readTree(payloads.get(txn)), d.get("payload"), "the payload as a JSON value");
+            assertTrue(e.get("Detail").asText().contains("12345678901234567890.5"), "numbers as they were pushed");
+            assertNull(d.get("contentType"), "a pushed payload has no media type of its own");
+            long offset = d.get("offset").asLong();
+            Long before = lastOffset.put(d.get("partition").asText(), offset);
+            assertTrue(before == null || offset > before, "offsets increase per partition");
+        }
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == n);
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+    }
+
+    @Test
+    void aPartialFailureIsAFailedAttemptRetriedWithTheSameId() throws Exception {
+        String queue = fresh("eb-partial");
+        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/p-" + queue).then().statusCode(201);
+        faults.add("partial");
+        faults.add("500");
+        String id = push(queue, "p", "once", "{\"x\":1}");
+        push(queue, "p", "twice", "{\"x\":2}");
+        await("both delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 2);
+        List<Received> got = of(queue);
+        assertEquals(4, got.size(), "two failed attempts, then each message once");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(id, got.get(i).detail().get("messageId").asText(), "the repeat carries the same id");
+            assertEquals(i + 1, got.get(i).detail().get("attempt").asInt());
+        }
+        assertEquals("twice", got.get(3).detail().get("transactionId").asText(), "the next one waited: order kept");
+        JsonPath s = destinations(queue);
+        assertEquals(2, s.getLong("destinations[0].state.failedAttempts"));
+        String firstError = pool.preparedQuery("SELECT last_error FROM exactly.destination_state WHERE name = $1")
+                .executeAndAwait(Tuple.of("p-" + queue)).iterator().next().getString(0);
+        assertTrue(firstError.contains("EventBridge answered HTTP 500 InternalException"), firstError);
+    }
+
+    @Test
+    void thePartialFailuresErrorCodeIsTheLastError() throws Exception {
+        String queue = fresh("eb-code");
+        api().body(body(",\"maxAttempts\":1")).put("/api/v1/queues/" + queue + "/destinations/c-" + queue).then().statusCode(201);
+        faults.add("partial");
+        String id = push(queue, "p", "dead", "{\"x\":1}");
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        assertEquals("EventBridge did not take the event: InternalFailure: the bus could not take it now",
+                destinations(queue).getString("destinations[0].state.lastError"));
+        var row = pool.preparedQuery("SELECT message_id::text, error FROM exactly.destination_dead_letters WHERE destination = $1")
+                .executeAndAwait(Tuple.of("c-" + queue)).iterator().next();
+        assertEquals(id, row.getString(0));
+    }
+
+    @Test
+    void aBodyThatIsNotJsonTravelsBase64Encoded() throws Exception {
+        String queue = "webhooks.gh";
+        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/eb-form").then().statusCode(201);
+        String delivery = UUID.randomUUID().toString();
+        byte[] form = ("payload=" + java.net.URLEncoder.encode("{\"zen\":\"Keep it logically awesome.\"}", StandardCharsets.UTF_8))
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> r = WebhookClient.post("gh", form, "Content-Type", "application/x-www-form-urlencoded",
+                "X-GitHub-Event", "ping", "X-GitHub-Delivery", delivery, "X-Hub-Signature-256", Signing.github("gh-test-secret", form));
+        assertEquals(200, r.statusCode(), r.body());
+        await("the event", () -> received.stream().anyMatch(x -> delivery.equals(x.detail().path("transactionId").asText())));
+        JsonNode d = received.stream().filter(x -> delivery.equals(x.detail().path("transactionId").asText())).findFirst()
+                .orElseThrow().detail();
+        assertEquals("base64", d.get("payloadEncoding").asText());
+        assertTrue(d.get("payload").isTextual());
+        assertEquals(new String(form, StandardCharsets.UTF_8),
+                new String(Base64.getDecoder().decode(d.get("payload").asText()), StandardCharsets.UTF_8), "the stored bytes");
+        assertEquals("application/x-www-form-urlencoded", d.get("contentType").asText());
+    }
+
+    @Test
+    void anEntryOverEventBridgesLimitIsDeadLetteredAtOnceSayingSo() throws Exception {
+        String queue = fresh("eb-big");
+        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/big-" + queue).then().statusCode(201);
+        String big = "\"" + "x".repeat(EventBridgeSender.MAX_ENTRY_BYTES) + "\"";
+        String id = push(queue, "p", "big", big);
+        push(queue, "p", "small", "{\"after\":true}");
+        await("the next one delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        JsonPath s = destinations(queue);
+        assertEquals(1, s.getLong("destinations[0].state.deadLetters"));
+        assertEquals(1, s.getLong("destinations[0].state.failedAttempts"), "one attempt, not maxAttempts: no retry can help");
+        String error = s.getString("destinations[0].state.lastError");
+        assertTrue(error.contains("over EventBridge's limit of 262144 bytes"), error);
+        assertEquals(List.of("small"), of(queue).stream().map(x -> x.detail().get("transactionId").asText()).toList(),
+                "the oversize one never reached the bus");
+        var row = pool.preparedQuery("SELECT message_id::text, attempts FROM exactly.destination_dead_letters WHERE destination = $1")
+                .executeAndAwait(Tuple.of("big-" + queue)).iterator().next();
+        assertEquals(id, row.getString(0));
+        assertEquals(1, row.getInteger(1));
+    }
+
+    @Test
+    void badSettingsAre400NamingTheField() {
+        String queue = fresh("eb-bad");
+        List<String[]> cases = new ArrayList<>();
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"eventSource\":\"aws.s3\"}", "eventSource"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"detailType\":\"\"}", "detailType"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"eventBus\":\"no spaces\"}", "eventBus"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"region\":\"moon-1\"}", "region"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"url\":\"https://example.com\"}", "url"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/q\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"endpoint\":\"http://169.254.169.254\"}", "endpoint"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"endpoint\":\"http://127.0.0.1:4010\"}", "endpoint"});
+        cases.add(new String[] {"{\"type\":\"eventbridge\",\"endpoint\":\"https://events.example.com/path\"}", "endpoint"});
+        cases.add(new String[] {"{\"type\":\"sqs\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/bad name\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://key:secret@sqs.eu-west-1.amazonaws.com/1/q\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"http://10.0.0.5/1/q\"}", "queueUrl"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/q\",\"signingSecret\":\"x\"}",
+                "signingSecret"});
+        cases.add(new String[] {"{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.eu-west-1.amazonaws.com/1/q\",\"eventBus\":\"b\"}",
+                "eventBus"});
+        cases.add(new String[] {"{\"type\":\"http\",\"url\":\"https://example.com\",\"region\":\"eu-west-1\"}", "region"});
+        cases.add(new String[] {"{\"type\":\"kafka\"}", "type"});
+        for (String[] c : cases) {
+            String answer = api().body(c[0]).put("/api/v1/queues/" + queue + "/destinations/bad")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"field\":\"" + c[1] + "\""), c[0] + " -> " + answer);
+        }
+        assertEquals(0, pool.preparedQuery("SELECT count(*) FROM exactly.destinations WHERE queue = $1")
+                .executeAndAwait(Tuple.of(queue)).iterator().next().getLong(0), "nothing written");
+    }
+
+    @Test
+    void anEndpointWhoseNameResolvesToARefusedAddressFailsEachAttemptSayingSo() throws Exception {
+        String queue = fresh("eb-ssrf");
+        api().body("{\"type\":\"eventbridge\",\"region\":\"eu-west-1\",\"endpoint\":\"http://localhost:" + server.getAddress().getPort()
+                + "\",\"maxAttempts\":1}").put("/api/v1/queues/" + queue + "/destinations/ssrf-" + queue).then().statusCode(201);
+        push(queue, "p", "x", "{}");
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        String error = destinations(queue).getString("destinations[0].state.lastError");
+        assertTrue(error.startsWith("endpoint: host 'localhost' resolves to"), error);
+        assertTrue(error.contains("loopback"), error);
+        assertTrue(of(queue).isEmpty(), "nothing reached the endpoint");
+    }
+}
