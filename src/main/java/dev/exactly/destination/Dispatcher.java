@@ -288,8 +288,9 @@ public class Dispatcher {
      * What a drain did.
      *
      * @param batches batches popped or resumed (each up to exactly.delivery.batch messages of one partition)
-     * @param more    true when it stopped at its deadline with work perhaps left
+     * @param more    true when it stopped at its deadline with work perhaps left (the invocation's result, written as JSON by the runtime)
      */
+    @io.quarkus.runtime.annotations.RegisterForReflection
     public record DrainReport(long batches, boolean more) {
     }
 

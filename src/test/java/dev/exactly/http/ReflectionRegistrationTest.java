@@ -81,6 +81,8 @@ class ReflectionRegistrationTest {
             "dev.exactly.destination.DestinationRepository$Redrive", // a row
             "dev.exactly.destination.DestinationRepository$Stored",  // a row; sent by a destination as its bytes
             "dev.exactly.destination.Destination$Aws",            // configuration or a row; written as DestinationView
+            "dev.exactly.destination.DrainRepository$Message",    // a row of a parked partition
+            "dev.exactly.destination.DrainRepository$Parked",     // a row
             "dev.exactly.destination.Sender$Outgoing",            // a message to a destination
             "dev.exactly.destination.Sender$Result",              // a destination's answer
             "dev.exactly.queue.QueueStatsRepository$DestinationFigures"); // a row; written as QueueStats.Destination
