@@ -24,6 +24,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 
@@ -61,18 +63,12 @@ public class AllowedMethods {
         this.beans = beans;
     }
 
-
     /**
      * @param path the request's path, e.g. /api/v1/tasks/t-1
      * @return the methods allowed on it, sorted (empty when no route has that path)
      */
     public Set<String> on(String path) {
-        Set<String> out = new TreeSet<>();
-        for (Route r : routes()) {
-            if (r.path().matcher(path).matches()) {
-                out.add(r.method());
-            }
-        }
+        Set<String> out = matching(path).map(Route::method).collect(Collectors.toCollection(TreeSet::new));
         if (!out.isEmpty()) {
             out.add(HttpMethod.OPTIONS);
             if (out.contains(HttpMethod.GET)) {
@@ -88,21 +84,16 @@ public class AllowedMethods {
      *         declared when several match), or null when none has it
      */
     public String templateOf(String path) {
-        for (Route r : routes()) {
-            if (r.path().matcher(path).matches()) {
-                return r.template();
-            }
-        }
-        return null;
+        return matching(path).map(Route::template).findFirst().orElse(null);
     }
 
     /** @return the template of every route, e.g. /api/v1/tasks/{id} */
     public Set<String> templates() {
-        Set<String> out = new TreeSet<>();
-        for (Route r : routes()) {
-            out.add(r.template());
-        }
-        return out;
+        return routes().stream().map(Route::template).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private Stream<Route> matching(String path) {
+        return routes().stream().filter(r -> r.path().matcher(path).matches());
     }
 
     /** 405 method-not-allowed, with Allow listing what the path takes. */

@@ -19,7 +19,11 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.io.ByteArrayInputStream;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
@@ -50,11 +54,7 @@ public class BodyLimitFilter {
     private final long outerLimit;
     private final ObjectMapper mapper;
 
-    /**
-     * Constructor injection.
-     *
-     * @param outer the HTTP layer's own limit (quarkus.http.limits.max-body-size), which bounds every route's
-     */
+    /** Constructor injection; {@code outer} is the HTTP layer's own limit, which bounds every route's. */
     @Inject
     public BodyLimitFilter(ExactlyConfig config, Instance<RouteBodyLimit> routes, ObjectMapper mapper,
                            @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize outer) {
@@ -102,12 +102,8 @@ public class BodyLimitFilter {
 
     /** @throws IllegalStateException when a route's limit is above quarkus.http.limits.max-body-size */
     void checkAgainstOuterLimit() {
-        RouteBodyLimit.Limit largest = fallback;
-        for (RouteBodyLimit r : routes) {
-            if (r.largest().maxBytes() > largest.maxBytes()) {
-                largest = r.largest();
-            }
-        }
+        RouteBodyLimit.Limit largest = Stream.concat(Stream.of(fallback), routes.stream().map(RouteBodyLimit::largest))
+                .max(Comparator.comparingLong(RouteBodyLimit.Limit::maxBytes)).orElseThrow();
         if (largest.maxBytes() > outerLimit) {
             throw new IllegalStateException(largest.key() + " (" + largest.maxBytes()
                     + " bytes) is above quarkus.http.limits.max-body-size (" + outerLimit + " bytes): raise that too");
@@ -119,24 +115,12 @@ public class BodyLimitFilter {
      * @return the body limit of the route at that path
      */
     RouteBodyLimit.Limit limitFor(String path) {
-        for (RouteBodyLimit r : routes) {
-            RouteBodyLimit.Limit l = r.limitFor(path);
-            if (l != null) {
-                return l;
-            }
-        }
-        return fallback;
+        return routes.stream().map(r -> r.limitFor(path)).filter(Objects::nonNull).findFirst().orElse(fallback);
     }
 
     /** @return true when every listed coding is "identity" (or the header is blank) */
     static boolean isIdentity(String header) {
-        for (String coding : header.split(",")) {
-            String c = coding.trim();
-            if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.stream(header.split(",")).map(String::trim).allMatch(c -> c.isEmpty() || c.equalsIgnoreCase("identity"));
     }
 
     /**
@@ -160,11 +144,8 @@ public class BodyLimitFilter {
     private void refuse(RoutingContext rc, RouteBodyLimit.Limit limit) {
         ApiProblem problem = limit.problem();
         limit.onRefused().accept(problem);
-        String template = null;
-        for (RouteBodyLimit r : routes) {
-            template = template == null && r.limitFor(rc.normalizedPath()) != null ? r.uriTemplate() : template;
-        }
-        send(rc, 413, problem, template);
+        send(rc, 413, problem, routes.stream().filter(r -> r.limitFor(rc.normalizedPath()) != null)
+                .findFirst().map(RouteBodyLimit::uriTemplate).orElse(null));
     }
 
     /** Answers with the problem and closes the connection; tags the metrics with {@code uriTemplate} (null: unrouted). */

@@ -4,9 +4,7 @@ import io.quarkus.vertx.http.runtime.filters.Filters;
 import io.vertx.core.MultiMap;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One rule for a request header sent on several field lines, the same in both shapes: every
@@ -27,8 +25,7 @@ import java.util.Map;
  * field and no route reads it).
  *
  * <p>Runs as a Vert.x filter just after {@code ApiGatewayHeaders} (Lambda shape) and before every
- * other filter; a request whose headers are all single-line, the usual case, is left untouched
- * and costs one pass over its headers.
+ * other filter.
  */
 @ApplicationScoped
 public class FieldLines {
@@ -49,32 +46,10 @@ public class FieldLines {
      * @param headers request headers (Vert.x: case-insensitive names, values in arrival order)
      */
     public static void combine(MultiMap headers) {
-        List<String> repeated = null;
-        String[] seen = new String[Math.max(headers.size(), 1) * 2];
-        int n = 0;
-        for (Map.Entry<String, String> e : headers) {
-            String name = e.getKey();
-            boolean again = false;
-            for (int i = 0; i < n && !again; i++) {
-                again = seen[i].equalsIgnoreCase(name);
-            }
-            if (!again) {
-                if (n == seen.length) {
-                    seen = java.util.Arrays.copyOf(seen, n * 2);
-                }
-                seen[n++] = name;
-            } else if (!"Set-Cookie".equalsIgnoreCase(name)) {
-                if (repeated == null) {
-                    repeated = new ArrayList<>(2);
-                }
-                if (repeated.stream().noneMatch(name::equalsIgnoreCase)) {
-                    repeated.add(name);
-                }
-            }
-        }
-        if (repeated != null) {
-            for (String name : repeated) {
-                headers.set(name, combined(name, headers.getAll(name)));
+        for (String name : headers.names()) { // a copy, one entry per case-insensitive name
+            List<String> values = headers.getAll(name);
+            if (values.size() > 1 && !"Set-Cookie".equalsIgnoreCase(name)) {
+                headers.set(name, combined(name, values));
             }
         }
     }

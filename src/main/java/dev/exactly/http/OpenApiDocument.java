@@ -6,11 +6,9 @@ import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
-import org.eclipse.microprofile.openapi.models.PathItem;
 import org.eclipse.microprofile.openapi.models.media.Content;
 import org.eclipse.microprofile.openapi.models.media.MediaType;
 import org.eclipse.microprofile.openapi.models.media.Schema;
-import org.eclipse.microprofile.openapi.models.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
@@ -157,17 +155,5 @@ public class OpenApiDocument implements OASFilter {
     private static Content json(String mediaType, String schema) {
         MediaType m = OASFactory.createMediaType().schema(OASFactory.createSchema().ref(schema));
         return OASFactory.createContent().addMediaType(mediaType, m);
-    }
-
-    /** Unused: a whole-document filter. */
-    @Override
-    public PathItem filterPathItem(PathItem pathItem) {
-        return pathItem;
-    }
-
-    /** Unused: a whole-document filter. */
-    @Override
-    public RequestBody filterRequestBody(RequestBody requestBody) {
-        return requestBody;
     }
 }

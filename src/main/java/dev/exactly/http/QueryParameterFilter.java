@@ -11,9 +11,10 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.ext.Provider;
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -69,17 +70,13 @@ public class QueryParameterFilter implements ContainerRequestFilter {
     /** The query parameter names a resource method declares, sorted. */
     static Set<String> declared(Method method) {
         Set<String> names = new TreeSet<>();
-        Annotation[][] annotations = method.getParameterAnnotations();
-        java.lang.reflect.Parameter[] parameters = method.getParameters();
-        for (int i = 0; i < annotations.length; i++) {
-            for (Annotation a : annotations[i]) {
-                if (a instanceof QueryParam q) {
-                    names.add(q.value());
-                } else if (a instanceof RestQuery r) {
-                    names.add(r.value().isEmpty() ? parameters[i].getName() : r.value());
-                }
+        for (Parameter p : method.getParameters()) {
+            if (p.isAnnotationPresent(QueryParam.class)) {
+                names.add(p.getAnnotation(QueryParam.class).value());
+            } else if (p.isAnnotationPresent(RestQuery.class)) {
+                names.add(p.getAnnotation(RestQuery.class).value().isEmpty() ? p.getName() : p.getAnnotation(RestQuery.class).value());
             }
         }
-        return java.util.Collections.unmodifiableSet(names);
+        return Collections.unmodifiableSet(names);
     }
 }
