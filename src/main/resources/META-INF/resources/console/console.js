@@ -562,8 +562,7 @@
         h('caption', { class: 'muted', text: data.sources.length + ' sources; counts for the last hour / the last 24 '
           + 'hours; kept ' + age(data.keptHours * 3600) }),
         h('thead', null, h('tr', null,
-          h('th', { scope: 'col', text: 'Source' }),
-          h('th', { scope: 'col', text: 'Queue' }),
+          h('th', { scope: 'col', text: 'Source and its queue' }),
           h('th', { scope: 'col', text: 'Deduplication window in force' }),
           h('th', { scope: 'col', class: 'num', text: 'Accepted' }),
           h('th', { scope: 'col', class: 'num', text: 'Duplicates' }),
@@ -574,15 +573,15 @@
         h('tbody', null, data.sources.map(function (s) {
           return h('tr', { 'data-source': s.name },
             h('th', { scope: 'row' }, link('#/webhooks?source=' + encodeURIComponent(s.name), s.name),
-              h('br'), h('span', { class: 'muted', text: s.preset + ', signature ' + s.signature })),
-            h('td', null, link('#/queue/' + encodeURIComponent(s.queue), s.queue)),
+              h('span', { class: 'sub' }, 'preset ' + s.preset + ', signature ' + s.signature + ', queue ',
+                link('#/queue/' + encodeURIComponent(s.queue), s.queue))),
             h('td', { class: 'window', text: windowText(s) }),
             h('td', { class: 'num accepted' }, both(s.lastHour, s.last24Hours, 'accepted')),
             h('td', { class: 'num duplicates' }, both(s.lastHour, s.last24Hours, 'duplicates')),
             h('td', { class: 'num signature-failures' }, both(s.lastHour, s.last24Hours, 'signatureFailures', true)),
             h('td', { class: 'num rejected' }, both(s.lastHour, s.last24Hours, 'rejected', true)),
-            h('td', { text: when(s.lastDeliveryAt) }),
-            h('td', { text: when(s.lastSignatureFailureAt) }));
+            h('td', { class: 'when', text: when(s.lastDeliveryAt) }),
+            h('td', { class: 'when', text: when(s.lastSignatureFailureAt) }));
         }))));
       var chosen = selected && data.sources.some(function (s) { return s.name === selected; }) ? selected : null;
       if (chosen) { sourceHours(detail, chosen, 24); }

@@ -315,7 +315,7 @@ class LambdaApiTest {
      */
     @Test
     void aWebhookThroughTheLambdaShapeIsInTheSourcesFigures() {
-        JsonPath before = api().get("/api/v1/webhooks/sources").then().statusCode(200).extract().jsonPath();
+        JsonPath before = sourcesFigures();
         String delivery = "lambda-" + System.nanoTime();
         String body = "{\"zen\":\"" + delivery + "\"}";
         String signature = dev.exactly.webhook.Signing.github("gh-test-secret", body.getBytes(StandardCharsets.UTF_8));
@@ -327,12 +327,19 @@ class LambdaApiTest {
                 + delivery + "-2\",\"x-hub-signature-256\":\"" + forged + "\""));
         assertEquals(401, refused.getInt("statusCode"), body(refused));
 
-        JsonPath after = api().get("/api/v1/webhooks/sources").then().statusCode(200).extract().jsonPath();
+        JsonPath after = sourcesFigures();
         String f = "sources.find { it.name == 'figures' }.";
         assertEquals(before.getLong(f + "lastHour.accepted") + 1, after.getLong(f + "lastHour.accepted"));
         assertEquals(before.getLong(f + "lastHour.signatureFailures") + 1, after.getLong(f + "lastHour.signatureFailures"));
         assertNotNull(after.getString(f + "lastDeliveryAt"));
         assertNotNull(after.getString(f + "lastSignatureFailureAt"));
+    }
+
+    /** GET /api/v1/webhooks/sources through an API Gateway event: the answer's JSON. */
+    private JsonPath sourcesFigures() {
+        JsonPath r = invoke(event("GET", "/api/v1/webhooks/sources", Api.TEST_API_KEY, null, false));
+        assertEquals(200, r.getInt("statusCode"), body(r));
+        return JsonPath.from(body(r));
     }
 
     /** A payload 2.0 event for a webhook delivery: POST path, a JSON body, and the given header members. */
