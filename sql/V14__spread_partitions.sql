@@ -1,4 +1,4 @@
--- Hot queues spread by key (issue 16.3): a queue may ask for its messages to be spread over
+-- Hot queues spread by key: a queue may ask for its messages to be spread over
 -- spread_partitions partitions by a hash of the idempotency key, so that N partitions commit in
 -- parallel while the same key always lands in the same partition (the verdict stays exact).
 -- 0 = off: an item goes to the partition it names (Default when none). The engine routes; the

@@ -1,6 +1,6 @@
 -- Exactly: a schema that a distributed PostgreSQL (Citus) can shard by partition, and that plain
 -- PostgreSQL runs exactly as before. sql/citus/distribute.sql is the step that distributes it
--- on a Citus coordinator (README "Running on Citus"); this migration changes nothing that plain
+-- on a Citus coordinator (docs/citus.md); this migration changes nothing that plain
 -- PostgreSQL would behave differently with.
 --
 -- 1. Ids come from sequences, not identity columns. Citus refuses to distribute a table with an

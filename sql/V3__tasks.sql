@@ -1,4 +1,4 @@
--- Exactly: the task queue (issue 6). Producers enqueue typed tasks with JSON data; workers
+-- Exactly: the task queue. Producers enqueue typed tasks with JSON data; workers
 -- claim them under a lease and complete or fail them.
 --
 -- Lifecycle (state): queued (run_at in the future reads as "scheduled") -> running (claimed,
@@ -9,7 +9,7 @@
 -- exactly.enqueue_task, sql/R__tasks.sql), never by a check-then-insert:
 --   * task_id is unique per queue while the row exists (an idempotent retry by id);
 --   * dedupe_key (autoDedupe: SHA-256 over the type and the RFC 8785 canonical data, see
---     README "Tasks") is unique per queue among PENDING tasks only (queued, running,
+--     docs/tasks.md) is unique per queue among PENDING tasks only (queued, running,
 --     retrying): once a task completes, is dead or is deleted, an identical task may enqueue.
 --
 -- attempts counts deliveries: every claim adds one. A task may be delivered

@@ -2,9 +2,9 @@
 #
 # At start-up (before a SnapStart snapshot), through the settings document (EXACTLY_SECRETS_DOCUMENT,
 # aws_secretsmanager_secret.settings): a JSON object whose "properties" are plain application
-# settings (the webhook sources' options, the request deadline, the database secrets' ARNs,
-# var.app_settings) and whose "secrets" map config keys to "<secret ARN>[#<JSON member>]" (each
-# webhook source's signing secret). Keeping them there rather than in the function's environment
+# settings (the webhook sources' and destinations' options, the request deadline, the database
+# secrets' ARNs, var.app_settings) and whose "secrets" map config keys to
+# "<secret ARN>[#<JSON member>]" (each webhook source's and destination's signing secret). Keeping them there rather than in the function's environment
 # keeps that environment a fixed handful of variables, far below Lambda's 4 KB for all of them,
 # however many sources there are.
 #
@@ -60,6 +60,8 @@ locals {
   settings_properties = merge(
     var.app_settings,
     local.webhook_properties,
+    local.destination_properties,
+    local.delivery_properties,
     {
       "exactly.request.deadline-ms"        = tostring(var.request_deadline_ms)
       "exactly.secrets.database"           = aws_secretsmanager_secret.app.arn
@@ -69,7 +71,10 @@ locals {
     },
   )
 
-  settings_secrets = { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn }
+  settings_secrets = merge(
+    { for name, arn in local.webhook_secret_arns : format("exactly.webhooks.sources.%s.secret", name) => arn },
+    local.destination_secrets, # delivery.tf
+  )
 
   # The function reads its secrets once, at start-up, so a changed secret reaches it only in a new
   # published version. The version ids (never the values) of the secrets this module writes, plus
@@ -84,6 +89,7 @@ locals {
   function_secret_arns = concat(
     [aws_secretsmanager_secret.settings.arn, aws_secretsmanager_secret.app.arn, local.master_secret_arn],
     values(local.webhook_secret_arns),
+    values(local.destination_secrets),
   )
 }
 

@@ -675,3 +675,139 @@ variable "kms_key_arn" {
     error_message = "kms_key_arn: the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<key id>), not an alias."
   }
 }
+
+# --- destinations (docs/destinations.md) --------------------------------------------------------
+
+variable "destinations" {
+  description = <<-EOT
+    Destinations, by name (lowercase letters, digits, hyphens and underscores, at most 63): every
+    message stored in the destination's queue is delivered to it. Each field is one
+    exactly.destinations.<name>.* setting (docs/configuration.md), written into the settings
+    document. queue (required); type: http (default), sqs or eventbridge;
+    http: url, and signing_secret_arn, the full ARN of a Secrets Manager secret whose whole string
+    is the Standard Webhooks secret (whsec_ + base64 of 24 to 64 bytes); none: unsigned;
+    sqs: queue_url (https://sqs.<region>.amazonaws.com/<account>/<name>; a name ending in .fifo is
+    a FIFO queue); eventbridge: event_bus_arn, event_source, detail_type;
+    any type: timeout_ms (1 to 60000), max_attempts (1 to 100), backoff_ms and backoff_cap_ms
+    (1 to 3600000, cap not below backoff). The function's role may send to exactly the named
+    queues and buses (iam.tf, delivery.tf).
+  EOT
+  type = map(object({
+    queue              = string
+    type               = optional(string, "http")
+    url                = optional(string)
+    signing_secret_arn = optional(string)
+    queue_url          = optional(string)
+    event_bus_arn      = optional(string)
+    event_source       = optional(string)
+    detail_type        = optional(string)
+    timeout_ms         = optional(number)
+    max_attempts       = optional(number)
+    backoff_ms         = optional(number)
+    backoff_cap_ms     = optional(number)
+  }))
+  default = {}
+
+  validation {
+    condition     = alltrue([for name in keys(var.destinations) : can(regex("^[a-z0-9][a-z0-9_-]{0,62}$", name))])
+    error_message = "destinations: each name is 1 to 63 lowercase letters, digits, hyphens and underscores, starting with a letter or digit (it becomes part of the config keys exactly.destinations.<name>.*)."
+  }
+
+  validation {
+    condition     = length(var.destinations) <= 50
+    error_message = "destinations: at most 50 (each is read from the settings document at every start)."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : can(regex("^[A-Za-z0-9._:-]{1,255}$", d.queue)) && d.queue != "." && d.queue != ".."])
+    error_message = "destinations: queue is a queue name, 1 to 255 characters of [A-Za-z0-9._:-], not . or .."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : contains(["http", "sqs", "eventbridge"], d.type)])
+    error_message = "destinations: type is http, sqs or eventbridge."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.type != "http" || (d.url != null && can(regex("^https?://[^/?#@]+([/?][^#]*)?$", coalesce(d.url, "-"))) && length(coalesce(d.url, "-")) <= 2048)])
+    error_message = "destinations: an http destination has a url: http:// or https://, a host, no user information (user@), no fragment (#), at most 2048 characters."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.signing_secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", coalesce(d.signing_secret_arn, "-")))])
+    error_message = "destinations: signing_secret_arn is a secret's full ARN, ending in the 6 characters Secrets Manager appends (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf): the function's role is granted exactly that ARN."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.type != "sqs" || (d.queue_url != null && can(regex("^https://sqs\\.[a-z0-9-]+\\.amazonaws\\.com/[0-9]{12}/([A-Za-z0-9_-]{1,75}(\\.fifo)?|[A-Za-z0-9_-]{76,80})$", coalesce(d.queue_url, "-"))))])
+    error_message = "destinations: an sqs destination has a queue_url, https://sqs.<region>.amazonaws.com/<account>/<queue name> (the module grants sqs:SendMessage on the queue it names)."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.type != "eventbridge" || (d.event_bus_arn != null && can(regex("^arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:event-bus/[/._A-Za-z0-9-]{1,256}$", coalesce(d.event_bus_arn, "-"))))])
+    error_message = "destinations: an eventbridge destination has an event_bus_arn, arn:aws:events:<region>:<account>:event-bus/<name> (the module grants events:PutEvents on it)."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.event_source == null || (length(coalesce(d.event_source, "-")) <= 256 && !startswith(coalesce(d.event_source, "-"), "aws."))])
+    error_message = "destinations: event_source is 1 to 256 characters and does not start with aws. (EventBridge keeps those for AWS services)."
+  }
+
+  validation {
+    condition     = alltrue([for d in values(var.destinations) : d.detail_type == null || length(coalesce(d.detail_type, "-")) <= 128])
+    error_message = "destinations: detail_type is 1 to 128 characters."
+  }
+
+  validation {
+    condition = alltrue([for d in values(var.destinations) : alltrue([
+      d.type == "http" || (d.url == null && d.signing_secret_arn == null),
+      d.type == "sqs" || d.queue_url == null,
+      d.type == "eventbridge" || (d.event_bus_arn == null && d.event_source == null && d.detail_type == null),
+    ])])
+    error_message = "destinations: a field belongs to its type only: url and signing_secret_arn to http, queue_url to sqs, event_bus_arn, event_source and detail_type to eventbridge."
+  }
+
+  validation {
+    condition = alltrue([for d in values(var.destinations) : alltrue([
+      d.timeout_ms == null || (coalesce(d.timeout_ms, 1) >= 1 && coalesce(d.timeout_ms, 1) <= 60000 && floor(coalesce(d.timeout_ms, 1)) == coalesce(d.timeout_ms, 1)),
+      d.max_attempts == null || (coalesce(d.max_attempts, 1) >= 1 && coalesce(d.max_attempts, 1) <= 100 && floor(coalesce(d.max_attempts, 1)) == coalesce(d.max_attempts, 1)),
+      d.backoff_ms == null || (coalesce(d.backoff_ms, 1) >= 1 && coalesce(d.backoff_ms, 1) <= 3600000 && floor(coalesce(d.backoff_ms, 1)) == coalesce(d.backoff_ms, 1)),
+      d.backoff_cap_ms == null || (coalesce(d.backoff_cap_ms, 1) >= 1 && coalesce(d.backoff_cap_ms, 1) <= 3600000 && floor(coalesce(d.backoff_cap_ms, 1)) == coalesce(d.backoff_cap_ms, 1)),
+      coalesce(d.backoff_cap_ms, 300000) >= coalesce(d.backoff_ms, 1000),
+    ])])
+    error_message = "destinations: timeout_ms is 1 to 60000, max_attempts 1 to 100, backoff_ms and backoff_cap_ms 1 to 3600000 (whole numbers), and backoff_cap_ms is not below backoff_ms (defaults 10000, 10, 1000 and 300000)."
+  }
+}
+
+variable "destination_kms_key_arns" {
+  description = "Customer-managed KMS keys of the SQS destination queues that use SSE-KMS: the function's role gets kms:GenerateDataKey and kms:Decrypt on them, through SQS only."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for k in var.destination_kms_key_arns : can(regex("^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/.+$", k))])
+    error_message = "destination_kms_key_arns: ARNs of KMS keys (arn:aws:kms:<region>:<account>:key/<key id>), not aliases."
+  }
+}
+
+variable "delivery_allowed_hosts" {
+  description = "Host names or CIDR ranges a destination may reach although their addresses are refused by default (private, loopback, link-local ...): exactly.delivery.allowed-hosts. E.g. [\"hooks.internal.example\", \"10.1.0.0/16\"] for a receiver inside the VPC."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for h in var.delivery_allowed_hosts : can(regex("^([A-Za-z0-9.-]+|[0-9.]+/[0-9]{1,2}|[0-9A-Fa-f:.]+(/[0-9]{1,3})?)$", h)) && !strcontains(h, ",")])
+    error_message = "delivery_allowed_hosts: each entry is a host name, an address or a CIDR range (e.g. 10.1.0.0/16)."
+  }
+}
+
+variable "delivery_schedule" {
+  description = "How often the HTTP function drains every destination (retries that came due, parked partitions, what other invocations left, catch-up after a receiver recovers): an EventBridge schedule expression."
+  type        = string
+  default     = "rate(1 minute)"
+
+  validation {
+    condition     = can(regex("^rate\\((1 minute|([2-9]|1[0-5]) minutes)\\)$", var.delivery_schedule)) || can(regex("^cron\\(\\S+( \\S+){5}\\)$", var.delivery_schedule))
+    error_message = "delivery_schedule: an EventBridge schedule expression, rate(1 minute) up to rate(15 minutes), or cron(* * * * ? *) (a retry or a recovered receiver waits for it)."
+  }
+}

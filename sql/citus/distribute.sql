@@ -66,6 +66,11 @@ SELECT create_reference_table('exactly.destination_state')
 WHERE pg_temp.citus_kind('exactly.destination_state') IS DISTINCT FROM 'reference';
 SELECT create_reference_table('exactly.destination_dead_letters')
 WHERE pg_temp.citus_kind('exactly.destination_dead_letters') IS DISTINCT FROM 'reference';
+-- delivery drains of the Lambda shape (V25): a row per queue with destinations, and per parked partition
+SELECT create_reference_table('exactly.delivery_drains')
+WHERE pg_temp.citus_kind('exactly.delivery_drains') IS DISTINCT FROM 'reference';
+SELECT create_reference_table('exactly.destination_parked')
+WHERE pg_temp.citus_kind('exactly.destination_parked') IS DISTINCT FROM 'reference';
 -- the duplicates per queue and hour kept after the minutes are purged (V22): written by the
 -- maintenance purge in the statement that deletes the minutes
 SELECT create_reference_table('exactly.duplicate_rollup')

@@ -119,6 +119,103 @@ run "alternatives_plan" {
   }
 }
 
+# Destinations of every type: their settings and signing-secret references in the settings
+# document, IAM on exactly the named queue, bus, key and the function's own alias, the schedule.
+run "destinations_plan" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = {
+      billing = {
+        queue              = "webhooks.github"
+        url                = "https://billing.example.com/hooks/github"
+        signing_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-signing-AbCdEf"
+        timeout_ms         = 5000
+      }
+      orders_fifo = {
+        queue     = "webhooks.github"
+        type      = "sqs"
+        queue_url = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo"
+      }
+      bus = {
+        queue         = "webhooks.github"
+        type          = "eventbridge"
+        event_bus_arn = "arn:aws:events:eu-west-1:123456789012:event-bus/orders"
+        detail_type   = "github.delivery"
+      }
+    }
+    destination_kms_key_arns = ["arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555"]
+    delivery_allowed_hosts   = ["hooks.internal.example", "10.1.0.0/16"]
+  }
+
+  assert {
+    condition = alltrue([
+      local.settings_properties["exactly.destinations.billing.queue"] == "webhooks.github",
+      local.settings_properties["exactly.destinations.billing.url"] == "https://billing.example.com/hooks/github",
+      local.settings_properties["exactly.destinations.billing.timeout-ms"] == "5000",
+      local.settings_properties["exactly.destinations.orders_fifo.type"] == "sqs",
+      local.settings_properties["exactly.destinations.orders_fifo.queue-url"] == "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
+      local.settings_properties["exactly.destinations.bus.event-bus"] == "arn:aws:events:eu-west-1:123456789012:event-bus/orders",
+      local.settings_properties["exactly.destinations.bus.detail-type"] == "github.delivery",
+      local.settings_properties["exactly.delivery.allowed-hosts"] == "hooks.internal.example,10.1.0.0/16",
+      !contains(keys(local.settings_properties), "exactly.destinations.billing.signing-secret"),
+    ])
+    error_message = "each destination's settings are config keys of the settings document; its signing secret is not among them"
+  }
+  assert {
+    condition     = local.settings_secrets["exactly.destinations.billing.signing-secret"] == "arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-signing-AbCdEf"
+    error_message = "the signing secret is a Secrets Manager reference, read at start"
+  }
+  assert {
+    condition     = contains(local.function_secret_arns, "arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing-signing-AbCdEf")
+    error_message = "the function's role may read the signing secret"
+  }
+  assert {
+    condition     = length(local.destination_queue_arns) == 1 && local.destination_queue_arns[0] == "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"
+    error_message = "sqs:SendMessage on the queue the URL names"
+  }
+  assert {
+    condition = alltrue([
+      one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Resource if st.Sid == "SendToDestinationQueues"]) == "arn:aws:sqs:eu-west-1:123456789012:orders.fifo",
+      one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Action if st.Sid == "SendToDestinationQueues"]) == "sqs:SendMessage",
+      one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Resource if st.Sid == "PutEventsToDestinationBuses"]) == "arn:aws:events:eu-west-1:123456789012:event-bus/orders",
+      one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Action if st.Sid == "PutEventsToDestinationBuses"]) == "events:PutEvents",
+      toset(one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Action if st.Sid == "EncryptForDestinationQueues"])) == toset(["kms:GenerateDataKey", "kms:Decrypt"]),
+      one([for st in jsondecode(data.aws_iam_policy_document.destinations.json).Statement : st.Condition.StringEquals["kms:ViaService"] if st.Sid == "EncryptForDestinationQueues"]) == "sqs.eu-west-1.amazonaws.com",
+    ])
+    error_message = "IAM grants SendMessage, PutEvents and the SSE-KMS key on exactly the named ARNs"
+  }
+  assert {
+    condition     = jsondecode(aws_cloudwatch_event_target.delivery.input) == { exactly = "deliver" } && aws_cloudwatch_event_rule.delivery.schedule_expression == "rate(1 minute)"
+    error_message = "every minute the schedule sends the drain event"
+  }
+  assert {
+    condition     = aws_lambda_permission.delivery.principal == "events.amazonaws.com" && aws_lambda_permission.delivery.qualifier == "live"
+    error_message = "the schedule may invoke the live alias"
+  }
+  assert {
+    condition     = aws_lambda_function_event_invoke_config.delivery.maximum_retry_attempts == 0 && aws_lambda_function_event_invoke_config.delivery.qualifier == "live"
+    error_message = "a drain is not retried by Lambda: the next one delivers"
+  }
+  assert {
+    condition     = toset(keys(local.environment)) == toset(["JAVA_TOOL_OPTIONS", "QUARKUS_PROFILE", "QUARKUS_DATASOURCE_REACTIVE_URL", "EXACTLY_AUTH_API_KEY_SHA256", "EXACTLY_SECRETS_DOCUMENT", "EXACTLY_SECRETS_VERSION"])
+    error_message = "destinations add nothing to the environment (they are in the settings document)"
+  }
+}
+
+run "no_destinations_grant_no_queue_or_bus" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  assert {
+    condition     = length(try(jsondecode(data.aws_iam_policy_document.destinations.json).Statement, [])) == 0
+    error_message = "without destinations the role may send to no queue, bus or key (it may still invoke its own alias, for destinations defined through the API)"
+  }
+}
+
 # --- what plan refuses --------------------------------------------------------------------------
 
 run "refuses_zero_concurrency" {
@@ -591,4 +688,125 @@ run "refuses_a_standard_webhooks_secret_that_is_not_base64" {
     webhook_secrets = { sw = "whsec_not base64!" }
   }
   expect_failures = [var.webhook_secrets]
+}
+
+run "refuses_a_destination_without_url" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_destination_url_with_user_information" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://user:pw@billing.example.com/" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_partial_signing_secret_arn" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://billing.example.com/", signing_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:billing" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_an_sqs_destination_without_a_queue_url" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { orders = { queue = "q", type = "sqs", url = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_an_event_bus_by_name" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { bus = { queue = "q", type = "eventbridge", event_bus_arn = "orders" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_an_unknown_destination_type" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { sns = { queue = "q", type = "sns" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_backoff_cap_below_the_backoff" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://billing.example.com/", backoff_ms = 5000, backoff_cap_ms = 1000 } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_bad_queue_name" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "my queue", url = "https://billing.example.com/" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_destination_name_with_a_dot" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { "bill.ing" = { queue = "q", url = "https://billing.example.com/" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_kms_alias_for_destination_queues" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destination_kms_key_arns = ["alias/orders"]
+  }
+  expect_failures = [var.destination_kms_key_arns]
+}
+
+run "refuses_a_slow_delivery_schedule" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    delivery_schedule = "rate(1 hour)"
+  }
+  expect_failures = [var.delivery_schedule]
 }

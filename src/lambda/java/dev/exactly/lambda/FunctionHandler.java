@@ -2,8 +2,11 @@ package dev.exactly.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.destination.Dispatcher;
 import dev.exactly.duplicate.DuplicateFlusher;
 import dev.exactly.http.LogContext;
+import dev.exactly.lambda.delivery.DeliverEvent;
+import dev.exactly.lambda.delivery.SelfInvoke;
 import dev.exactly.retention.MaintenanceReport;
 import dev.exactly.retention.MaintenanceService;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
@@ -43,6 +46,11 @@ import org.jboss.logging.MDC;
  * resource policy), and API Gateway turns every HTTP request into an event that never looks like
  * it. So no key travels in the rule's target, where events:ListTargetsByRule would show it.
  *
+ * <p>The event {@code {"exactly":"deliver","queue"?}} ({@link DeliverEvent}) runs a delivery drain
+ * ({@link Dispatcher#drain}) until shortly before the invocation's deadline, without an API key for
+ * the same reason: the function sends it to itself after a store, and a schedule sends it every
+ * minute (infra/terraform/delivery.tf).
+ *
  * <p>Deliberately not a {@code RequestStreamHandler} implementation: the Lambda runtime loads a
  * handler by method name and signature (InputStream, OutputStream, Context), and Quarkus' Lambda
  * extension accepts no second implementation next to its own.
@@ -55,9 +63,12 @@ public final class FunctionHandler {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Kept free of the invocation's deadline, so a slow run ends as an error, not a timeout. */
     private static final long DEADLINE_MARGIN_MILLIS = 1_000;
+    /** Kept free of a drain's deadline for its last acks and figures. */
+    private static final long DRAIN_MARGIN_MILLIS = 3_000;
 
     private final QuarkusStreamHandler quarkus;
     private volatile DuplicateFlusher duplicates;
+    private volatile Dispatcher dispatcher;
 
     /**
      * Starts the application (Quarkus' initialisation, before any invocation and before a
@@ -97,9 +108,14 @@ public final class FunctionHandler {
         CompletableFuture<Integer> flush = duplicates().flushIfDue().subscribeAsCompletionStage();
         try {
             byte[] event = input.readAllBytes();
+            SelfInvoke.invokedAs(context == null ? null : context.getInvokedFunctionArn());
+            DeliverEvent.Drain drain;
             if (ScheduledEvent.matches(event)) {
                 JSON.writeValue(output, maintenance(context));
+            } else if ((drain = DeliverEvent.parse(event)) != null) {
+                JSON.writeValue(output, deliver(drain.queue(), context));
             } else {
+                dispatcher().startConfigured();
                 quarkus.handleRequest(new ByteArrayInputStream(event), output, context);
             }
         } finally {
@@ -129,6 +145,37 @@ public final class FunctionHandler {
         } catch (RuntimeException e) {
             throw new IllegalStateException("scheduled maintenance run failed: " + describe(e), e);
         }
+    }
+
+    /**
+     * Delivers to destinations (of {@code queue}, or of every queue) until nothing is due or
+     * shortly before the invocation's deadline; a drain stopped by its deadline with work left asks
+     * for the next one at once.
+     */
+    private static Dispatcher.DrainReport deliver(String queue, Context context) {
+        long budget = context == null ? 30_000 : context.getRemainingTimeInMillis() - DRAIN_MARGIN_MILLIS;
+        try {
+            Dispatcher.DrainReport r = Arc.container().instance(Dispatcher.class).get()
+                    .drain(queue, System.currentTimeMillis() + Math.max(budget, 1));
+            if (r.more()) {
+                Arc.container().instance(SelfInvoke.class).get().requestDrain(queue);
+            }
+            Logger.getLogger(FunctionHandler.class).debugf("delivery drain of %s: %d batches%s",
+                    queue == null ? "every queue" : "queue " + queue, r.batches(), r.more() ? ", more to do: asked for another" : "");
+            return r;
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("delivery drain failed: " + describe(e), e);
+        }
+    }
+
+    /** The application's dispatcher, looked up once Quarkus runs. */
+    private Dispatcher dispatcher() {
+        Dispatcher d = dispatcher;
+        if (d == null) {
+            d = Arc.container().instance(Dispatcher.class).get();
+            dispatcher = d;
+        }
+        return d;
     }
 
     /** The application's flusher, looked up once Quarkus runs (the constructor started it). */

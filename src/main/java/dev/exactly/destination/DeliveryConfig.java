@@ -11,9 +11,39 @@ import java.util.Optional;
 @ConfigMapping(prefix = "exactly.delivery")
 public interface DeliveryConfig {
 
-    /** Whether this instance delivers to destinations at all (the server shape does; the Lambda shape does not yet). */
+    /** Whether this instance delivers to destinations at all. */
     @WithDefault("true")
     boolean enabled();
+
+    /** What starts delivery on this instance. */
+    enum Mode {
+        /**
+         * The server shape: this instance's own pushes wake delivery in-process, and a timer every
+         * {@link #pollMs()} looks for other instances' messages and for retries.
+         */
+        TIMER,
+        /**
+         * The Lambda shape: delivery runs only inside an invocation that asks for it
+         * ({@link Dispatcher#drain}); a push, webhook or transaction that stored messages in a queue
+         * with destinations asks for one through a {@link DrainTrigger} (an asynchronous
+         * invocation of the function itself), and a schedule asks for one over all destinations.
+         */
+        INVOCATION
+    }
+
+    /** {@code timer} (the server shape's default) or {@code invocation} (the Lambda shape's). */
+    @WithDefault("timer")
+    Mode mode();
+
+    /**
+     * In {@code invocation} mode: after a drain of a queue was asked for, further stores in that
+     * queue ask for none for this many milliseconds (the drain asked for delivers them; one that
+     * found nothing more clears the wait at once).
+     */
+    @WithDefault("1000")
+    @Min(0)
+    @Max(60000)
+    int drainDebounceMs();
 
     /**
      * Host names or CIDR ranges (e.g. {@code hooks.internal.example}, {@code 10.1.0.0/16},

@@ -31,7 +31,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
  * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
  * queue, configured or not, with its state; never a secret), DELETE
- * /api/v1/queues/{queue}/destinations/{name}; and per destination: redrive its dead letters, pause, resume.
+ * /api/v1/queues/{queue}/destinations/{name}; and per destination: redrive its dead letters, pause, resume,
+ * replay.
  */
 @Authenticated
 @Path("/api/v1/queues/{queue}/destinations")
@@ -42,14 +43,16 @@ public class DestinationResource {
     private final ConfiguredDestinations configured;
     private final QueueStatsRepository stats;
     private final Dispatcher dispatcher;
+    private final DestinationReplays replays;
 
     /** Constructor injection. */
     public DestinationResource(DestinationRepository store, ConfiguredDestinations configured, QueueStatsRepository stats,
-                               Dispatcher dispatcher) {
+                               Dispatcher dispatcher, DestinationReplays replays) {
         this.store = store;
         this.configured = configured;
         this.stats = stats;
         this.dispatcher = dispatcher;
+        this.replays = replays;
     }
 
     /**
@@ -195,6 +198,39 @@ public class DestinationResource {
     @Operation(operationId = "resumeDestination", summary = "Resume a paused destination")
     public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
         return paused(queue, name, false);
+    }
+
+    /**
+     * Delivers a destination's messages again from {@code fromOffset} (in every partition, or in
+     * {@code partition} alone) or from {@code fromTime} on ({@link DestinationReplays}), in offset
+     * order per partition, with their original messageIds; other destinations and consumer groups of
+     * the queue see nothing again. A batch under way on this instance stops at its next message.
+     *
+     * @return where delivery resumes in each partition replayed
+     * @throws ApiProblem 400 for a bad body (naming the field; a partition the queue does not have),
+     *                    404 when the queue has no such destination
+     */
+    @POST
+    @Path("/{name}/replay")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(operationId = "replayDestination", summary = "Deliver a destination's messages again from an offset or a time on",
+            description = "Body: {\"fromOffset\": n} (in every partition) or {\"fromTime\": \"2026-12-05T10:00:00Z\"} "
+                    + "(RFC 3339: from each partition's first message stored at or after it), with \"partition\"? to "
+                    + "replay one partition only. Answer: {\"partitions\": [{\"partition\", \"nextOffset\"}, …]}.")
+    public Uni<DestinationReplayed> replay(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                                           @Valid @NotNull(message = "is required") DestinationReplayRequest body) {
+        return find(queue, name)
+                .flatMap(d -> replays.replay(queue, d.group(), body.partition(), body.fromOffset(), body.instant()))
+                .map(partitions -> {
+                    if (partitions.isEmpty() && body.partition() != null) {
+                        throw ApiProblem.invalid(null, "partition", "queue '" + queue + "' has no partition named '"
+                                + body.partition() + "'");
+                    }
+                    // this instance's workers drop the batches they hold and start again from the cursors
+                    dispatcher.forget(name);
+                    dispatcher.refreshSoon();
+                    return new DestinationReplayed(partitions);
+                });
     }
 
     private Uni<Void> paused(String queue, String name, boolean paused) {

@@ -11,6 +11,8 @@ import dev.exactly.queue.QueueStatsRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
@@ -19,8 +21,10 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,9 +48,14 @@ import org.jboss.logging.Logger;
  * (a lease that expires mid-delivery, e.g. the process killed, delivers its unacked messages again,
  * with the same messageId), and lag are those of consumer groups.
  *
- * <p>Workers are woken at once by this instance's pushes ({@link #wake}) and by a timer every
- * {@code exactly.delivery.poll-ms} for other instances' pushes and for retries. Workers are threads
- * of their own pool: an attempt blocks its worker, never an event loop.
+ * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
+ * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other
+ * instances' pushes and for retries. In the Lambda shape ({@link DeliveryConfig.Mode#INVOCATION})
+ * nothing runs between invocations: a store asks for a drain through the {@link DrainTrigger}, and
+ * {@link #drain} delivers until nothing is due or its deadline; a partition it must leave in the
+ * middle of a batch (a backoff or an attempt that would outlast the deadline) keeps its lease and is
+ * parked ({@link DrainRepository#park}) for a later drain to resume. Workers are threads of their
+ * own pool: an attempt blocks its worker, never an event loop.
  */
 @ApplicationScoped
 public class Dispatcher {
@@ -55,6 +64,8 @@ public class Dispatcher {
     private static final Duration DB_WAIT = Duration.ofSeconds(30);
     private static final long GAUGE_EVERY_MS = 5_000;
     private static final int MAX_ERROR_CHARS = 1000;
+    /** Kept free before a drain's deadline: an attempt (or backoff) that would end later parks its partition. */
+    static final long DRAIN_MARGIN_MS = 1_000;
 
     private final DeliveryConfig config;
     private final ConfiguredDestinations configured;
@@ -63,6 +74,8 @@ public class Dispatcher {
     private final QueueStatsRepository stats;
     private final Vertx vertx;
     private final Instance<MeterRegistry> registry;
+    private final DrainRepository drains;
+    private final Instance<DrainTrigger> trigger;
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final Set<String> started = ConcurrentHashMap.newKeySet();
@@ -70,6 +83,11 @@ public class Dispatcher {
     private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
     private volatile long gaugesAt;
+    /** Invocation mode: delivery runs only inside {@link #drain}, which sets its deadline here. */
+    private volatile boolean invocation;
+    private volatile long deadline = Long.MAX_VALUE;
+    /** Batches popped or resumed so far (a drain's final look compares it). */
+    private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
     private ExecutorService workers;
     private HttpSender sender;
@@ -116,8 +134,11 @@ public class Dispatcher {
 
     /** Constructor injection. */
     public Dispatcher(DeliveryConfig config, ConfiguredDestinations configured, DestinationRepository repository,
-                      ConsumeRepository consume, QueueStatsRepository stats, Vertx vertx, Instance<MeterRegistry> registry) {
+                      ConsumeRepository consume, QueueStatsRepository stats, Vertx vertx, Instance<MeterRegistry> registry,
+                      DrainRepository drains, Instance<DrainTrigger> trigger) {
         this.config = config;
+        this.drains = drains;
+        this.trigger = trigger;
         this.configured = configured;
         this.repository = repository;
         this.consume = consume;
@@ -128,12 +149,30 @@ public class Dispatcher {
 
     /** @return a dispatcher that never delivers (for code that pushes outside the application, as tests do) */
     public static Dispatcher idle() {
-        return new Dispatcher(null, null, null, null, null, null, null);
+        return new Dispatcher(null, null, null, null, null, null, null, null, null);
     }
 
     void onStart(@Observes StartupEvent event) {
         configured.all(); // checked at start-up, delivering or not
         if (!config.enabled()) {
+            return;
+        }
+        if (config.mode() == DeliveryConfig.Mode.INVOCATION) {
+            invocation = true; // the pools start with the first drain, not before a snapshot
+            deadline = 0; // nothing delivers outside a drain
+            return;
+        }
+        startPools();
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "exactly-delivery-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::tick, 0, config.pollMs(), TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void startPools() {
+        if (running) {
             return;
         }
         sender = new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2));
@@ -143,19 +182,15 @@ public class Dispatcher {
             t.setDaemon(true);
             return t;
         });
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "exactly-delivery-timer");
-            t.setDaemon(true);
-            return t;
-        });
         running = true;
-        timer.scheduleWithFixedDelay(this::tick, 0, config.pollMs(), TimeUnit.MILLISECONDS);
     }
 
     void onStop(@Observes ShutdownEvent event) {
         running = false;
         if (timer != null) {
             timer.shutdownNow();
+        }
+        if (workers != null) {
             workers.shutdownNow();
             try {
                 workers.awaitTermination(5, TimeUnit.SECONDS);
@@ -167,12 +202,57 @@ public class Dispatcher {
     }
 
     /**
-     * Wakes the delivery of a queue's destinations: called after messages were stored in it.
+     * Starts the delivery of the queues' destinations: called after messages were stored in them (a
+     * push, a webhook, a transaction committed). In the server shape it wakes this instance's
+     * workers and completes at once. In the Lambda shape it asks for a drain of each of those queues
+     * that has a destination and whose drain was not asked for within
+     * {@code exactly.delivery.drain-debounce-ms}, and completes once each was asked for (before the
+     * invocation answers: a frozen instance sends nothing). It never fails: a drain that could not be
+     * asked for is logged, and the scheduled drain delivers the messages.
+     *
+     * @param queues the queues messages were stored in
+     * @return completes when the drains were asked for
+     */
+    public Uni<Void> stored(Collection<String> queues) {
+        if (queues.isEmpty() || config == null || !config.enabled()) {
+            return Uni.createFrom().voidItem();
+        }
+        if (!invocation) {
+            queues.forEach(this::wake);
+            return Uni.createFrom().voidItem();
+        }
+        if (!trigger.isResolvable()) {
+            return Uni.createFrom().voidItem();
+        }
+        Set<String> withConfigured = new HashSet<>();
+        configured.all().values().forEach(d -> withConfigured.add(d.queue()));
+        return drains.ask(new ArrayList<>(new LinkedHashSet<>(queues)), withConfigured, config.drainDebounceMs())
+                .flatMap(due -> due.isEmpty() ? Uni.createFrom().voidItem()
+                        : Uni.createFrom().<Void>item(() -> {
+                            for (String q : due) {
+                                try {
+                                    trigger.get().requestDrain(q);
+                                } catch (RuntimeException e) {
+                                    LOG.warnf("destinations of queue %s: could not ask for a drain (the scheduled one delivers): %s",
+                                            q, e.toString());
+                                    clearQuietly(List.of(q));
+                                }
+                            }
+                            return null;
+                        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool()))
+                .onFailure().recoverWithItem(e -> {
+                    LOG.warnf("destinations: could not ask for a drain (the scheduled one delivers): %s", e.toString());
+                    return null;
+                });
+    }
+
+    /**
+     * Wakes this instance's workers for a queue's destinations (server shape; nothing in the Lambda shape).
      *
      * @param queue the queue
      */
     public void wake(String queue) {
-        if (!running) {
+        if (!running || invocation) {
             return;
         }
         for (Slot s : slots.values()) {
@@ -199,9 +279,151 @@ public class Dispatcher {
 
     /** Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them. */
     public void refreshSoon() {
-        if (running) {
+        if (running && timer != null) {
             timer.execute(this::tick);
         }
+    }
+
+    /**
+     * What a drain did.
+     *
+     * @param batches batches popped or resumed (each up to exactly.delivery.batch messages of one partition)
+     * @param more    true when it stopped at its deadline with work perhaps left
+     */
+    public record DrainReport(long batches, boolean more) {
+    }
+
+    /**
+     * Delivers, in this invocation, what is due for the destinations of {@code queue} (null: of every
+     * queue), until nothing is due or the deadline: their new messages, their retries whose backoff
+     * ended, the partitions earlier drains parked, and (for every queue) requested redrives.
+     * Several partitions are delivered at once, up to exactly.delivery.workers. No attempt starts
+     * that could outlast the deadline: its partition is parked under its lease for a later drain.
+     * Before it ends it clears the queues' drain marks and looks once more, so that a store that
+     * asked for no drain while this one ran is delivered.
+     *
+     * @param queue          the queue whose destinations deliver, or null for all of them
+     * @param deadlineMillis when to stop, {@link System#currentTimeMillis()} time
+     * @return what it did
+     * @throws RuntimeException when the database cannot be read (the destinations, their state)
+     */
+    public synchronized DrainReport drain(String queue, long deadlineMillis) {
+        if (config == null || !config.enabled()) {
+            return new DrainReport(0, false);
+        }
+        startPools();
+        long before = batches.get();
+        deadline = deadlineMillis;
+        try {
+            refresh();
+            List<Slot> mine = new ArrayList<>();
+            Set<String> queues = new HashSet<>();
+            for (Slot s : slots.values()) {
+                if (queue == null || s.d.queue().equals(queue)) {
+                    mine.add(s);
+                    queues.add(s.d.queue());
+                }
+            }
+            if (queue != null) {
+                queues.add(queue);
+            }
+            // ends only after: clear the marks, then a round that found nothing and marked nothing
+            boolean cleared = false;
+            while (true) {
+                long seen = batches.get();
+                for (Slot s : mine) {
+                    kick(s, 1);
+                }
+                awaitIdle(mine, cleared ? Set.of() : queues);
+                if (pastDeadline()) {
+                    return new DrainReport(batches.get() - before, true);
+                }
+                if (cleared && batches.get() == seen) {
+                    return new DrainReport(batches.get() - before, false);
+                }
+                if (cleared) {
+                    cleared = false; // found more after clearing: mark again while delivering it
+                } else {
+                    drains.clear(queues).await().atMost(DB_WAIT);
+                    cleared = true;
+                }
+            }
+        } finally {
+            deadline = 0;
+        }
+    }
+
+    /**
+     * Invocation mode: starts the configured destinations this process has not started yet (their
+     * consumer groups begin after what each partition holds now), before the invocation stores
+     * anything, so that no message stored through an instance that has a destination in its
+     * configuration is missed by it, whichever instance drains. Once per process; a database that is
+     * away leaves it for the next invocation.
+     */
+    public void startConfigured() {
+        if (!invocation || started.size() >= configured.all().size()) {
+            return;
+        }
+        try {
+            for (Destination d : configured.all().values()) {
+                if (!started.contains(d.name())) {
+                    repository.start(d).await().atMost(DB_WAIT);
+                    started.add(d.name());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debugf("destinations: cannot start the configured ones now: %s", e.toString());
+        }
+    }
+
+    /**
+     * Waits until the slots' workers stopped, or shortly after the deadline, marking the drain of
+     * {@code touch} as asked for meanwhile (every half debounce period, each mark written before
+     * going on), so that stores in those queues ask for no other drain while this one runs.
+     */
+    private void awaitIdle(List<Slot> mine, Set<String> touch) {
+        long until = deadline + DRAIN_MARGIN_MS / 2;
+        long touchEvery = Math.max(50, config.drainDebounceMs() / 2);
+        long touched = System.currentTimeMillis();
+        while (System.currentTimeMillis() < until) {
+            if (!touch.isEmpty() && System.currentTimeMillis() - touched >= touchEvery) {
+                touched = System.currentTimeMillis();
+                try {
+                    drains.touch(touch).await().atMost(DB_WAIT);
+                } catch (RuntimeException e) {
+                    LOG.debugf("destinations: cannot mark a drain: %s", e.toString());
+                }
+            }
+            boolean idle = true;
+            for (Slot s : mine) {
+                if (s.inFlight.get() > 0 || s.redriving.get() > 0) {
+                    idle = false;
+                    break;
+                }
+            }
+            if (idle) {
+                return;
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean pastDeadline() {
+        return System.currentTimeMillis() >= deadline;
+    }
+
+    /** Invocation mode: whether {@code ms} from now is past the drain's deadline (less its margin). */
+    private boolean outlasts(long ms) {
+        return invocation && System.currentTimeMillis() + ms + DRAIN_MARGIN_MS > deadline;
+    }
+
+    private void clearQuietly(List<String> queues) {
+        drains.clear(queues).subscribe().with(x -> { }, e -> LOG.debugf("destinations: cannot clear a drain mark: %s", e.toString()));
     }
 
     private void tick() {
@@ -256,7 +478,7 @@ public class Dispatcher {
                 try {
                     workers.execute(() -> {
                         try {
-                            while (running && !s.paused && !s.removed && redriveOne(s)) {
+                            while (running && !s.paused && !s.removed && !pastDeadline() && redriveOne(s)) {
                                 // one redriven dead letter after another
                             }
                         } catch (RuntimeException e) {
@@ -305,7 +527,7 @@ public class Dispatcher {
      */
     private void kick(Slot s, int max) {
         s.dirty = true;
-        while (running && !s.paused && !s.removed) {
+        while (running && !s.paused && !s.removed && !pastDeadline()) {
             int n = s.inFlight.get();
             if (n >= max) {
                 return;
@@ -323,8 +545,12 @@ public class Dispatcher {
 
     private void work(Slot s) {
         try {
-            while (running && !s.paused && !s.removed) {
+            while (running && !s.paused && !s.removed && !pastDeadline()) {
                 s.dirty = false;
+                if (invocation && resumeParked(s)) {
+                    kick(s, config.workers());
+                    continue;
+                }
                 if (deliverBatch(s)) {
                     kick(s, config.workers()); // another partition may have messages too
                     continue;
@@ -348,7 +574,7 @@ public class Dispatcher {
     }
 
     /** How a message's attempts ended. */
-    private enum Outcome { DELIVERED, DEAD, ABORTED }
+    private enum Outcome { DELIVERED, DEAD, ABORTED, PARKED }
 
     /** Keeps the right to deliver (a lease, a redrive claim) for at least {@code needMs} more; false when lost. */
     private interface Keeper {
@@ -359,7 +585,10 @@ public class Dispatcher {
      * Sends one message until it is delivered, its attempts are used up, or the worker must stop.
      * {@code beforeWait} runs before each backoff (writing what is settled so far).
      *
-     * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made
+     * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
+     *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
+     *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
+     *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
     private Outcome attempts(Slot s, Destination d, HttpSender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
                              Tally tally, int[] attemptsUsed) {
@@ -367,6 +596,11 @@ public class Dispatcher {
         while (true) {
             if (!running || s.paused || s.removed) {
                 return Outcome.ABORTED;
+            }
+            if (outlasts(d.timeoutMs())) {
+                attemptsUsed[0] = attempt;
+                attemptsUsed[1] = 0;
+                return Outcome.PARKED;
             }
             if (!keeper.keep(d.timeoutMs() + 5_000L)) {
                 return Outcome.ABORTED;
@@ -387,6 +621,11 @@ public class Dispatcher {
             }
             long wait = backoff(d, attempt, r.retryAfterMs());
             beforeWait.run();
+            if (outlasts(wait + d.timeoutMs())) {
+                attemptsUsed[0] = attempt + 1;
+                attemptsUsed[1] = (int) Math.min(wait, Integer.MAX_VALUE);
+                return Outcome.PARKED;
+            }
             if (!keeper.keep(wait + d.timeoutMs() + 5_000L)) {
                 return Outcome.ABORTED;
             }
@@ -403,13 +642,55 @@ public class Dispatcher {
     /** Leases one partition, delivers what it got; false when nothing was available. */
     private boolean deliverBatch(Slot s) {
         Destination d = s.d;
+        if (outlasts(d.timeoutMs())) {
+            return false;
+        }
         int leaseSeconds = leaseSeconds(d);
         List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
                 leaseSeconds, 0)).await().atMost(DB_WAIT);
         if (batch.isEmpty()) {
             return false;
         }
-        long[] leaseEnds = {System.currentTimeMillis() + leaseSeconds * 1000L};
+        batches.incrementAndGet();
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L);
+        return true;
+    }
+
+    /**
+     * Invocation mode: resumes the destination's parked partition that is due first, under the lease
+     * its drain kept; false when none is due. A lease lost meanwhile (it expired: no drain ran in
+     * time) leaves those messages to the group's redelivery.
+     */
+    private boolean resumeParked(Slot s) {
+        Destination d = s.d;
+        if (outlasts(d.timeoutMs())) {
+            return false;
+        }
+        int leaseSeconds = leaseSeconds(d);
+        DrainRepository.Parked p = drains.claim(d.name(), leaseSeconds).await().atMost(DB_WAIT);
+        if (p == null) {
+            return false;
+        }
+        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds).await().atMost(DB_WAIT);
+        drains.unpark(d.name(), p.partitionId()).await().atMost(DB_WAIT);
+        if (e == null || !e.extended()) {
+            LOG.debugf("destination %s: a parked partition's lease expired; the group delivers it again", d.name());
+            return true;
+        }
+        var lease = e.lease();
+        List<LeasedMessage> batch = new ArrayList<>();
+        for (DrainRepository.Message m : drains.messages(p.partitionId(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
+            batch.add(new LeasedMessage(m.messageId(), m.transactionId(), lease.queue(), lease.partition(), p.partitionId(),
+                    m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
+        }
+        batches.incrementAndGet();
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L);
+        return true;
+    }
+
+    /** Delivers a leased batch of one partition in offset order, acking what it settled. */
+    private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+        long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
         Runnable flush = () -> flush(d, acks, tally);
@@ -421,10 +702,18 @@ public class Dispatcher {
                     leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
                     return leaseEnds[0] >= 0;
                 };
-                int[] used = {m.attempts()};
+                int[] used = {m.attempts(), 0};
                 Outcome o = attempts(s, d, out, m.attempts(), lease, flush, tally, used);
                 if (o == Outcome.ABORTED) {
-                    return true; // unacked from here: the lease expires and they are delivered again
+                    return; // unacked from here: the lease expires and they are delivered again
+                }
+                if (o == Outcome.PARKED) {
+                    // kept for a later drain: the lease covers the wait and that drain's start
+                    flush.run();
+                    if (lease.keep(used[1] + leaseSeconds(d) * 1000L)) {
+                        drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[0], used[1]).await().atMost(DB_WAIT);
+                    }
+                    return;
                 }
                 if (o == Outcome.DEAD) {
                     repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
@@ -437,7 +726,6 @@ public class Dispatcher {
         } finally {
             flush.run();
         }
-        return true;
     }
 
     /** Sends the next redriven dead letter of a destination no instance holds; false when there is none. */
@@ -467,7 +755,7 @@ public class Dispatcher {
             return true;
         };
         Tally tally = new Tally();
-        int[] used = {1};
+        int[] used = {1, 0};
         Outcome o = attempts(s, d, out, 1, claim, () -> { }, tally, used);
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
@@ -477,7 +765,7 @@ public class Dispatcher {
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
         }
-        return o != Outcome.ABORTED;
+        return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
 
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {

@@ -67,15 +67,15 @@ public class PushResource {
         }
         var commands = body.items().stream().map(PushRequest.Item::command).toList();
         LogContext.pushTo(commands);
-        return engine.push(commands).map(verdicts -> {
+        return engine.push(commands).call(verdicts -> destinations.stored(
+                // committed: the queues' destinations deliver without waiting for a timer or schedule
+                verdicts.stream().filter(v -> v.status() == PushStatus.QUEUED).map(v -> v.queue()).distinct().toList()))
+                .map(verdicts -> {
             if (LOG.isDebugEnabled()) {
                 LOG.debugf("push: %d items, %d duplicate", verdicts.size(),
                         verdicts.stream().filter(v -> v.status() == PushStatus.DUPLICATE).count());
             }
             mismatches.count(PayloadMismatchMetrics.Entry.PUSH, verdicts);
-            // committed: the queues' destinations deliver without waiting for their timer
-            verdicts.stream().filter(v -> v.status() == PushStatus.QUEUED).map(v -> v.queue()).distinct()
-                    .forEach(destinations::wake);
             if (verdicts.size() == 1 && verdicts.get(0).status() == PushStatus.REJECTED) {
                 throw PushResult.mismatch(verdicts.get(0), "items", 0);
             }

@@ -1,6 +1,8 @@
 package dev.exactly.transaction;
 
 import dev.exactly.config.ExactlyConfig;
+import dev.exactly.destination.Dispatcher;
+import dev.exactly.push.PushRequest;
 import dev.exactly.problem.ApiProblem;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
@@ -19,11 +21,13 @@ public class TransactionResource {
 
     private final TransactionService service;
     private final ExactlyConfig config;
+    private final Dispatcher destinations;
 
     /** Constructor injection. */
-    public TransactionResource(TransactionService service, ExactlyConfig config) {
+    public TransactionResource(TransactionService service, ExactlyConfig config, Dispatcher destinations) {
         this.service = service;
         this.config = config;
+        this.destinations = destinations;
     }
 
     /**
@@ -44,6 +48,9 @@ public class TransactionResource {
         if (body.operations().stream().mapToInt(o -> o.items() == null ? 0 : o.items().size()).sum() > max) {
             throw ApiProblem.invalid(null, "operations", "at most " + max + " push items per transaction");
         }
-        return service.run(body.commands());
+        // committed: the queues pushed to start their destinations' delivery
+        return service.run(body.commands()).call(() -> destinations.stored(body.operations().stream()
+                .filter(o -> "push".equals(o.type())).flatMap(o -> o.items().stream()).map(PushRequest.Item::queue)
+                .distinct().toList()));
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.exactly.destination.Dispatcher;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushStatus;
 import dev.exactly.engine.PushVerdict;
 import dev.exactly.http.LogContext;
 import dev.exactly.problem.ApiProblem;
@@ -84,7 +85,9 @@ public class WebhookIngest {
             return refused(s, p);
         }
         LogContext.pushTo(List.of(command));
-        return windows.ensure(s).chain(() -> engine.push(List.of(command))).flatMap(v -> {
+        return windows.ensure(s).chain(() -> engine.push(List.of(command)))
+                .call(v -> destinations.stored(v.get(0).status() == PushStatus.QUEUED ? List.of(v.get(0).queue()) : List.of()))
+                .flatMap(v -> {
             PushVerdict verdict = v.get(0);
             spreadWarnings.delivered(s, command.partition(), verdict);
             if (Boolean.FALSE.equals(verdict.payloadMatches())) {
@@ -103,8 +106,7 @@ public class WebhookIngest {
                     outcome = WebhookFigures.Outcome.DUPLICATE;
                 }
                 default -> {
-                    metrics.stored(s.name());
-                    destinations.wake(verdict.queue()); // committed: its destinations deliver at once
+                    metrics.stored(s.name()); // committed: its destinations were started above
                     outcome = WebhookFigures.Outcome.ACCEPTED;
                 }
             }

@@ -13,15 +13,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flyway's location (classpath db/migration, where the build puts sql/) holds only migrations
- * Flyway runs: V&lt;n&gt;__… and R__… files. Flyway scans the location's subfolders and reports any
+ * Flyway's location (classpath db/migration, where the build puts sql/) holds only what Flyway
+ * runs: the migrations (V&lt;n&gt;__… and R__… files) and its callback beforeValidate.sql. Flyway scans the location's subfolders and reports any
  * other .sql file at every start ("SQL migrations were detected but not run"), so
  * sql/citus/distribute.sql stays out of it, while the Citus harness still finds it in the source
  * tree.
  */
 class MigrationResourcesTest {
 
-    private static final Pattern MIGRATION = Pattern.compile("(V[0-9]+|R)__[A-Za-z0-9_]+\\.sql");
+    private static final Pattern MIGRATION = Pattern.compile("(V[0-9]+|R)__[A-Za-z0-9_]+\\.sql|beforeValidate\\.sql");
 
     @Test
     void flywaysLocationHoldsOnlyMigrations() throws Exception {

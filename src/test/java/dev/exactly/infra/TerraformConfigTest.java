@@ -345,11 +345,11 @@ class TerraformConfigTest {
                 "clients log in as the application role");
         assertFalse(map(blocks("resource").get("aws_secretsmanager_secret_version")).containsKey("app"),
                 "the module writes no value into the application role's secret (the migrate step does)");
-        assertNotNull(map(onlyResource("aws_cloudwatch_event_rule")));
-        assertEquals("var.maintenance_schedule", String.valueOf(onlyResource("aws_cloudwatch_event_rule").get("schedule_expression")));
-        assertEquals("aws_lambda_function.maintenance.arn", String.valueOf(onlyResource("aws_cloudwatch_event_target").get("arn")));
+        assertEquals(Set.of("maintenance", "delivery"), map(blocks("resource").get("aws_cloudwatch_event_rule")).keySet());
+        assertEquals("var.maintenance_schedule", String.valueOf(resource("aws_cloudwatch_event_rule", "maintenance").get("schedule_expression")));
+        assertEquals("aws_lambda_function.maintenance.arn", String.valueOf(resource("aws_cloudwatch_event_target", "maintenance").get("arn")));
         assertEquals("events.amazonaws.com", resource("aws_lambda_permission", "maintenance").get("principal"));
-        Map<String, Object> invoke = onlyResource("aws_lambda_function_event_invoke_config");
+        Map<String, Object> invoke = resource("aws_lambda_function_event_invoke_config", "maintenance");
         assertNotNull(map(map(invoke.get("destination_config")).get("on_failure")).get("destination"), "an on-failure destination");
         assertTrue(stripComments(TEXT.get("maintenance.tf")).contains("destination = local.maintenance_failure_destination")
                         && TEXT.get("maintenance.tf").contains("maintenance_failure_destination = local.create_maintenance_failed_queue ? aws_sqs_queue.maintenance_failed[0].arn : var.maintenance_failure_destination_arn"),
@@ -365,7 +365,7 @@ class TerraformConfigTest {
      */
     @Test
     void theScheduleSendsEventBridgesOwnEventWithNoKey() {
-        Map<String, Object> target = onlyResource("aws_cloudwatch_event_target");
+        Map<String, Object> target = resource("aws_cloudwatch_event_target", "maintenance");
         for (String input : List.of("input", "input_path", "input_transformer")) {
             assertFalse(target.containsKey(input), "the maintenance target sets no " + input + ": " + target);
         }
@@ -456,6 +456,26 @@ class TerraformConfigTest {
      * precondition checks the total), and none carries a secret: API keys only as digests given by
      * the user, every other secret named by ARN in the settings document.
      */
+    /**
+     * Delivery in the Lambda shape: the schedule invokes the HTTP function's live alias with the
+     * drain event (nothing secret in the target's input), Lambda does not retry a drain, and the
+     * role's delivery grants name their resources (no wildcard).
+     */
+    @Test
+    void theDeliveryScheduleSendsTheDrainEventAndTheGrantsNameTheirArns() {
+        Map<String, Object> target = resource("aws_cloudwatch_event_target", "delivery");
+        assertEquals("aws_lambda_alias.live.arn", String.valueOf(target.get("arn")));
+        String delivery = stripComments(TEXT.get("delivery.tf"));
+        assertTrue(delivery.contains("input = jsonencode({ exactly = \"deliver\" })"), "the drain event: " + target);
+        assertEquals("var.delivery_schedule", String.valueOf(resource("aws_cloudwatch_event_rule", "delivery").get("schedule_expression")));
+        Map<String, Object> permission = resource("aws_lambda_permission", "delivery");
+        assertEquals("events.amazonaws.com", permission.get("principal"));
+        assertEquals("aws_cloudwatch_event_rule.delivery.arn", String.valueOf(permission.get("source_arn")));
+        assertEquals(0, ((Number) resource("aws_lambda_function_event_invoke_config", "delivery").get("maximum_retry_attempts")).intValue());
+        assertFalse(delivery.contains("\"*\""), "no wildcard resource in the delivery grants");
+        assertTrue(delivery.contains("resources = [aws_lambda_alias.live.arn]"), "the function may invoke only its own alias");
+    }
+
     @Test
     void theEnvironmentIsSmallAndCarriesNoSecret() {
         Map<String, String> env = environment();
@@ -478,8 +498,13 @@ class TerraformConfigTest {
         String secrets = stripComments(TEXT.get("secrets.tf"));
         String webhookProps = secrets.substring(secrets.indexOf("webhook_properties = merge(["), secrets.indexOf("]...)"));
         assertFalse(webhookProps.contains("secret"), "a source's settings carry no secret: " + webhookProps);
-        assertTrue(secrets.contains("settings_secrets = { for name, arn in local.webhook_secret_arns : format(\"exactly.webhooks.sources.%s.secret\", name) => arn }"),
+        assertTrue(secrets.contains("{ for name, arn in local.webhook_secret_arns : format(\"exactly.webhooks.sources.%s.secret\", name) => arn },"),
                 "each webhook secret by reference");
+        String delivery = stripComments(TEXT.get("delivery.tf"));
+        String destinationProps = delivery.substring(delivery.indexOf("destination_properties = merge(["), delivery.indexOf("]...)"));
+        assertFalse(destinationProps.contains("secret"), "a destination's settings carry no secret: " + destinationProps);
+        assertTrue(delivery.contains("format(\"exactly.destinations.%s.signing-secret\", name) => d.signing_secret_arn")
+                && secrets.contains("local.destination_secrets"), "each destination's signing secret by reference");
         // webhook_secrets reach Secrets Manager only, write-only
         String all = String.join("\n", TEXT.entrySet().stream().filter(e -> !e.getKey().equals("variables.tf"))
                 .map(e -> stripComments(e.getValue())).toList());

@@ -18,11 +18,14 @@ public final class SqlMigrations {
     private SqlMigrations() {
     }
 
-    /** @return the file names of sql/*.sql (versioned V… and repeatable R__…), sorted */
+    /**
+     * @return the file names of the migrations in sql/ (versioned V… and repeatable R__…), sorted;
+     *         Flyway's callbacks there (beforeValidate.sql) are not migrations
+     */
     public static List<String> files() {
         try (Stream<Path> s = Files.list(SQL)) {
             return s.filter(Files::isRegularFile).map(p -> p.getFileName().toString())
-                    .filter(n -> n.endsWith(".sql")).sorted().toList();
+                    .filter(n -> n.endsWith(".sql") && (n.startsWith("V") || n.startsWith("R__"))).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

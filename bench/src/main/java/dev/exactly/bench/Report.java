@@ -35,7 +35,7 @@ final class Report {
         line("suite, a phase or a comparison against another revision: [contributing](docs/contributing.md#benchmarks).");
         line();
         line("```bash");
-        line("bench/run                      # all phases: lambda, jmh, sql, http, cold, floor, spread");
+        line("bench/run                      # all phases: lambda, jmh, sql, http, cold, floor, spread, destinations");
         line("bench/run --only floor,spread  # some phases; --out FILE writes the report elsewhere");
         line("bench/run --measure 8          # longer measurement periods (seconds); see bench/run for all options");
         line("```");
@@ -46,6 +46,8 @@ final class Report {
         targets();
         FloorSpreadLambdaReport floorSpreadLambda = new FloorSpreadLambdaReport(s);
         md.append(floorSpreadLambda.targets());
+        DestinationsReport destinations = new DestinationsReport(s);
+        md.append(destinations.targets());
         bounds();
         sqlLevel();
         httpLevel();
@@ -53,6 +55,7 @@ final class Report {
         probes();
         cold();
         md.append(floorSpreadLambda.sections());
+        md.append(destinations.section());
         micro();
         method();
         return md.toString();

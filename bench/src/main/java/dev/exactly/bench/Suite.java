@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * service in each mode (cache off; cache on; cache on with fusion: {@code http}), the service's cold
  * start ({@code cold}): the push path's targets; then the single push against
  * pgbench's floor and the duplicate's WAL ({@link FloorPhase}, {@code floor}), spread and fusion over
- * HTTP ({@link SpreadPhase}, {@code spread}); then BENCHMARKS.md.
+ * HTTP ({@link SpreadPhase}, {@code spread}); then delivery to an HTTP destination
+ * ({@link DestinationsPhase}, {@code destinations}); then BENCHMARKS.md.
  *
  * <p>Options: {@code --out FILE} (BENCHMARKS.md), {@code --jar FILE}
  * (target/quarkus-app/quarkus-run.jar), {@code --pg-url JDBC_URL} (an external PostgreSQL instead
@@ -37,7 +38,7 @@ import java.util.regex.Pattern;
  * {@code --spread-measure SECONDS} (6, the spread phase's cells),
  * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
  * is compared with, so drifting machine load hits them alike),
- * {@code --only lambda,jmh,sql,http,cold,floor,spread} (default: all), {@code --modes off,cache,cache+fusion},
+ * {@code --only lambda,jmh,sql,http,cold,floor,spread,destinations} (default: all), {@code --modes off,cache,cache+fusion},
  * {@code --lambda-runs N} (5 starts), {@code --lambda-zip FILE} (target/bench/function.zip),
  * {@code --note TEXT} (printed under "Run conditions"), {@code --profile DIR} (records each
  * service with JFR, settings=profile: the http phase into DIR/service-MODE.jfr, the spread phase
@@ -111,10 +112,12 @@ public final class Suite {
     FloorPhase.Result floor;
     SpreadPhase.Result spread;
     LambdaColdStartPhase.Result lambda;
+    DestinationsPhase.Result destinations;
     BenchDatabase db;
 
     /** Every phase, in the order a run takes them. */
-    static final List<String> PHASES = List.of("lambda", "jmh", "sql", "http", "cold", "floor", "spread");
+    static final List<String> PHASES = List.of("lambda", "jmh", "sql", "http", "cold", "floor", "spread",
+            "destinations");
 
     Suite(Map<String, String> args) {
         this.args = args;
@@ -217,6 +220,10 @@ public final class Suite {
             if (wanted("spread")) {
                 spread = new SpreadPhase(this).run();
             }
+            if (wanted("destinations")) {
+                destinations = new DestinationsPhase(this).run();
+                note("destinations", destinations.failed);
+            }
         } finally {
             db.close();
             Runtime.getRuntime().removeShutdownHook(stopDb);
@@ -228,6 +235,10 @@ public final class Suite {
         if (floor != null || spread != null || lambda != null) {
             System.out.println();
             System.out.print(new FloorSpreadLambdaReport(this).targets());
+        }
+        if (destinations != null) {
+            System.out.println();
+            System.out.print(new DestinationsReport(this).targets());
         }
         log("wrote " + out.toAbsolutePath());
     }

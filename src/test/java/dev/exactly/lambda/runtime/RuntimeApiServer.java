@@ -72,6 +72,7 @@ public final class RuntimeApiServer implements AutoCloseable {
     private final CompletableFuture<Void> restored = new CompletableFuture<>();
     private volatile Runnable onSnapshot = () -> { };
     private volatile long firstNextNanos;
+    private volatile long timeoutMillis = 30_000;
 
     /** Starts the server on a free loopback port. */
     public RuntimeApiServer() throws IOException {
@@ -89,6 +90,11 @@ public final class RuntimeApiServer implements AutoCloseable {
     /** The port. */
     public int port() {
         return server.getAddress().getPort();
+    }
+
+    /** The function's timeout: each invocation's deadline (Lambda-Runtime-Deadline-Ms) is this many milliseconds after it is handed out; 30000 unless set. */
+    public void timeoutMillis(long millis) {
+        this.timeoutMillis = millis;
     }
 
     /** Runs {@code check} when the runtime asks for /restore/next, before answering it. */
@@ -175,7 +181,7 @@ public final class RuntimeApiServer implements AutoCloseable {
         handedOut.add(inv.id());
         ex.getResponseHeaders().add("Content-Type", "application/json");
         ex.getResponseHeaders().add("Lambda-Runtime-Aws-Request-Id", inv.id());
-        ex.getResponseHeaders().add("Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + 30_000));
+        ex.getResponseHeaders().add("Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + timeoutMillis));
         ex.getResponseHeaders().add("Lambda-Runtime-Invoked-Function-Arn", ARN);
         ex.getResponseHeaders().add("Lambda-Runtime-Trace-Id",
                 "Root=1-" + Long.toHexString(System.currentTimeMillis() / 1000) + "-" + inv.id().replace("-", "").substring(0, 24)

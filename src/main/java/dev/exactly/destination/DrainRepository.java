@@ -1,0 +1,151 @@
+package dev.exactly.destination;
+
+import dev.exactly.db.BorrowedConnections;
+import dev.exactly.db.DatabaseErrors;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Data access for delivery in invocations (the Lambda shape; tables of sql/V25__delivery_drains.sql):
+ * which queues' drains were asked for lately, and the partitions a drain left before its deadline
+ * under a lease it kept.
+ */
+@ApplicationScoped
+public class DrainRepository {
+
+    // the queues among $1 that have a destination ($2: those the configuration gives one; else one
+    // defined through the API) and whose drain was not asked for within the last $3 milliseconds;
+    // they are marked as asked for now. A fresh row is only read, never locked.
+    private static final String ASK = "WITH due AS (SELECT q FROM unnest($1::text[]) q "
+            + "WHERE (q = ANY($2::text[]) OR EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.queue = q)) "
+            + "AND NOT EXISTS (SELECT 1 FROM exactly.delivery_drains r WHERE r.queue = q "
+            + "AND r.invoked_at > clock_timestamp() - make_interval(secs => $3 / 1000.0))) "
+            + "INSERT INTO exactly.delivery_drains AS r (queue, invoked_at) SELECT q, clock_timestamp() FROM due "
+            + "ON CONFLICT (queue) DO UPDATE SET invoked_at = EXCLUDED.invoked_at "
+            + "WHERE r.invoked_at <= EXCLUDED.invoked_at - make_interval(secs => $3 / 1000.0) RETURNING r.queue";
+    private static final String CLEAR = "UPDATE exactly.delivery_drains SET invoked_at = '-infinity' "
+            + "WHERE queue = ANY($1::text[]) AND invoked_at > '-infinity'";
+    private static final String TOUCH = "UPDATE exactly.delivery_drains SET invoked_at = clock_timestamp() "
+            + "WHERE queue = ANY($1::text[])";
+    private static final String PARK = "INSERT INTO exactly.destination_parked "
+            + "(destination, partition_id, lease_id, next_offset, attempt, due_at) "
+            + "VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6 / 1000.0)) "
+            + "ON CONFLICT (destination, partition_id) DO UPDATE SET lease_id = EXCLUDED.lease_id, "
+            + "next_offset = EXCLUDED.next_offset, attempt = EXCLUDED.attempt, due_at = EXCLUDED.due_at, claimed_until = NULL";
+    private static final String CLAIM = "UPDATE exactly.destination_parked p SET claimed_until = clock_timestamp() "
+            + "+ make_interval(secs => $2) FROM (SELECT x.partition_id FROM exactly.destination_parked x "
+            + "WHERE x.destination = $1 AND x.due_at <= clock_timestamp() "
+            + "AND (x.claimed_until IS NULL OR x.claimed_until < clock_timestamp()) "
+            + "ORDER BY x.due_at LIMIT 1 FOR UPDATE SKIP LOCKED) c "
+            + "WHERE p.destination = $1 AND p.partition_id = c.partition_id "
+            + "RETURNING p.partition_id, p.lease_id, p.next_offset, p.attempt";
+    private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
+    private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
+            + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 ORDER BY m.\"offset\"";
+
+    private final Pool pool;
+
+    /** Constructor injection. */
+    public DrainRepository(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * Marks the drains to ask for after messages were stored.
+     *
+     * @param queues     the queues messages were stored in
+     * @param configured the queues the configuration gives a destination
+     * @param debounceMs how long a drain asked for covers later stores, in milliseconds
+     * @return the queues among {@code queues} that have a destination and whose drain was not asked
+     *         for within {@code debounceMs}: a drain should be asked for each
+     */
+    public Uni<List<String>> ask(Collection<String> queues, Collection<String> configured, int debounceMs) {
+        return BorrowedConnections.execute(pool, ASK, Tuple.of(queues.toArray(String[]::new),
+                        configured.toArray(String[]::new), debounceMs))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<String> out = new ArrayList<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /** A drain of these queues found nothing more to deliver: the next store asks for another at once. */
+    public Uni<Void> clear(Collection<String> queues) {
+        return BorrowedConnections.execute(pool, CLEAR, Tuple.of(queues.toArray(String[]::new)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A drain of these queues runs: stores in them ask for no other one for the debounce period from now. */
+    public Uni<Void> touch(Collection<String> queues) {
+        return BorrowedConnections.execute(pool, TOUCH, Tuple.of(queues.toArray(String[]::new)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Records a partition a drain leaves under its lease.
+     *
+     * @param destination the destination
+     * @param partitionId the partition's id
+     * @param leaseId     the pop lease kept
+     * @param nextOffset  the first offset of the batch not settled
+     * @param attempt     the number of that message's next attempt
+     * @param dueInMs     when that attempt is due, milliseconds from now
+     */
+    public Uni<Void> park(String destination, long partitionId, UUID leaseId, long nextOffset, int attempt, long dueInMs) {
+        return BorrowedConnections.execute(pool, PARK,
+                        Tuple.from(new Object[] {destination, partitionId, leaseId, nextOffset, attempt, dueInMs}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A parked partition whose next attempt is due. */
+    public record Parked(long partitionId, UUID leaseId, long nextOffset, int attempt) {
+    }
+
+    /** Holds the destination's parked partition that is due first for {@code seconds}; null when none is due. */
+    public Uni<Parked> claim(String destination, int seconds) {
+        return BorrowedConnections.execute(pool, CLAIM, Tuple.of(destination, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return null;
+                    }
+                    Row r = rows.iterator().next();
+                    return new Parked(r.getLong("partition_id"), r.getUUID("lease_id"), r.getLong("next_offset"),
+                            r.getInteger("attempt"));
+                });
+    }
+
+    /** Forgets a parked partition (it is being resumed, or its lease is gone). */
+    public Uni<Void> unpark(String destination, long partitionId) {
+        return BorrowedConnections.execute(pool, UNPARK, Tuple.of(destination, partitionId))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** A stored message of a parked batch. */
+    public record Message(UUID messageId, String transactionId, long offset, byte[] payload, String contentType) {
+    }
+
+    /** @return the stored messages of the partition from {@code from} to {@code to}, in offset order */
+    public Uni<List<Message>> messages(long partitionId, long from, long to) {
+        return BorrowedConnections.execute(pool, MESSAGES, Tuple.of(partitionId, from, to))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<Message> out = new ArrayList<>();
+                    rows.forEach(r -> out.add(new Message(r.getUUID("message_id"), r.getString("transaction_id"),
+                            r.getLong("offset"), r.getBuffer("payload").getBytes(), r.getString("content_type"))));
+                    return out;
+                });
+    }
+}

@@ -1,0 +1,243 @@
+package dev.exactly.destination;
+
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.standardwebhooks.Webhook;
+import com.sun.net.httpserver.HttpServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replaying a destination from an offset or a time, against the real PostgreSQL and a receiver on
+ * loopback (127.0.0.2, the address the test profile allows) that verifies each Standard Webhooks
+ * signature: the messages from there on arrive again, in offset order per partition, with their
+ * original ids; another destination of the same queue sees nothing again; bad input is a 400 naming
+ * the field and changes nothing; an unknown destination is a 404.
+ */
+@QuarkusTest
+class DestinationReplayTest {
+
+    static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+    /** One request the receiver got. */
+    record Received(String path, String id, String partition, long offset, String body) {
+    }
+
+    @Inject
+    Pool pool;
+
+    HttpServer server;
+    final List<Received> received = new CopyOnWriteArrayList<>();
+    final List<String> badSignatures = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void receiver() throws Exception {
+        Webhook verifier = new Webhook(SECRET);
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
+        server.createContext("/", ex -> {
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            Map<String, List<String>> headers = new HashMap<>();
+            ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
+            try {
+                verifier.verify(body, headers);
+            } catch (Exception e) {
+                badSignatures.add(String.valueOf(e));
+            }
+            received.add(new Received(ex.getRequestURI().getPath(), headers.get("webhook-id").get(0),
+                    headers.get("exactly-partition").get(0), Long.parseLong(headers.get("exactly-offset").get(0)), body));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(4));
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
+            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
+                    .then().statusCode(204);
+        }
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.2:" + server.getAddress().getPort() + path;
+    }
+
+    private static String fresh(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private void destination(String queue, String name, String path) {
+        api().body("{\"url\":\"" + url(path) + "\",\"signingSecret\":\"" + SECRET + "\"}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+    }
+
+    private static String push(String queue, String partition, String txn) {
+        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\""
+                        + txn + "\",\"payload\":{\"txn\":\"" + txn + "\"}}]}")
+                .post("/api/v1/push").then().statusCode(200).extract().jsonPath().getString("results[0].messageId");
+    }
+
+    private static JsonPath replay(String queue, String name, String body, int status) {
+        return api().body(body).post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay")
+                .then().statusCode(status).extract().jsonPath();
+    }
+
+    private static void await(String what, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 60 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Waits until every destination of the queue has acked what it was sent (its cursors moved past it). */
+    private static void settled(String queue) throws InterruptedException {
+        await("nothing pending", () -> api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200)
+                .extract().jsonPath().getList("destinations.state.pending", Integer.class).stream().allMatch(n -> n == 0));
+    }
+
+    private List<Received> at(String path) {
+        return received.stream().filter(r -> r.path().equals(path)).toList();
+    }
+
+    /** Per partition, the offsets that arrived at {@code path}, in arrival order. */
+    private Map<String, List<Long>> offsets(List<Received> got) {
+        Map<String, List<Long>> out = new LinkedHashMap<>();
+        got.forEach(r -> out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.offset()));
+        return out;
+    }
+
+    @Test
+    void aReplayFromAnOffsetDeliversAgainInOrderWithTheOriginalIdsToThatDestinationAlone() throws Exception {
+        String queue = fresh("replay-offset");
+        push(queue, "p0", "before-0");
+        push(queue, "p1", "before-1"); // offset 0 of each partition, stored before the destinations
+        destination(queue, "a-" + queue, "/a");
+        destination(queue, "b-" + queue, "/b");
+        Map<String, String> ids = new HashMap<>(); // partition/offset -> messageId
+        for (int i = 1; i <= 3; i++) {
+            ids.put("p0/" + i, push(queue, "p0", "x" + i));
+            ids.put("p1/" + i, push(queue, "p1", "y" + i));
+        }
+        await("first deliveries", () -> at("/a").size() == 6 && at("/b").size() == 6);
+        settled(queue);
+
+        JsonPath answer = replay(queue, "a-" + queue, "{\"fromOffset\":2}", 200);
+        assertEquals(List.of("p0", "p1"), answer.getList("partitions.partition"));
+        assertEquals(List.of(2, 2), answer.getList("partitions.nextOffset"));
+        await("the replay", () -> at("/a").size() == 10);
+        Thread.sleep(300); // anything extra would arrive now
+        List<Received> again = at("/a").subList(6, at("/a").size());
+        assertEquals(4, again.size(), () -> "offsets 2 and 3 of each partition again: " + again);
+        assertEquals(Map.of("p0", List.of(2L, 3L), "p1", List.of(2L, 3L)), offsets(again), "in offset order per partition");
+        for (Received r : again) {
+            assertEquals(ids.get(r.partition() + "/" + r.offset()), r.id(), "the original messageId");
+        }
+        assertEquals(6, at("/b").size(), "the other destination sees nothing again");
+        assertEquals(List.of(), badSignatures);
+
+        // one partition, from before the destination existed: its message from then arrives too
+        replay(queue, "a-" + queue, "{\"partition\":\"p1\",\"fromOffset\":0}", 200);
+        await("the partition's replay", () -> at("/a").size() == 14);
+        Thread.sleep(300);
+        List<Received> p1 = at("/a").subList(10, at("/a").size());
+        assertEquals(Map.of("p1", List.of(0L, 1L, 2L, 3L)), offsets(p1));
+        settled(queue);
+    }
+
+    @Test
+    void aReplayFromATimeStartsAtTheFirstMessageStoredThen() throws Exception {
+        String queue = fresh("replay-time");
+        String name = "t-" + queue;
+        push(queue, "p0", "before");
+        destination(queue, name, "/t");
+        push(queue, "p0", "old-1");
+        push(queue, "p0", "old-2");
+        await("the old ones", () -> at("/t").size() == 2);
+        // the time between the old and the new messages, by the database's clock (created_at is its now())
+        OffsetDateTime between = pool.preparedQuery("SELECT now() AS t").executeAndAwait(Tuple.tuple())
+                .iterator().next().getOffsetDateTime("t");
+        String n1 = push(queue, "p0", "new-1");
+        String n2 = push(queue, "p0", "new-2");
+        await("the new ones", () -> at("/t").size() == 4);
+        settled(queue);
+
+        JsonPath answer = replay(queue, name, "{\"fromTime\":\"" + between + "\"}", 200);
+        assertEquals(3, answer.getInt("partitions[0].nextOffset"), "p0: before (0), old-1, old-2, then new-1 at 3");
+        await("the replay", () -> at("/t").size() == 6);
+        Thread.sleep(300);
+        assertEquals(List.of(n1, n2), at("/t").subList(4, at("/t").size()).stream().map(Received::id).toList());
+        settled(queue);
+
+        // a time after every message: nothing again, the cursor stays where it is
+        JsonPath later = replay(queue, name, "{\"fromTime\":\"" + between.plusHours(1) + "\"}", 200);
+        assertEquals(5, later.getInt("partitions[0].nextOffset"));
+        Thread.sleep(300);
+        assertEquals(6, at("/t").size());
+    }
+
+    @Test
+    void badInputIsRefusedNamingTheFieldAndChangesNothing() throws Exception {
+        String queue = fresh("replay-bad");
+        String name = "r-" + queue;
+        push(queue, "p0", "before");
+        destination(queue, name, "/r");
+        push(queue, "p0", "m1");
+        await("delivered", () -> at("/r").size() == 1);
+        settled(queue);
+        Map<String, String> bad = Map.of(
+                "{}", "fromOffset",
+                "{\"fromOffset\":-1}", "fromOffset",
+                "{\"fromOffset\":\"one\"}", "fromOffset",
+                "{\"fromOffset\":0,\"fromTime\":\"2026-12-05T10:00:00Z\"}", "fromTime",
+                "{\"fromTime\":\"yesterday\"}", "fromTime",
+                "{\"fromTime\":\"2026-12-05T10:00:00\"}", "fromTime",
+                "{\"fromOffset\":0,\"partition\":\"nope\"}", "partition",
+                "{\"fromOffset\":0,\"unknown\":1}", "unknown");
+        bad.forEach((body, field) -> {
+            String answer = api().body(body).post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"" + field + "\""), body + " -> " + answer);
+        });
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay").then().statusCode(400)
+                .contentType("application/problem+json");
+        api().body("{\"fromOffset\":0}").post("/api/v1/queues/" + queue + "/destinations/nobody/replay")
+                .then().statusCode(404).contentType("application/problem+json");
+        api().body("{\"fromOffset\":0}").post("/api/v1/queues/other-" + queue + "/destinations/" + name + "/replay")
+                .then().statusCode(404);
+        io.restassured.RestAssured.given().contentType("application/json").body("{\"fromOffset\":0}")
+                .post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay").then().statusCode(401);
+        Thread.sleep(300);
+        assertEquals(1, at("/r").size(), "nothing delivered again");
+        long cursor = pool.preparedQuery("SELECT c.next_offset FROM exactly.consumer_cursors c "
+                        + "JOIN exactly.partitions p ON p.id = c.partition_id JOIN exactly.queues q ON q.id = p.queue_id "
+                        + "WHERE q.name = $1 AND c.consumer_group = $2").executeAndAwait(Tuple.of(queue, "destination:" + name))
+                .iterator().next().getLong("next_offset");
+        assertEquals(2, cursor, "the cursor did not move");
+    }
+}
