@@ -9,7 +9,7 @@
 --
 -- Layout:
 --   * reference tables (a copy on every node): queues, partition_names (name -> partition id),
---     redrives, destinations, destination_state, destination_dead_letters. Small, written
+--     redrives, destinations, destination_state, destination_dead_letters, webhook_minutes. Small, written
 --     rarely (a new queue or partition, a redrive) or per delivered batch (destination figures).
 --   * distributed by partition id, colocated with partitions (a partition's rows all live in one
 --     shard group, on one node): partitions (by id), messages, txn_hashes, consumer_cursors,
@@ -75,6 +75,11 @@ WHERE pg_temp.citus_kind('exactly.destination_parked') IS DISTINCT FROM 'referen
 -- maintenance purge in the statement that deletes the minutes
 SELECT create_reference_table('exactly.duplicate_rollup')
 WHERE pg_temp.citus_kind('exactly.duplicate_rollup') IS DISTINCT FROM 'reference';
+
+-- the webhook sources' figures per minute (V23): small, bounded per configured source, written once
+-- per delivery outcome; unlogged on every node
+SELECT create_reference_table('exactly.webhook_minutes')
+WHERE pg_temp.citus_kind('exactly.webhook_minutes') IS DISTINCT FROM 'reference';
 
 SELECT create_distributed_table('exactly.partitions', 'id')
 WHERE pg_temp.citus_kind('exactly.partitions') IS DISTINCT FROM 'distributed';

@@ -13,9 +13,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * @param purgedTasks    finished (completed or dead) tasks deleted past their queue's task retention
  * @param purgedDuplicateBuckets minute buckets of duplicate counts deleted, that started before their
  *                       queue's deduplication window (no stats read them any more)
+ * @param purgedWebhookMinutes minute rows of the webhook sources' figures deleted, past their kept history (7 days)
  * @param more           true when the run stopped at exactly.maintenance.max-steps with work left
  */
 @RegisterForReflection
 public record MaintenanceReport(int partitions, int steps, long purgedMessages, long purgedHashes, long purgedTasks,
-                                long purgedDuplicateBuckets, boolean more) {
+                                long purgedDuplicateBuckets, long purgedWebhookMinutes, boolean more) {
 }

@@ -2,6 +2,7 @@ package dev.exactly.retention;
 
 import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.task.FinishedTaskPurge;
+import dev.exactly.webhook.WebhookFigures;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.jboss.logging.Logger;
  * each step re-reads its partition's watermarks under the lock. Then, within the same step budget,
  * it deletes finished tasks past their queue's task retention ({@link FinishedTaskPurge}), then the
  * duplicate-count buckets older than their queue's window ({@link DuplicateCountRepository#purge}),
+ * then the webhook sources' minute figures past their kept history ({@link WebhookFigures#purge}),
  * each in bounded steps of one short transaction.
  */
 @ApplicationScoped
@@ -26,12 +28,14 @@ public class MaintenanceService {
     private final RetentionRepository repository;
     private final FinishedTaskPurge tasks;
     private final DuplicateCountRepository duplicates;
+    private final WebhookFigures webhooks;
     private final MaintenanceConfig config;
 
     /** Constructor injection. */
     public MaintenanceService(RetentionRepository repository, FinishedTaskPurge tasks,
-                              DuplicateCountRepository duplicates, MaintenanceConfig config) {
+                              DuplicateCountRepository duplicates, WebhookFigures webhooks, MaintenanceConfig config) {
         this.repository = repository;
+        this.webhooks = webhooks;
         this.tasks = tasks;
         this.duplicates = duplicates;
         this.config = config;
@@ -52,11 +56,13 @@ public class MaintenanceService {
                 })
                 .invoke(r -> {
                     if (r.purgedMessages() > 0 || r.purgedHashes() > 0 || r.purgedTasks() > 0
-                            || r.purgedDuplicateBuckets() > 0) {
+                            || r.purgedDuplicateBuckets() > 0 || r.purgedWebhookMinutes() > 0) {
                         LOG.infof("maintenance: purged %d messages and %d transaction hashes over %d partitions, "
-                                        + "%d finished tasks and %d duplicate-count buckets, in %d steps%s",
+                                        + "%d finished tasks, %d duplicate-count buckets and %d webhook figure minutes, "
+                                        + "in %d steps%s",
                                 r.purgedMessages(), r.purgedHashes(), r.partitions(), r.purgedTasks(),
-                                r.purgedDuplicateBuckets(), r.steps(), r.more() ? " (step budget reached, more to do)" : "");
+                                r.purgedDuplicateBuckets(), r.purgedWebhookMinutes(), r.steps(),
+                                r.more() ? " (step budget reached, more to do)" : "");
                     }
                 });
     }
@@ -100,8 +106,20 @@ public class MaintenanceService {
         return duplicates.purge(config.batchSize()).flatMap(deleted -> {
             totals.steps++;
             totals.duplicateBuckets += deleted;
+            return deleted < config.batchSize() ? purgeWebhookMinutes(totals) : purgeDuplicateCounts(totals);
+        });
+    }
+
+    /** Deletes webhook figure minutes past their kept history, a step at a time, within the budget. */
+    private Uni<MaintenanceReport> purgeWebhookMinutes(Totals totals) {
+        if (totals.steps >= config.maxSteps()) {
+            return Uni.createFrom().item(totals.report(true));
+        }
+        return webhooks.purge(config.batchSize()).flatMap(deleted -> {
+            totals.steps++;
+            totals.webhookMinutes += deleted;
             return deleted < config.batchSize() ? Uni.createFrom().item(totals.report(false))
-                    : purgeDuplicateCounts(totals);
+                    : purgeWebhookMinutes(totals);
         });
     }
 
@@ -112,13 +130,15 @@ public class MaintenanceService {
         long hashes;
         long tasks;
         long duplicateBuckets;
+        long webhookMinutes;
 
         Totals(int partitions) {
             this.partitions = partitions;
         }
 
         MaintenanceReport report(boolean more) {
-            return new MaintenanceReport(partitions, steps, messages, hashes, tasks, duplicateBuckets, more);
+            return new MaintenanceReport(partitions, steps, messages, hashes, tasks, duplicateBuckets, webhookMinutes,
+                    more);
         }
     }
 }

@@ -11,7 +11,9 @@ import java.util.TreeMap;
  * Each webhook source's body limit for its route, POST /webhooks/{source}: the source's
  * {@code max-body-bytes} (at most, and by default, {@code exactly.push.max-body-bytes}). A refusal
  * is counted as the source's delivery received and rejected as too-large ({@link WebhookMetrics}),
- * as a body the source refuses after reading it would be. An unknown or disabled source keeps the
+ * as a body the source refuses after reading it would be, and added to the source's stored figures
+ * as rejected ({@link WebhookFigures}; that write is not awaited: the refusal is answered at once).
+ * An unknown or disabled source keeps the
  * push limit (its route answers 404).
  */
 @ApplicationScoped
@@ -23,13 +25,14 @@ public class WebhookBodyLimit implements RouteBodyLimit {
     private final Limit largest;
 
     /** Constructor injection. */
-    public WebhookBodyLimit(WebhookSources sources, WebhookMetrics metrics) {
+    public WebhookBodyLimit(WebhookSources sources, WebhookMetrics metrics, WebhookFigures figures) {
         Limit max = Limit.of(0, "exactly.webhooks.sources.*.max-body-bytes");
         for (WebhookSource s : sources.all()) {
             bySource.put(s.name(), new Limit(s.maxBodyBytes(), "exactly.webhooks.sources." + s.name() + ".max-body-bytes",
                     problem -> {
                         metrics.received(s.name());
                         metrics.rejected(s.name(), problem);
+                        figures.count(s, WebhookFigures.Outcome.REJECTED).subscribe().with(v -> { });
                     }));
             if (s.maxBodyBytes() > max.maxBytes()) {
                 max = bySource.get(s.name());

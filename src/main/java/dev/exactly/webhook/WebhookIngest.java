@@ -26,6 +26,10 @@ import java.util.List;
  * body differs from the original's ({@link WebhookMetrics}). A redelivery whose body differs is
  * answered as a duplicate flagged {@code payloadMatches: false}, or, when its queue's
  * payloadMismatch option is "reject", refused with 422 (nothing written either way).
+ * Each outcome of a delivery to an enabled source (accepted, duplicate, signature failure, other
+ * refusal) is also added to the source's figures in the database ({@link WebhookFigures}), by one
+ * upsert after the delivery's own transaction and before the answer; a delivery to an unknown or
+ * disabled source is counted nowhere.
  */
 @ApplicationScoped
 public class WebhookIngest {
@@ -41,10 +45,12 @@ public class WebhookIngest {
     private final WebhookMetrics metrics;
     private final SpreadSourceWarnings spreadWarnings;
     private final Dispatcher destinations;
+    private final WebhookFigures figures;
 
     /** Constructor injection. */
     public WebhookIngest(WebhookSources sources, PushEngine engine, QueueWindows windows, WebhookMetrics metrics,
-                         SpreadSourceWarnings spreadWarnings, Dispatcher destinations) {
+                         SpreadSourceWarnings spreadWarnings, Dispatcher destinations, WebhookFigures figures) {
+        this.figures = figures;
         this.sources = sources;
         this.engine = engine;
         this.windows = windows;
@@ -57,8 +63,8 @@ public class WebhookIngest {
      * @param sourceName the {source} path segment
      * @param delivery   the delivery as received
      * @return the verdict: queued, or duplicate with the original message's id
-     * @throws ApiProblem 404 for an unknown or disabled source, 413 over the source's body limit,
-     *                    401 for a missing or wrong signature, 400 when the key or partition is missing
+     * @throws ApiProblem 404 for an unknown or disabled source (thrown), and as the Uni's failure
+     *                    413 over the source's body limit, 401 for a missing or wrong signature, 400 when the key or partition is missing
      *                    or invalid, 422 for a redelivery whose body differs when the queue rejects a
      *                    payload mismatch; nothing of the delivery is written in any of these cases
      */
@@ -76,42 +82,60 @@ public class WebhookIngest {
             command = command(s, delivery);
         } catch (ApiProblem p) {
             metrics.rejected(s.name(), p);
-            throw p;
+            return refused(s, p);
         }
         LogContext.pushTo(List.of(command));
         return windows.ensure(s).chain(() -> engine.push(List.of(command)))
                 .call(v -> destinations.stored(v.get(0).status() == PushStatus.QUEUED ? List.of(v.get(0).queue()) : List.of()))
-                .map(v -> {
+                .flatMap(v -> {
             PushVerdict verdict = v.get(0);
             spreadWarnings.delivered(s, command.partition(), verdict);
             if (Boolean.FALSE.equals(verdict.payloadMatches())) {
                 metrics.payloadMismatch(s.name());
             }
+            WebhookFigures.Outcome outcome;
             switch (verdict.status()) {
                 case REJECTED -> {
                     ApiProblem p = ApiProblem.payloadMismatch(null, null, verdict.transactionId(), verdict.queue(),
                             verdict.partition(), verdict.messageId());
                     metrics.rejected(s.name(), p);
-                    throw p;
+                    return refused(s, p);
                 }
-                case DUPLICATE -> metrics.duplicate(s.name());
-                case QUEUED -> metrics.stored(s.name()); // committed: its destinations were started above
+                case DUPLICATE -> {
+                    metrics.duplicate(s.name());
+                    outcome = WebhookFigures.Outcome.DUPLICATE;
+                }
+                default -> {
+                    metrics.stored(s.name()); // committed: its destinations were started above
+                    outcome = WebhookFigures.Outcome.ACCEPTED;
+                }
             }
-            return WebhookReceipt.of(s.name(), verdict);
+            WebhookReceipt receipt = WebhookReceipt.of(s.name(), verdict);
+            return figures.count(s, outcome).replaceWith(receipt);
         });
+    }
+
+    /** Counts a refusal in the source's stored figures, then fails with it. */
+    private <T> Uni<T> refused(WebhookSource s, ApiProblem p) {
+        WebhookFigures.Outcome outcome = switch (WebhookMetrics.Reason.of(p)) {
+            case SIGNATURE, TIMESTAMP -> WebhookFigures.Outcome.SIGNATURE;
+            default -> WebhookFigures.Outcome.REJECTED;
+        };
+        return figures.count(s, outcome).onItem().transformToUni(v -> Uni.createFrom().failure(p));
     }
 
     /**
      * Answers a provider's ownership challenge (Slack url_verification, Twitch
-     * webhook_callback_verification) after checking its size and signature; nothing is written.
+     * webhook_callback_verification) after checking its size and signature; nothing is written
+     * but, for a signature that fails, the source's stored figures.
      *
      * @param sourceName the {source} path segment
      * @param delivery   the delivery as received
      * @return the challenge to send back, or null when the delivery is not a challenge (then
      *         {@link #ingest} takes it)
-     * @throws ApiProblem as {@link #ingest}, for a challenge that fails its checks
+     * @throws ApiProblem (as the Uni's failure) as {@link #ingest}, for a challenge that fails its checks
      */
-    public String handshake(String sourceName, Delivery delivery) {
+    public Uni<String> handshake(String sourceName, Delivery delivery) {
         WebhookSource s = sources.find(sourceName);
         if (s == null || s.handshake() == null || delivery.body().length > s.maxBodyBytes()
                 || !s.handshake().is(delivery)) {
@@ -120,10 +144,10 @@ public class WebhookIngest {
         metrics.received(s.name());
         try {
             s.signature().verify(delivery);
-            return s.handshake().challenge(delivery);
+            return Uni.createFrom().item(s.handshake().challenge(delivery));
         } catch (ApiProblem p) {
             metrics.rejected(s.name(), p);
-            throw p;
+            return refused(s, p);
         }
     }
 

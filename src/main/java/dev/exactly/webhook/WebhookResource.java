@@ -78,9 +78,9 @@ public class WebhookResource {
             + "queue whose payloadMismatch option is reject")
     public Uni<Response> receive(@PathParam("source") String source, @Context HttpHeaders headers, byte[] body) {
         Delivery delivery = new Delivery(body == null ? new byte[0] : body, headers.getRequestHeaders());
-        String challenge = ingest.handshake(source, delivery);
+        Uni<String> challenge = ingest.handshake(source, delivery);
         if (challenge != null) {
-            return Uni.createFrom().item(Response.ok(challenge, MediaType.TEXT_PLAIN_TYPE).build());
+            return challenge.map(c -> Response.ok(c, MediaType.TEXT_PLAIN_TYPE).build());
         }
         return ingest.ingest(source, delivery).map(r -> {
             Response.ResponseBuilder b = Response.ok(r)

@@ -100,7 +100,8 @@
     return h('p', { class: 'error', role: 'alert', text: text });
   }
 
-  // --- routing: #/ (overview), #/queue/<name>, #/lookup?messageId= | ?queue=&transactionId= --
+  // --- routing: #/ (overview), #/queue/<name>, #/lookup?messageId= | ?queue=&transactionId=,
+  // #/webhooks[?source=<name>] ---------------------------------------------------------------
   function parseHash() {
     var hash = location.hash.replace(/^#/, '') || '/';
     var i = hash.indexOf('?');
@@ -115,10 +116,15 @@
     var r = parseHash();
     var navO = document.getElementById('nav-overview');
     var navL = document.getElementById('nav-lookup');
+    var navW = document.getElementById('nav-webhooks');
     navO.removeAttribute('aria-current');
     navL.removeAttribute('aria-current');
+    navW.removeAttribute('aria-current');
     clear(view);
-    if (r.path.indexOf('/queue/') === 0) {
+    if (r.path === '/webhooks') {
+      navW.setAttribute('aria-current', 'page');
+      webhooksPage(r.params.get('source'));
+    } else if (r.path.indexOf('/queue/') === 0) {
       navO.setAttribute('aria-current', 'page');
       queuePage(decodeURIComponent(r.path.substring('/queue/'.length)));
     } else if (r.path === '/lookup') {
@@ -507,6 +513,112 @@
             h('td', null, g.deadLetterId ? link('#/lookup?messageId=' + g.deadLetterId, g.deadLetterId) : '–'));
         }))));
     }).catch(function (e) { deliveries.appendChild(failure(e)); });
+  }
+
+  // --- webhook sources -----------------------------------------------------------------------
+  function windowText(s) {
+    var w = s.window;
+    var from = {
+      source: 'set by exactly.webhooks.sources.' + s.name + '.window-seconds',
+      preset: 'the ' + s.preset + ' preset\u2019s window',
+      queue: 'set on the queue through the queue API',
+      'default': 'the queue default'
+    }[w.from] || w.from;
+    var more = '';
+    if (w.appliesAtNextDelivery) {
+      more = '; the source\u2019s ' + age(w.configuredSeconds) + ' applies at its next delivery';
+    } else if (w.configuredSeconds !== undefined && w.configuredSeconds !== w.seconds) {
+      more = '; the source asks for ' + age(w.configuredSeconds) + ', not applied over the queue\u2019s own';
+    }
+    if (!w.queueExists) { more += ' (the queue is created by the first delivery)'; }
+    return age(w.seconds) + ' \u2013 ' + from + more;
+  }
+  function both(c1, c24, key, warn) {
+    var a = c1[key], b = c24[key];
+    var text = num(a) + ' / ' + num(b);
+    return warn && b > 0 ? h('span', { class: 'warn', text: text }) : text;
+  }
+
+  function webhooksPage(selected) {
+    document.title = 'Webhook sources \u2013 Exactly console';
+    view.appendChild(h('h1', { text: 'Webhook sources' }));
+    view.appendChild(h('p', { class: 'muted', text: 'Every enabled source (POST /webhooks/<source>) with what became of '
+      + 'its deliveries over the last hour / the last 24 hours: accepted (stored as new messages), duplicates '
+      + '(redeliveries answered duplicate, nothing written), signature failures (refused with 401: nothing written) '
+      + 'and other refusals (400, 413, 422). The figures are kept in the database, so every instance shows the same. '
+      + 'A source without a secret is disabled and not listed.' }));
+    var holder = h('div', { id: 'webhook-sources-table' }, h('p', { class: 'muted', text: 'Loading\u2026' }));
+    var detail = h('section', { id: 'webhook-source-hours', 'aria-labelledby': 'wh-hours-title' });
+    view.appendChild(holder);
+    view.appendChild(detail);
+    api('GET', '/api/v1/webhooks/sources').then(function (data) {
+      clear(holder);
+      if (data.sources.length === 0) {
+        holder.appendChild(h('p', { text: 'No webhook source is enabled: set a source\u2019s secret (see the webhooks '
+          + 'documentation).' }));
+        return;
+      }
+      holder.appendChild(h('table', { id: 'webhook-sources' },
+        h('caption', { class: 'muted', text: data.sources.length + ' sources; counts for the last hour / the last 24 '
+          + 'hours; kept ' + age(data.keptHours * 3600) }),
+        h('thead', null, h('tr', null,
+          h('th', { scope: 'col', text: 'Source and its queue' }),
+          h('th', { scope: 'col', text: 'Deduplication window in force' }),
+          h('th', { scope: 'col', class: 'num', text: 'Accepted' }),
+          h('th', { scope: 'col', class: 'num', text: 'Duplicates' }),
+          h('th', { scope: 'col', class: 'num', text: 'Signature failures' }),
+          h('th', { scope: 'col', class: 'num', text: 'Other refusals' }),
+          h('th', { scope: 'col', text: 'Last delivery' }),
+          h('th', { scope: 'col', text: 'Last signature failure' }))),
+        h('tbody', null, data.sources.map(function (s) {
+          return h('tr', { 'data-source': s.name },
+            h('th', { scope: 'row' }, link('#/webhooks?source=' + encodeURIComponent(s.name), s.name),
+              h('span', { class: 'sub' }, 'preset ' + s.preset + ', signature ' + s.signature + ', queue ',
+                link('#/queue/' + encodeURIComponent(s.queue), s.queue))),
+            h('td', { class: 'window', text: windowText(s) }),
+            h('td', { class: 'num accepted' }, both(s.lastHour, s.last24Hours, 'accepted')),
+            h('td', { class: 'num duplicates' }, both(s.lastHour, s.last24Hours, 'duplicates')),
+            h('td', { class: 'num signature-failures' }, both(s.lastHour, s.last24Hours, 'signatureFailures', true)),
+            h('td', { class: 'num rejected' }, both(s.lastHour, s.last24Hours, 'rejected', true)),
+            h('td', { class: 'when', text: when(s.lastDeliveryAt) }),
+            h('td', { class: 'when', text: when(s.lastSignatureFailureAt) }));
+        }))));
+      var chosen = selected && data.sources.some(function (s) { return s.name === selected; }) ? selected : null;
+      if (chosen) { sourceHours(detail, chosen, 24); }
+      else {
+        detail.appendChild(h('h2', { id: 'wh-hours-title', text: 'Per hour' }));
+        detail.appendChild(h('p', { class: 'muted', text: 'Choose a source\u2019s name above for its deliveries per hour.' }));
+      }
+    }).catch(function (e) { clear(holder); holder.appendChild(failure(e)); });
+  }
+
+  function sourceHours(holder, name, hours) {
+    clear(holder);
+    var select = h('select', { id: 'wh-hours', onchange: function () { sourceHours(holder, name, Number(select.value)); } },
+      [[24, 'last day'], [48, 'last 2 days'], [168, 'last 7 days']].map(function (o) {
+        return h('option', { value: o[0], selected: o[0] === hours, text: o[1] });
+      }));
+    holder.appendChild(h('h2', { id: 'wh-hours-title', text: 'Source ' + name + ' per hour' }));
+    holder.appendChild(h('div', { class: 'toolbar' }, h('label', { for: 'wh-hours' }, 'Period', select)));
+    var box = h('div', null, h('p', { class: 'muted', text: 'Loading\u2026' }));
+    holder.appendChild(box);
+    api('GET', '/api/v1/webhooks/sources/' + encodeURIComponent(name) + '/hours' + q({ hours: hours })).then(function (d) {
+      clear(box);
+      if (d.hours.length === 0) {
+        box.appendChild(h('p', { text: 'No delivery in the period.' }));
+        return;
+      }
+      box.appendChild(h('table', { id: 'webhook-hours' },
+        h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'Hour (UTC)' }),
+          h('th', { scope: 'col', class: 'num', text: 'Accepted' }), h('th', { scope: 'col', class: 'num', text: 'Duplicates' }),
+          h('th', { scope: 'col', class: 'num', text: 'Signature failures' }),
+          h('th', { scope: 'col', class: 'num', text: 'Other refusals' }))),
+        h('tbody', null, d.hours.slice().reverse().map(function (x) {
+          return h('tr', null, h('th', { scope: 'row', text: when(x.hour) }), h('td', { class: 'num', text: num(x.accepted) }),
+            h('td', { class: 'num', text: num(x.duplicates) }), h('td', { class: 'num', text: num(x.signatureFailures) }),
+            h('td', { class: 'num', text: num(x.rejected) }));
+        }))));
+    }).catch(function (e) { clear(box); box.appendChild(failure(e)); });
   }
 
   route();

@@ -84,6 +84,7 @@ class PublicEndpointsTest {
     void everySourceRefusesAnUnsignedOrWronglySignedDeliveryBeforeWritingAnything() throws Exception {
         assertTrue(sources.all().size() > 10, "the test profile enables a source per preset");
         Map<String, Long> before = RouteSpellingsTest.rows();
+        long storedBefore = figures("sum(accepted + duplicates)");
         List<String> accepted = new ArrayList<>();
         for (WebhookSource s : sources.all()) {
             for (boolean signed : List.of(false, true)) {
@@ -96,6 +97,15 @@ class PublicEndpointsTest {
         }
         assertEquals(List.of(), accepted, "deliveries that were not refused 401");
         assertEquals(before, RouteSpellingsTest.rows(), "rows written by unverified deliveries");
+        // the sources' figures count the refusals, under configured names only, and nothing as delivered
+        assertEquals(storedBefore, figures("sum(accepted + duplicates)"));
+        String names = String.join("','", sources.all().stream().map(WebhookSource::name).toList());
+        assertEquals(0, figures("count(*) FILTER (WHERE source NOT IN ('" + names + "'))"), "figures of another name");
+    }
+
+    /** An aggregate over the webhook sources' figures (exactly.webhook_minutes). */
+    private static long figures(String aggregate) {
+        return dev.exactly.testing.Db.number("SELECT coalesce(" + aggregate + ", 0) FROM exactly.webhook_minutes");
     }
 
     @Test
@@ -124,6 +134,7 @@ class PublicEndpointsTest {
         }
         assertEquals(List.of(), logged, "log lines written for 800 refused requests");
         assertEquals(rowsBefore, RouteSpellingsTest.rows(), "rows written");
+        assertEquals(0, figures("count(*) FILTER (WHERE source LIKE 'zz-%')"), "figures of an unknown name");
         Set<String> added = new TreeSet<>(RouteSpellingsTest.series());
         added.removeAll(seriesBefore);
         for (String name : made) {

@@ -170,6 +170,15 @@ abstract class EveryRouteSql {
         ok(api().queryParam("queue", q).queryParam("transactionId", "t-0").get("/api/v1/messages"));
         ok(api().get("/api/v1/messages/{id}/deliveries", first.get(0).get("messageId")));
 
+        // the webhook sources' figures: a delivery counted (count_webhook), then read (webhook_figures,
+        // webhook_series); the maintenance below purges them (purge_webhook_minutes)
+        byte[] hook = ("{\"walk\":\"" + q + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(200, dev.exactly.webhook.WebhookClient.post("gh", hook, "Content-Type", "application/json",
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", fresh("d"),
+                "X-Hub-Signature-256", dev.exactly.webhook.Signing.github("gh-test-secret", hook)).statusCode());
+        ok(api().get("/api/v1/webhooks/sources"));
+        ok(api().get("/api/v1/webhooks/sources/gh/hours"));
+
         // redrive the dead letter (redrive_candidates, record_redrives)
         ok(api().body("{}").post("/api/v1/queues/" + q + "/redrive"));
 
@@ -196,7 +205,8 @@ abstract class EveryRouteSql {
         ok(api().queryParam("queue", tq).get("/api/v1/tasks"));
         ok(api().queryParam("queue", tq).get("/api/v1/tasks/{id}", ids.get(1)));
 
-        // maintenance past retention (purge_partition, purge_duplicate_counts, purge_finished_tasks)
+        // maintenance past retention (purge_partition, purge_duplicate_counts, purge_finished_tasks,
+        // purge_webhook_minutes)
         options(q, Map.of("retentionSeconds", 60, "dedupWindowSeconds", 60));
         age(pool, q, "p", 0, 1, 3600, true, true);
         maintenance();

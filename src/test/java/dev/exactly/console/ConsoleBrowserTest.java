@@ -45,7 +45,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The console in a real browser: headless Chromium driven by Selenium through the system's
  * chromedriver (never one Selenium would download), against the started service. Each page, the
  * key prompt, paging through queues, a redrive from the dead-letter view checked through the API,
- * and the lookup of a key answered duplicate. Screenshots go to target/console-screenshots;
+ * the lookup of a key answered duplicate, and the webhook sources' figures with a signature failure. Screenshots go to target/console-screenshots;
  * axe-core (installed by .ci/run from npm into target/axe, not committed) checks each page for
  * serious or critical accessibility violations.
  *
@@ -308,5 +308,68 @@ class ConsoleBrowserTest {
         driver.navigate().refresh();
         WebElement byId = await(By.cssSelector("#lookup-result section.message"));
         assertEquals(original.get("messageId"), byId.getAttribute("data-message-id"));
+    }
+
+    @Test
+    void theWebhookSourcesPageShowsEachSourcesFiguresAndASignatureFailure() throws IOException {
+        // the source console-hooks (github preset): one delivery, its redelivery, one forgery
+        // (other tests send forgeries to every source: the page is compared with the API's figures)
+        Map<String, Object> before = consoleHooks();
+        String delivery = UUID.randomUUID().toString();
+        byte[] body = ("{\"zen\":\"" + delivery + "\"}").getBytes(StandardCharsets.UTF_8);
+        assertEquals(200, hook(body, delivery, "gh-test-secret").statusCode());
+        assertEquals(200, hook(body, delivery, "gh-test-secret").statusCode());
+        assertEquals(401, hook(body, UUID.randomUUID().toString(), "a-forged-secret").statusCode());
+
+        Map<String, Object> after = consoleHooks();
+        for (String outcome : List.of("accepted", "duplicates", "signatureFailures")) {
+            assertEquals(1, count(after, outcome) - count(before, outcome), outcome);
+        }
+
+        openWithKey("#/webhooks");
+        WebElement row = await(By.cssSelector("#webhook-sources tr[data-source='console-hooks']"));
+        assertEquals(shown(after, "accepted"), row.findElement(By.cssSelector("td.accepted")).getText());
+        assertEquals(shown(after, "duplicates"), row.findElement(By.cssSelector("td.duplicates")).getText());
+        assertEquals(shown(after, "signatureFailures"), row.findElement(By.cssSelector("td.signature-failures")).getText());
+        assertEquals(shown(after, "rejected"), row.findElement(By.cssSelector("td.rejected")).getText());
+        String window = row.findElement(By.cssSelector("td.window")).getText();
+        assertTrue(window.contains("the github preset"), window);
+        assertTrue(row.getText().contains("webhooks.console-hooks"), row.getText());
+        assertFalse(row.getText().contains("– –"), "both last times shown: " + row.getText());
+        assertEquals("page", driver.findElement(By.id("nav-webhooks")).getAttribute("aria-current"));
+        screenshot("webhook-sources");
+        accessible("webhook sources");
+
+        // a source's hours
+        row.findElement(By.linkText("console-hooks")).click();
+        WebElement hours = await(By.id("webhook-hours"));
+        assertTrue(hours.getText().contains("Signature failures"), hours.getText());
+        assertFalse(hours.findElements(By.cssSelector("tbody tr")).isEmpty());
+        screenshot("webhook-source-hours");
+        accessible("webhook source hours");
+    }
+
+    private static Map<String, Object> consoleHooks() {
+        List<Map<String, Object>> all = api().get("/api/v1/webhooks/sources").then().statusCode(200).extract().jsonPath()
+                .getList("sources");
+        return all.stream().filter(s -> "console-hooks".equals(s.get("name"))).findFirst().orElseThrow();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long count(Map<String, Object> source, String outcome) {
+        return ((Number) ((Map<String, Object>) source.get("last24Hours")).get(outcome)).longValue();
+    }
+
+    /** The page's "last hour / last 24 hours" text of a count. */
+    @SuppressWarnings("unchecked")
+    private static String shown(Map<String, Object> source, String outcome) {
+        long hour = ((Number) ((Map<String, Object>) source.get("lastHour")).get(outcome)).longValue();
+        return String.format(java.util.Locale.ENGLISH, "%,d / %,d", hour, count(source, outcome));
+    }
+
+    private static java.net.http.HttpResponse<String> hook(byte[] body, String delivery, String secret) {
+        return dev.exactly.webhook.WebhookClient.post("console-hooks", body, "Content-Type", "application/json",
+                "X-GitHub-Event", "push", "X-GitHub-Delivery", delivery,
+                "X-Hub-Signature-256", dev.exactly.webhook.Signing.github(secret, body));
     }
 }

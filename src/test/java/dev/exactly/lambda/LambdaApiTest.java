@@ -308,6 +308,40 @@ class LambdaApiTest {
         assertEquals("queued", JsonPath.from(body(sw)).getString("verdict"));
     }
 
+    /**
+     * A webhook delivered through the Lambda shape is in the sources' figures, which are kept in the
+     * database (an instance's meters die with it): an accepted delivery and a forged one, read back
+     * through GET /api/v1/webhooks/sources.
+     */
+    @Test
+    void aWebhookThroughTheLambdaShapeIsInTheSourcesFigures() {
+        JsonPath before = sourcesFigures();
+        String delivery = "lambda-" + System.nanoTime();
+        String body = "{\"zen\":\"" + delivery + "\"}";
+        String signature = dev.exactly.webhook.Signing.github("gh-test-secret", body.getBytes(StandardCharsets.UTF_8));
+        JsonPath ok = invoke(webhookEvent("/webhooks/figures", body, "\"x-github-event\":\"push\",\"x-github-delivery\":\""
+                + delivery + "\",\"x-hub-signature-256\":\"" + signature + "\""));
+        assertEquals(200, ok.getInt("statusCode"), body(ok));
+        String forged = dev.exactly.webhook.Signing.github("not-the-secret", body.getBytes(StandardCharsets.UTF_8));
+        JsonPath refused = invoke(webhookEvent("/webhooks/figures", body, "\"x-github-event\":\"push\",\"x-github-delivery\":\""
+                + delivery + "-2\",\"x-hub-signature-256\":\"" + forged + "\""));
+        assertEquals(401, refused.getInt("statusCode"), body(refused));
+
+        JsonPath after = sourcesFigures();
+        String f = "sources.find { it.name == 'figures' }.";
+        assertEquals(before.getLong(f + "lastHour.accepted") + 1, after.getLong(f + "lastHour.accepted"));
+        assertEquals(before.getLong(f + "lastHour.signatureFailures") + 1, after.getLong(f + "lastHour.signatureFailures"));
+        assertNotNull(after.getString(f + "lastDeliveryAt"));
+        assertNotNull(after.getString(f + "lastSignatureFailureAt"));
+    }
+
+    /** GET /api/v1/webhooks/sources through an API Gateway event: the answer's JSON. */
+    private JsonPath sourcesFigures() {
+        JsonPath r = invoke(event("GET", "/api/v1/webhooks/sources", Api.TEST_API_KEY, null, false));
+        assertEquals(200, r.getInt("statusCode"), body(r));
+        return JsonPath.from(body(r));
+    }
+
     /** A payload 2.0 event for a webhook delivery: POST path, a JSON body, and the given header members. */
     private static String webhookEvent(String path, String body, String headerMembers) {
         return "{\"version\":\"2.0\",\"routeKey\":\"$default\",\"rawPath\":\"" + path + "\",\"rawQueryString\":\"\","
