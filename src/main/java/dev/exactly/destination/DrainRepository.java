@@ -20,32 +20,15 @@ import java.util.UUID;
 @ApplicationScoped
 public class DrainRepository {
 
-    // the queues among $1 that have a destination ($2: those the configuration gives one; else one
-    // defined through the API) and whose drain was not asked for within the last $3 milliseconds;
-    // they are marked as asked for now. A fresh row is only read, never locked.
-    private static final String ASK = "WITH due AS (SELECT q FROM unnest($1::text[]) q "
-            + "WHERE (q = ANY($2::text[]) OR EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.queue = q)) "
-            + "AND NOT EXISTS (SELECT 1 FROM exactly.delivery_drains r WHERE r.queue = q "
-            + "AND r.invoked_at > clock_timestamp() - make_interval(secs => $3 / 1000.0))) "
-            + "INSERT INTO exactly.delivery_drains AS r (queue, invoked_at) SELECT q, clock_timestamp() FROM due "
-            + "ON CONFLICT (queue) DO UPDATE SET invoked_at = EXCLUDED.invoked_at "
-            + "WHERE r.invoked_at <= EXCLUDED.invoked_at - make_interval(secs => $3 / 1000.0) RETURNING r.queue";
+    // the functions of sql/R__delivery_drains.sql
+    private static final String ASK = "SELECT exactly.ask_drains(p_queues => $1, p_configured => $2, p_debounce_ms => $3)";
     private static final String CLEAR = "UPDATE exactly.delivery_drains SET invoked_at = '-infinity' "
             + "WHERE queue = ANY($1::text[]) AND invoked_at > '-infinity'";
-    private static final String TOUCH = "UPDATE exactly.delivery_drains SET invoked_at = clock_timestamp() "
-            + "WHERE queue = ANY($1::text[])";
-    private static final String PARK = "INSERT INTO exactly.destination_parked "
-            + "(destination, partition_id, lease_id, next_offset, attempt, due_at) "
-            + "VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6 / 1000.0)) "
-            + "ON CONFLICT (destination, partition_id) DO UPDATE SET lease_id = EXCLUDED.lease_id, "
-            + "next_offset = EXCLUDED.next_offset, attempt = EXCLUDED.attempt, due_at = EXCLUDED.due_at, claimed_until = NULL";
-    private static final String CLAIM = "UPDATE exactly.destination_parked p SET claimed_until = clock_timestamp() "
-            + "+ make_interval(secs => $2) FROM (SELECT x.partition_id FROM exactly.destination_parked x "
-            + "WHERE x.destination = $1 AND x.due_at <= clock_timestamp() "
-            + "AND (x.claimed_until IS NULL OR x.claimed_until < clock_timestamp()) "
-            + "ORDER BY x.due_at LIMIT 1 FOR UPDATE SKIP LOCKED) c "
-            + "WHERE p.destination = $1 AND p.partition_id = c.partition_id "
-            + "RETURNING p.partition_id, p.lease_id, p.next_offset, p.attempt";
+    private static final String TOUCH = "SELECT exactly.touch_drains(p_queues => $1)";
+    private static final String PARK = "SELECT exactly.park_partition(p_destination => $1, p_partition_id => $2, "
+            + "p_lease_id => $3, p_next_offset => $4, p_attempt => $5, p_due_ms => $6)";
+    private static final String CLAIM = "SELECT partition_id, lease_id, next_offset, attempt "
+            + "FROM exactly.claim_parked(p_destination => $1, p_seconds => $2)";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
             + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 ORDER BY m.\"offset\"";

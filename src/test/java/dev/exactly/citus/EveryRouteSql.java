@@ -51,6 +51,9 @@ abstract class EveryRouteSql {
     @Inject
     DuplicateFlusher flusher;
 
+    @Inject
+    dev.exactly.destination.DrainRepository drains;
+
     /** Calls so far of each PL/pgSQL function of the schema, over every node of the database. */
     abstract Map<String, Long> functionCalls() throws Exception;
 
@@ -204,6 +207,17 @@ abstract class EveryRouteSql {
                 .then().statusCode(204);
         ok(api().queryParam("queue", tq).get("/api/v1/tasks"));
         ok(api().queryParam("queue", tq).get("/api/v1/tasks/{id}", ids.get(1)));
+
+        // the Lambda shape's delivery drains, which no server-shape route reaches: a store asks for a
+        // drain (ask_drains), a drain marks its queue (touch_drains), parks a partition
+        // (park_partition) and a later drain claims it (claim_parked)
+        java.time.Duration wait = java.time.Duration.ofSeconds(30);
+        assertEquals(List.of(q), drains.ask(List.of(q), List.of(q), 1000).await().atMost(wait));
+        drains.touch(List.of(q)).await().atMost(wait);
+        String parked = fresh("w-parked");
+        drains.park(parked, 1L, UUID.randomUUID(), 0L, 2, 0L).await().atMost(wait);
+        assertEquals(2, drains.claim(parked, 30).await().atMost(wait).attempt());
+        drains.unpark(parked, 1L).await().atMost(wait);
 
         // maintenance past retention (purge_partition, purge_duplicate_counts, purge_finished_tasks,
         // purge_webhook_minutes)
