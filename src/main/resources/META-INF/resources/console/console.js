@@ -249,12 +249,18 @@
     view.appendChild(figures);
     view.appendChild(chart);
     view.appendChild(dead);
-    var base = '/api/v1/queues/' + encodeURIComponent(name);
-    Promise.all([api('GET', base), api('GET', base + '/stats')]).then(function (res) {
-      renderQueueFigures(figures, res[0], res[1]);
+    loadQueueFigures(figures, name).then(function () {
       duplicatesChart(chart, name, 48);
       deadLetters(dead, name, { cursors: [null], page: 0 });
     }).catch(function (e) { clear(figures); figures.appendChild(failure(e)); });
+  }
+
+  // the queue's options and stats, drawn into holder; the promise fails with the API's error
+  function loadQueueFigures(holder, name) {
+    var base = '/api/v1/queues/' + encodeURIComponent(name);
+    return Promise.all([api('GET', base), api('GET', base + '/stats')]).then(function (res) {
+      renderQueueFigures(holder, res[0], res[1]);
+    });
   }
 
   function renderQueueFigures(holder, queue, stats) {
@@ -263,7 +269,7 @@
       return g.oldestUndeliveredAgeSeconds === undefined ? a : Math.max(a === null ? 0 : a, g.oldestUndeliveredAgeSeconds);
     }, null);
     holder.appendChild(h('div', { class: 'cards' },
-      card('Messages stored', num(stats.messages)),
+      card('Messages stored', num(stats.messages), 'figure-messages'),
       card('Partitions', num(stats.partitions)),
       card('Consumer groups', num(stats.consumerGroups.length)),
       card('Oldest undelivered', age(oldest)),
@@ -287,8 +293,8 @@
     }), h('dt', { text: 'dead-letter queue' }), h('dd', null, link('#/queue/' + encodeURIComponent(stats.deadLetterQueue),
       stats.deadLetterQueue)), h('dt', { text: 'created' }), h('dd', { text: when(queue.createdAt) })));
   }
-  function card(label, value) {
-    return h('div', { class: 'card' }, h('span', { class: 'value', text: value }), h('span', { class: 'muted', text: label }));
+  function card(label, value, id) {
+    return h('div', { class: 'card', id: id }, h('span', { class: 'value', text: value }), h('span', { class: 'muted', text: label }));
   }
 
   function duplicatesChart(holder, name, hours) {
@@ -410,6 +416,11 @@
       api('POST', '/api/v1/queues/' + encodeURIComponent(name) + '/redrive', ids ? { messageIds: ids } : { limit: limit })
         .then(function (answer) {
           deadLetters(holder, name, state);
+          // a redrive stores messages and marks dead letters: the queue's figures change with it
+          var figures = document.getElementById('queue-figures');
+          if (figures) {
+            loadQueueFigures(figures, name).catch(function (e) { clear(figures); figures.appendChild(failure(e)); });
+          }
           var out = document.getElementById('redrive-results') || results;
           clear(out);
           out.appendChild(h('h3', { text: 'Redrive result' }));

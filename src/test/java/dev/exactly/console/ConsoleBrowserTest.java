@@ -234,6 +234,8 @@ class ConsoleBrowserTest {
         screenshot("queue");
         accessible("queue");
 
+        assertEquals("4", driver.findElement(By.cssSelector("#figure-messages .value")).getText());
+
         // cancelled: nothing is redriven
         check(copies.get(0));
         driver.findElement(By.id("redrive-selected")).click();
@@ -252,6 +254,8 @@ class ConsoleBrowserTest {
         assertTrue(result.getText().contains(copies.get(0)) && result.getText().contains(copies.get(1)), result.getText());
         assertEquals(2, result.getText().split("redriven", -1).length - 1, result.getText());
         awaitText(By.id("redrive-results"), "1 dead letters remain");
+        // the queue's figures follow the redrive without a reload: the two stored again are counted
+        awaitText(By.cssSelector("#figure-messages .value"), "6");
         screenshot("redrive-result");
 
         // checked through the API: those two went back to the queue, the third did not
