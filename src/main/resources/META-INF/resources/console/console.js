@@ -243,6 +243,13 @@
     document.title = name + ' – Exactly console';
     view.appendChild(h('p', null, link('#/', '← All queues')));
     view.appendChild(h('h1', { text: 'Queue ' + name }));
+    // "." and ".." are no queue's name (the API refuses them): as a path segment the browser would
+    // resolve them away, e.g. /api/v1/queues/../stats to /api/v1/stats, so nothing is fetched
+    if (name === '.' || name === '..') {
+      view.appendChild(h('p', { class: 'error', role: 'alert', id: 'queue-refused',
+        text: 'Queue name "' + name + '" must not be \'.\' or \'..\' (a URL path cannot name them).' }));
+      return;
+    }
     var figures = h('div', { id: 'queue-figures' }, h('p', { class: 'muted', text: 'Loading…' }));
     var chart = h('section', { id: 'duplicates', 'aria-labelledby': 'dup-title' });
     var dead = h('section', { id: 'dead-letters', 'aria-labelledby': 'dl-title' });

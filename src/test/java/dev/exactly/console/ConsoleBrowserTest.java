@@ -273,6 +273,29 @@ class ConsoleBrowserTest {
         assertEquals(Set.of(copies.get(0), copies.get(1), copies.get(2)), new HashSet<>(redriven(q)));
     }
 
+    @Test
+    void aDotOrDotDotQueueLinkIsRefusedWithoutAFetch() throws IOException {
+        openWithKey("#/");
+        await(By.id("queues"));
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        // every URL the page fetches from now on (fetch starts synchronously with the route)
+        js.executeScript("window.fetchedUrls = []; var f = window.fetch; window.fetch = function (u) {"
+                + " window.fetchedUrls.push(String(u)); return f.apply(this, arguments); };");
+        for (String dots : List.of("%2e%2e", "%2E", "..")) {
+            js.executeScript("location.hash = arguments[0]", "#/queue/" + dots);
+            WebElement refused = await(By.id("queue-refused"));
+            assertTrue(refused.getText().contains("must not be '.' or '..'"), refused.getText());
+            assertEquals("alert", refused.getAttribute("role"));
+            js.executeScript("location.hash = '#/'");
+            await(By.id("queues"));
+        }
+        @SuppressWarnings("unchecked")
+        List<String> fetched = (List<String>) js.executeScript("return window.fetchedUrls");
+        assertFalse(fetched.stream().anyMatch(u -> u.contains("/api/v1/stats") || u.contains("/api/v1/queues/")),
+                fetched.toString());
+        assertTrue(fetched.stream().anyMatch(u -> u.contains("/api/v1/overview")), "the recorder works: " + fetched);
+    }
+
     private static void check(String copy) {
         WebElement box = await(By.cssSelector("#dead-letter-table tr[data-id='" + copy + "'] input[type=checkbox]"));
         if (!box.isSelected()) {
