@@ -38,6 +38,18 @@
     return (s / 86400).toFixed(1) + ' days';
   }
   function when(t) { return t ? new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '–'; }
+  // focus for keyboard and screen-reader users when the page's content is replaced: the first of
+  // the elements (or ids) given that is shown and enabled, made focusable when it is a heading
+  function refocus() {
+    for (var i = 0; i < arguments.length; i++) {
+      var el = typeof arguments[i] === 'string' ? document.getElementById(arguments[i]) : arguments[i];
+      if (el && !el.disabled && el.getClientRects().length > 0) {
+        if (/^H[1-6]$/.test(el.tagName)) { el.setAttribute('tabindex', '-1'); }
+        el.focus();
+        return;
+      }
+    }
+  }
   function link(hash, text, attrs) { return h('a', Object.assign({ href: hash, text: text }, attrs || {})); }
 
   // --- the key -------------------------------------------------------------------------------
@@ -61,7 +73,7 @@
         if (r.status === 401 || r.status === 403) { askForKey('That key was refused (' + r.status + ').'); return; }
         sessionStorage.setItem(KEY, k);
         document.getElementById('key-prompt').hidden = true;
-        route();
+        route(true);
       })
       .catch(function () { askForKey('The service could not be reached.'); });
   });
@@ -109,7 +121,8 @@
     var params = new URLSearchParams(i < 0 ? '' : hash.substring(i + 1));
     return { path: path, params: params };
   }
-  function route() {
+  // moveFocus: put the focus on the new page's main heading (after a route change, not on load)
+  function route(moveFocus) {
     if (!key()) { askForKey(); return; }
     document.getElementById('key-prompt').hidden = true;
     document.getElementById('forget-key').hidden = false;
@@ -134,8 +147,9 @@
       navO.setAttribute('aria-current', 'page');
       overviewPage();
     }
+    if (moveFocus === true) { refocus(view.querySelector('h1')); }
   }
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', function () { route(true); });
 
   // --- overview ------------------------------------------------------------------------------
   var overview = { contains: '', limit: 25, cursors: [null], page: 0, sort: 'queue', dir: 1, rows: [], next: null };
@@ -166,7 +180,8 @@
     loadOverview();
   }
 
-  function loadOverview() {
+  // focusIds: where the focus goes once the page of queues is drawn (the first shown and enabled)
+  function loadOverview(focusIds) {
     var holder = document.getElementById('overview-table');
     if (!holder) { return; }
     clear(holder);
@@ -177,6 +192,7 @@
         overview.rows = data.queues;
         overview.next = data.next || null;
         renderOverview();
+        if (focusIds) { refocus.apply(null, focusIds); }
       })
       .catch(function (e) { clear(holder); holder.appendChild(failure(e)); });
   }
@@ -208,6 +224,7 @@
           overview.dir = sorted ? -overview.dir : (c.num ? -1 : 1);
           overview.sort = c.key;
           renderOverview();
+          refocus(document.querySelector('#queues button[data-sort="' + c.key + '"]'));
         } }, c.label));
     }));
     var body = h('tbody', null, rows.map(function (r) {
@@ -229,12 +246,12 @@
     if (rows.length === 0) { holder.appendChild(h('p', { text: 'No queue matches.' })); }
     holder.appendChild(h('div', { class: 'toolbar' },
       h('button', { type: 'button', id: 'prev-page', class: 'secondary', disabled: overview.page === 0, onclick: function () {
-        overview.page--; loadOverview();
+        overview.page--; loadOverview(['prev-page', 'next-page']);
       } }, 'Previous page'),
       h('button', { type: 'button', id: 'next-page', class: 'secondary', disabled: !overview.next, onclick: function () {
         overview.cursors[overview.page + 1] = overview.next;
         overview.page++;
-        loadOverview();
+        loadOverview(['next-page', 'prev-page']);
       } }, 'Next page')));
   }
 
@@ -304,14 +321,16 @@
     return h('div', { class: 'card', id: id }, h('span', { class: 'value', text: value }), h('span', { class: 'muted', text: label }));
   }
 
-  function duplicatesChart(holder, name, hours) {
+  // keepFocus: the period select had the focus and keeps it once redrawn
+  function duplicatesChart(holder, name, hours, keepFocus) {
     clear(holder);
-    var select = h('select', { id: 'dup-hours', onchange: function () { duplicatesChart(holder, name, Number(select.value)); } },
+    var select = h('select', { id: 'dup-hours', onchange: function () { duplicatesChart(holder, name, Number(select.value), true); } },
       [[24, 'last day'], [48, 'last 2 days'], [168, 'last 7 days'], [840, 'last 35 days']].map(function (o) {
         return h('option', { value: o[0], selected: o[0] === hours, text: o[1] });
       }));
     holder.appendChild(h('h2', { id: 'dup-title', text: 'Duplicates answered per hour' }));
     holder.appendChild(h('div', { class: 'toolbar' }, h('label', { for: 'dup-hours' }, 'Period', select)));
+    if (keepFocus) { select.focus(); }
     var box = h('div', { class: 'chart', id: 'dup-chart', role: 'img' });
     holder.appendChild(box);
     api('GET', '/api/v1/queues/' + encodeURIComponent(name) + '/duplicates' + q({ hours: hours })).then(function (s) {
@@ -340,7 +359,9 @@
     }).catch(function (e) { box.appendChild(failure(e)); });
   }
 
-  function deadLetters(holder, name, state) {
+  // focusIds: where the focus goes once the page of dead letters is drawn (the first shown and
+  // enabled; else the section's heading)
+  function deadLetters(holder, name, state, focusIds) {
     clear(holder);
     holder.appendChild(h('h2', { id: 'dl-title', text: 'Dead letters' }));
     var results = h('div', { id: 'redrive-results', 'aria-live': 'polite' });
@@ -352,6 +373,7 @@
         clear(list);
         if (page.deadLetters.length === 0) {
           list.appendChild(h('p', { text: 'No dead letters in ' + page.deadLetterQueue + '.' }));
+          if (focusIds) { refocus('dl-title'); }
           return;
         }
         var boxes = [];
@@ -392,11 +414,12 @@
             redrive(name, null, 1000, holder, state, results);
           } }, 'Redrive all not redriven'),
           h('button', { type: 'button', class: 'secondary', id: 'dl-prev', disabled: state.page === 0, onclick: function () {
-            state.page--; deadLetters(holder, name, state);
+            state.page--; deadLetters(holder, name, state, ['dl-prev', 'dl-next']);
           } }, 'Previous page'),
           h('button', { type: 'button', class: 'secondary', id: 'dl-next', disabled: !page.next, onclick: function () {
-            state.cursors[state.page + 1] = page.next; state.page++; deadLetters(holder, name, state);
+            state.cursors[state.page + 1] = page.next; state.page++; deadLetters(holder, name, state, ['dl-next', 'dl-prev']);
           } }, 'Next page')));
+        if (focusIds) { refocus.apply(null, focusIds.concat(['dl-title'])); }
       }).catch(function (e) { clear(list); list.appendChild(failure(e)); });
   }
 
@@ -422,7 +445,7 @@
       if (!ok) { return; }
       api('POST', '/api/v1/queues/' + encodeURIComponent(name) + '/redrive', ids ? { messageIds: ids } : { limit: limit })
         .then(function (answer) {
-          deadLetters(holder, name, state);
+          deadLetters(holder, name, state, [ids && ids.length === 1 ? null : (ids ? 'redrive-selected' : 'redrive-all')]);
           // a redrive stores messages and marks dead letters: the queue's figures change with it
           var figures = document.getElementById('queue-figures');
           if (figures) {
@@ -610,14 +633,16 @@
     }).catch(function (e) { clear(holder); holder.appendChild(failure(e)); });
   }
 
-  function sourceHours(holder, name, hours) {
+  // keepFocus: the period select had the focus and keeps it once redrawn
+  function sourceHours(holder, name, hours, keepFocus) {
     clear(holder);
-    var select = h('select', { id: 'wh-hours', onchange: function () { sourceHours(holder, name, Number(select.value)); } },
+    var select = h('select', { id: 'wh-hours', onchange: function () { sourceHours(holder, name, Number(select.value), true); } },
       [[24, 'last day'], [48, 'last 2 days'], [168, 'last 7 days']].map(function (o) {
         return h('option', { value: o[0], selected: o[0] === hours, text: o[1] });
       }));
     holder.appendChild(h('h2', { id: 'wh-hours-title', text: 'Source ' + name + ' per hour' }));
     holder.appendChild(h('div', { class: 'toolbar' }, h('label', { for: 'wh-hours' }, 'Period', select)));
+    if (keepFocus) { select.focus(); }
     var box = h('div', null, h('p', { class: 'muted', text: 'Loading\u2026' }));
     holder.appendChild(box);
     api('GET', '/api/v1/webhooks/sources/' + encodeURIComponent(name) + '/hours' + q({ hours: hours })).then(function (d) {

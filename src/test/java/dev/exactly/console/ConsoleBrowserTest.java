@@ -207,6 +207,9 @@ class ConsoleBrowserTest {
         // sorted by messages stored, most first (the page shown)
         driver.findElement(By.cssSelector("button[data-sort=messages]")).click();
         List<String> sorted = rows();
+        // the table is drawn again: the focus stays on the button that sorted it
+        assertEquals("messages", ((JavascriptExecutor) driver).executeScript(
+                "return document.activeElement.getAttribute('data-sort')"));
         assertEquals(3, Integer.parseInt(driver.findElement(By.cssSelector("#queues tbody tr td")).getText()));
         assertEquals("descending", driver.findElement(By.xpath("//button[@data-sort='messages']/..")).getAttribute("aria-sort"));
         assertEquals(new HashSet<>(first), new HashSet<>(sorted));
@@ -286,6 +289,9 @@ class ConsoleBrowserTest {
             WebElement refused = await(By.id("queue-refused"));
             assertTrue(refused.getText().contains("must not be '.' or '..'"), refused.getText());
             assertEquals("alert", refused.getAttribute("role"));
+            // a route change puts the focus on the new page's heading
+            assertEquals("Queue " + (dots.equals("%2E") ? "." : ".."), js.executeScript(
+                    "return document.activeElement.tagName === 'H1' ? document.activeElement.textContent : null"));
             js.executeScript("location.hash = '#/'");
             await(By.id("queues"));
         }
