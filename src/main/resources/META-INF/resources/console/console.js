@@ -341,14 +341,17 @@
       s.hours.forEach(function (x) { byHour[Date.parse(x.hour) / 1000] = x.duplicates; total += x.duplicates; });
       var xs = [], ys = [];
       for (var t = start; t <= now; t += 3600) { xs.push(t); ys.push(byHour[t] || 0); }
-      box.setAttribute('aria-label', 'Chart: ' + total + ' duplicates answered over the period, per hour');
+      var dups = total + ' duplicates';
+      box.setAttribute('aria-label', 'Chart: ' + dups + ' answered over the period, per hour (UTC)');
       box.setAttribute('data-total', String(total));
       if (window.uPlot) {
+        // times in UTC, as in every table of the console (uPlot draws local time by default)
         new window.uPlot({ width: Math.min(900, view.clientWidth || 900), height: 220,
-          series: [{}, { label: 'duplicates', stroke: '#0b5c8a', fill: 'rgba(11,92,138,0.15)', width: 2 }],
-          axes: [{}, { label: 'per hour' }], scales: { x: { time: true } } }, [xs, ys], box);
+          tzDate: function (ts) { return window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
+          series: [{ label: 'Hour (UTC)' }, { label: 'duplicates', stroke: '#0b5c8a', fill: 'rgba(11,92,138,0.15)', width: 2 }],
+          axes: [{ label: 'UTC' }, { label: 'per hour' }], scales: { x: { time: true } } }, [xs, ys], box);
       }
-      holder.appendChild(h('p', { class: 'muted', text: total + ' duplicates over the period (a lower bound: each '
+      holder.appendChild(h('p', { class: 'muted', text: dups + ' over the period (a lower bound: each '
         + 'instance writes its counts every few seconds). The deduplication window is ' + age(s.windowSeconds) + '.' }));
       holder.appendChild(h('details', null, h('summary', { text: 'The figures as a table' }),
         h('table', null, h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'Hour (UTC)' }),

@@ -234,6 +234,10 @@ class ConsoleBrowserTest {
         assertTrue(driver.findElement(By.id("groups")).getText().contains("g"));
         assertTrue(driver.findElement(By.id("options")).getText().contains("dedupWindowSeconds"));
         new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> !d.findElements(By.cssSelector("#dup-chart .uplot")).isEmpty());
+        // the chart's time axis is in UTC, as the tables are, and says so
+        assertTrue(driver.findElement(By.cssSelector("#dup-chart .uplot")).getText().contains("UTC"),
+                driver.findElement(By.cssSelector("#dup-chart .uplot")).getText());
+        assertTrue(driver.findElement(By.id("dup-chart")).getAttribute("aria-label").contains("(UTC)"));
         screenshot("queue");
         accessible("queue");
 
