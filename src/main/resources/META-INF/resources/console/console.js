@@ -241,7 +241,7 @@
     }));
     holder.appendChild(h('table', { id: 'queues' },
       h('caption', { class: 'muted', text: 'Page ' + (overview.page + 1) + (overview.contains ? ', names containing "'
-        + overview.contains + '"' : '') + ': ' + rows.length + ' queues' }),
+        + overview.contains + '"' : '') + ': ' + rows.length + (rows.length === 1 ? ' queue' : ' queues') }),
       h('thead', null, head), body));
     if (rows.length === 0) { holder.appendChild(h('p', { text: 'No queue matches.' })); }
     holder.appendChild(h('div', { class: 'toolbar' },
@@ -341,7 +341,7 @@
       s.hours.forEach(function (x) { byHour[Date.parse(x.hour) / 1000] = x.duplicates; total += x.duplicates; });
       var xs = [], ys = [];
       for (var t = start; t <= now; t += 3600) { xs.push(t); ys.push(byHour[t] || 0); }
-      var dups = total + ' duplicates';
+      var dups = total + (total === 1 ? ' duplicate' : ' duplicates');
       box.setAttribute('aria-label', 'Chart: ' + dups + ' answered over the period, per hour (UTC)');
       box.setAttribute('data-total', String(total));
       if (window.uPlot) {
@@ -465,7 +465,8 @@
                 h('td', null, r.messageId ? link('#/lookup?messageId=' + r.messageId, r.messageId) : '–'),
                 h('td', { text: r.queue ? r.queue + ' / ' + r.partition : '–' }));
             }))));
-          out.appendChild(h('p', { text: answer.remaining + ' dead letters remain not redriven.' }));
+          out.appendChild(h('p', { text: answer.remaining + (answer.remaining === 1 ? ' dead letter remains'
+            : ' dead letters remain') + ' not redriven.' }));
         })
         .catch(function (e) { clear(results); results.appendChild(failure(e)); });
     });

@@ -260,7 +260,7 @@ class ConsoleBrowserTest {
         assertEquals(2, result.findElements(By.cssSelector("tbody tr")).size());
         assertTrue(result.getText().contains(copies.get(0)) && result.getText().contains(copies.get(1)), result.getText());
         assertEquals(2, result.getText().split("redriven", -1).length - 1, result.getText());
-        awaitText(By.id("redrive-results"), "1 dead letters remain");
+        awaitText(By.id("redrive-results"), "1 dead letter remains");
         // the queue's figures follow the redrive without a reload: the two stored again are counted
         awaitText(By.cssSelector("#figure-messages .value"), "6");
         screenshot("redrive-result");
