@@ -215,6 +215,30 @@ class ConsoleBrowserTest {
         assertEquals(new HashSet<>(first), new HashSet<>(sorted));
     }
 
+    @Test
+    void aQueueNameOf255CharactersWrapsInsteadOfWideningThePage() throws IOException {
+        String q = fresh("cons-long");
+        q = q + "-" + "x".repeat(255 - q.length() - 1);
+        assertEquals(255, q.length());
+        push(q, "p", "k", "{}");
+        openWithKey("#/");
+        WebElement filter = await(By.id("filter"));
+        filter.clear();
+        filter.sendKeys(q);
+        driver.findElement(By.cssSelector("form.toolbar button[type=submit]")).click();
+        awaitText(By.cssSelector("#queues caption"), q);
+        JavascriptExecutor js = (JavascriptExecutor) driver;
+        long width = ((Number) js.executeScript("return document.documentElement.scrollWidth")).longValue();
+        long window = ((Number) js.executeScript("return window.innerWidth")).longValue();
+        assertTrue(width <= window, "the overview is " + width + " px wide in a window of " + window);
+
+        driver.findElement(By.linkText(q)).click();
+        await(By.id("figure-messages"));
+        width = ((Number) js.executeScript("return document.documentElement.scrollWidth")).longValue();
+        assertTrue(width <= window, "the queue page is " + width + " px wide in a window of " + window);
+        screenshot("long-name");
+    }
+
     private static List<String> rows() {
         return driver.findElements(By.cssSelector("#queues tbody tr")).stream().map(r -> r.getAttribute("data-queue")).toList();
     }
