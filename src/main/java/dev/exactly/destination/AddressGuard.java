@@ -128,7 +128,7 @@ public final class AddressGuard {
                 return a;
             }
             if (why == null) {
-                why = "host '" + h + "' resolves to " + a.getHostAddress() + ", a " + kind + " address, which a destination "
+                why = "host '" + h + "' resolves to " + a.getHostAddress() + ", " + article(kind) + " address, which a destination "
                         + "may not reach unless exactly.delivery.allowed-hosts allows it";
             }
         }
@@ -154,7 +154,7 @@ public final class AddressGuard {
         if (kind == null || allowed(a)) {
             return null;
         }
-        return "names " + a.getHostAddress() + ", a " + kind + " address, which a destination may not reach unless "
+        return "names " + a.getHostAddress() + ", " + article(kind) + " address, which a destination may not reach unless "
                 + "exactly.delivery.allowed-hosts allows it";
     }
 
@@ -201,6 +201,11 @@ public final class AddressGuard {
             return null;
         }
         return ipv4Kind(((Inet4Address) a).getAddress());
+    }
+
+    /** @return the kind with its indefinite article: "a loopback", "an unspecified (0.0.0.0/8)" */
+    private static String article(String kind) {
+        return ("aeiou".indexOf(kind.charAt(0)) >= 0 ? "an " : "a ") + kind;
     }
 
     private static String ipv4Kind(byte[] b) {

@@ -27,14 +27,11 @@ public class DestinationRepository {
             + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint";
     private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
     private static final String GET = "SELECT " + COLUMNS + " FROM exactly.destinations WHERE name = $1";
-    private static final String UPSERT = "INSERT INTO exactly.destinations (" + COLUMNS + ") "
-            + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (name) DO UPDATE SET type = EXCLUDED.type, "
-            + "url = EXCLUDED.url, signing_secret = EXCLUDED.signing_secret, timeout_ms = EXCLUDED.timeout_ms, "
-            + "max_attempts = EXCLUDED.max_attempts, backoff_ms = EXCLUDED.backoff_ms, "
-            + "backoff_cap_ms = EXCLUDED.backoff_cap_ms, queue_url = EXCLUDED.queue_url, event_bus = EXCLUDED.event_bus, "
-            + "source = EXCLUDED.source, detail_type = EXCLUDED.detail_type, region = EXCLUDED.region, "
-            + "endpoint = EXCLUDED.endpoint WHERE exactly.destinations.queue = EXCLUDED.queue "
-            + "RETURNING (xmax = 0) AS created";
+    // sql/R__destinations.sql
+    private static final String UPSERT = "SELECT created FROM exactly.put_destination(p_name => $1, p_queue => $2, "
+            + "p_type => $3, p_url => $4, p_signing_secret => $5, p_timeout_ms => $6, p_max_attempts => $7, "
+            + "p_backoff_ms => $8, p_backoff_cap_ms => $9, p_queue_url => $10, p_event_bus => $11, p_source => $12, "
+            + "p_detail_type => $13, p_region => $14, p_endpoint => $15)";
     // a new destination's cursors start after each partition's last offset (what is stored from now on)
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
             + "ON CONFLICT (name) DO NOTHING RETURNING name) "

@@ -215,6 +215,23 @@ public final class DestinationRules {
         }
     }
 
+    /** A host of numbers only (decimal, octal or hex parts, as inet_aton reads them): an IPv4 address. */
+    private static final Pattern NUMERIC_HOST =
+            Pattern.compile("(?i)(0x[0-9a-f]*|[0-9]+)(\\.(0x[0-9a-f]*|[0-9]+))*\\.?");
+    /** The one IPv4 form every client reads alike: four decimal octets, no leading zeros. */
+    private static final Pattern DOTTED_QUAD =
+            Pattern.compile("((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])");
+
+    /** @return the host of a URI's raw authority (user information and port removed), or null */
+    private static String hostOf(String authority) {
+        if (authority == null) {
+            return null;
+        }
+        String h = authority.substring(authority.lastIndexOf('@') + 1);
+        int colon = h.lastIndexOf(':');
+        return colon >= 0 && !h.startsWith("[") ? h.substring(0, colon) : h;
+    }
+
     /** @return null when {@code url} is an http(s) URL a destination may have, else why not */
     static String url(String url, AddressGuard guard) {
         URI u;
@@ -226,6 +243,11 @@ public final class DestinationRules {
         String scheme = u.getScheme();
         if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
             return "must be an http or https URL";
+        }
+        String numeric = u.getHost() != null ? u.getHost() : hostOf(u.getRawAuthority());
+        if (numeric != null && NUMERIC_HOST.matcher(numeric).matches() && !DOTTED_QUAD.matcher(numeric).matches()) {
+            return "must write an IPv4 address as four decimal numbers without leading zeros (e.g. 10.0.0.1): "
+                    + "clients read forms such as 0177.0.0.1, 0x7f.1 or 127.1 as different addresses";
         }
         if (u.getHost() == null || u.getHost().isEmpty()) {
             return "must name a host";

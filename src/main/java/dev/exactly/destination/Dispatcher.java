@@ -117,13 +117,16 @@ public class Dispatcher {
                         .description("attempts that did not deliver").register(r);
                 dead = Counter.builder("exactly.destination.dead.letters").tag("destination", d.name())
                         .description("messages dead-lettered for the destination").register(r);
-                // by name, so that the gauge reads the current slot of the destination
+                // by name, so that the gauge reads the current slot of the destination; registered
+                // once per name (a destination's slot is made again after a replay or a change)
                 String name = d.name();
-                Gauge.builder("exactly.destination.lag.messages", slots, m -> m.containsKey(name) ? m.get(name).lagMessages.get() : 0)
-                        .tag("destination", name).description("messages not yet delivered nor dead-lettered").register(r);
-                Gauge.builder("exactly.destination.oldest.undelivered.seconds", slots,
-                                m -> m.containsKey(name) ? m.get(name).oldestMillis.get() / 1000.0 : 0)
-                        .tag("destination", name).description("age of the oldest message not yet delivered").register(r);
+                if (r.find("exactly.destination.lag.messages").tag("destination", name).gauge() == null) {
+                    Gauge.builder("exactly.destination.lag.messages", slots, m -> m.containsKey(name) ? m.get(name).lagMessages.get() : 0)
+                            .tag("destination", name).description("messages not yet delivered nor dead-lettered").register(r);
+                    Gauge.builder("exactly.destination.oldest.undelivered.seconds", slots,
+                                    m -> m.containsKey(name) ? m.get(name).oldestMillis.get() / 1000.0 : 0)
+                            .tag("destination", name).description("age of the oldest message not yet delivered").register(r);
+                }
             } else {
                 delivered = null;
                 failed = null;

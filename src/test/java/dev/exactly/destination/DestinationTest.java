@@ -336,6 +336,12 @@ class DestinationTest {
                     .then().statusCode(400).contentType("application/problem+json").extract().asString();
             assertTrue(answer.contains("\"" + field + "\""), body + " -> " + answer);
         });
+        // IPv4 forms other than four decimal octets, which clients read differently (0177 is 127 to curl, 177 to Java)
+        for (String host : List.of("0177.0.0.1", "127.1", "0x7f.0.0.1", "2130706433", "010.0.0.1")) {
+            String answer = api().body("{\"url\":\"http://" + host + ":9/\"}").put("/api/v1/queues/" + queue + "/destinations/d1")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("four decimal numbers without leading zeros"), host + " -> " + answer);
+        }
         api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404); // nothing was written
         api().body("{\"url\":\"https://example.com/\"}").put("/api/v1/queues/dest-configured/destinations/configured-hook")
                 .then().statusCode(409);
