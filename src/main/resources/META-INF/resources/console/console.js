@@ -268,12 +268,15 @@
       return;
     }
     var figures = h('div', { id: 'queue-figures' }, h('p', { class: 'muted', text: 'Loading…' }));
+    var dests = h('section', { id: 'destinations', 'aria-labelledby': 'dest-title' });
     var chart = h('section', { id: 'duplicates', 'aria-labelledby': 'dup-title' });
     var dead = h('section', { id: 'dead-letters', 'aria-labelledby': 'dl-title' });
     view.appendChild(figures);
+    view.appendChild(dests);
     view.appendChild(chart);
     view.appendChild(dead);
     loadQueueFigures(figures, name).then(function () {
+      destinations(dests, name);
       duplicatesChart(chart, name, 48);
       deadLetters(dead, name, { cursors: [null], page: 0 });
     }).catch(function (e) { clear(figures); figures.appendChild(failure(e)); });
@@ -317,6 +320,41 @@
     }), h('dt', { text: 'dead-letter queue' }), h('dd', null, link('#/queue/' + encodeURIComponent(stats.deadLetterQueue),
       stats.deadLetterQueue)), h('dt', { text: 'created' }), h('dd', { text: when(queue.createdAt) })));
   }
+  // the queue's destinations with their delivery state (GET /api/v1/queues/{queue}/destinations)
+  function destinations(holder, name) {
+    clear(holder);
+    holder.appendChild(h('h2', { id: 'dest-title', text: 'Destinations' }));
+    api('GET', '/api/v1/queues/' + encodeURIComponent(name) + '/destinations').then(function (data) {
+      var list = data.destinations || [];
+      if (list.length === 0) {
+        holder.appendChild(h('p', { class: 'muted', text: 'No destination receives this queue\'s messages.' }));
+        return;
+      }
+      holder.appendChild(h('table', { id: 'destinations-table' },
+        h('thead', null, h('tr', null, ['Destination', 'Type', 'Target', 'State'].map(function (t) {
+          return h('th', { scope: 'col', text: t });
+        }), ['Delivered', 'Pending', 'Oldest undelivered', 'Failed attempts', 'Dead letters'].map(function (t) {
+          return h('th', { scope: 'col', class: 'num', text: t });
+        }), h('th', { scope: 'col', text: 'Last error' }))),
+        h('tbody', null, list.map(function (d) {
+          var st = d.state || {};
+          return h('tr', null, h('th', { scope: 'row', text: d.name }), h('td', { text: d.type }),
+            h('td', { text: d.url || d.queueUrl || d.eventBus || '–' }),
+            h('td', { text: st.paused ? 'paused' : 'delivering' }),
+            h('td', { class: 'num', text: num(st.delivered) }), h('td', { class: 'num', text: num(st.pending) }),
+            h('td', { class: 'num', text: age(st.oldestUndeliveredAgeSeconds) }),
+            h('td', { class: 'num', text: num(st.failedAttempts) }), h('td', { class: 'num', text: num(st.deadLetters) }),
+            h('td', { text: st.lastError ? st.lastError + ' (' + when(st.lastErrorAt) + ')' : '–' }));
+        }))));
+    }).catch(function (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        holder.appendChild(h('p', { class: 'muted', text: 'No destination receives this queue\'s messages.' }));
+      } else {
+        holder.appendChild(failure(e));
+      }
+    });
+  }
+
   function card(label, value, id) {
     return h('div', { class: 'card', id: id }, h('span', { class: 'value', text: value }), h('span', { class: 'muted', text: label }));
   }

@@ -305,6 +305,30 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void aQueuePageShowsItsDestinationsAndTheirState() throws IOException {
+        String q = fresh("cons-dest");
+        push(q, "p", "before", "{}");
+        openWithKey("#/queue/" + q);
+        awaitText(By.id("destinations"), "No destination receives");
+        // an address nothing answers on (the tests' allowed range): its one attempt fails, and the
+        // message is dead-lettered for the destination
+        api().body("{\"url\":\"http://127.0.0.2:9/hook\",\"maxAttempts\":1,\"timeoutMs\":1000}")
+                .put("/api/v1/queues/{q}/destinations/{d}", q, "d-" + q).then().statusCode(201);
+        push(q, "p", "after", "{}");
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(d -> api().get("/api/v1/queues/{q}/destinations", q)
+                .then().extract().jsonPath().getInt("destinations[0].state.deadLetters") == 1);
+        driver.navigate().refresh();
+        WebElement table = await(By.id("destinations-table"));
+        String row = table.findElement(By.cssSelector("tbody tr")).getText();
+        assertTrue(row.contains("d-" + q) && row.contains("http://127.0.0.2:9/hook") && row.contains("delivering"), row);
+        assertTrue(table.findElement(By.cssSelector("tbody tr td:last-child")).getText().length() > 1, row);
+        assertTrue(driver.findElement(By.id("groups")).getText().contains("destination:d-" + q));
+        screenshot("queue-destinations");
+        accessible("queue-destinations");
+        api().delete("/api/v1/queues/{q}/destinations/{d}", q, "d-" + q).then().statusCode(204);
+    }
+
+    @Test
     void aDotOrDotDotQueueLinkIsRefusedWithoutAFetch() throws IOException {
         openWithKey("#/");
         await(By.id("queues"));
