@@ -37,7 +37,8 @@ import org.junit.jupiter.api.Test;
 /**
  * docs/configuration.md and the application name the same settings, with the same defaults: every
  * key of its tables exists (exactly.* in the application's @ConfigMapping interfaces, walked by
- * reflection; exactly.secrets.* in the Lambda shape's Secrets Manager config source; quarkus.* in
+ * reflection; exactly.secrets.* in the Lambda shape's Secrets Manager config source, exactly.invoke.*
+ * in its self-invocation's {@code @ConfigProperty} (both in src/lambda); quarkus.* in
  * the run-time config model Quarkus ships with each extension), every mapping key is in a table,
  * a documented default is the mapping's {@code @WithDefault} (or application.properties' value, or
  * Quarkus' own default), and a "(Lambda: x)" is the {@code %lambda.} override of
@@ -74,13 +75,32 @@ class DocsConfigurationTest {
     @Test
     void everyDocumentedExactlyKeyIsMappedAndEveryMappedKeyIsDocumented() {
         Set<String> documented = new TreeSet<>();
-        DOCUMENTED.keySet().stream().filter(k -> k.startsWith("exactly.") && !k.startsWith("exactly.secrets.")).forEach(documented::add);
+        DOCUMENTED.keySet().stream().filter(k -> k.startsWith("exactly.") && !k.startsWith("exactly.secrets.")
+                && !k.startsWith("exactly.invoke.")).forEach(documented::add);
         Set<String> notMapped = new TreeSet<>(documented);
         notMapped.removeAll(MAPPED.keySet());
         Set<String> notDocumented = new TreeSet<>(MAPPED.keySet());
         notDocumented.removeAll(documented);
         assertEquals(Set.of(), notMapped, "keys docs/configuration.md names that no @ConfigMapping has");
         assertEquals(Set.of(), notDocumented, "@ConfigMapping keys missing from docs/configuration.md");
+    }
+
+    @Test
+    void theLambdaInvokeKeysAreTheSelfInvocationsOwn() throws IOException {
+        Set<String> declared = new TreeSet<>();
+        Pattern property = Pattern.compile("@ConfigProperty\\(name = \"(exactly\\.invoke\\.[a-z.-]+)\"");
+        try (var files = Files.walk(LAMBDA_SOURCES)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                Matcher m = property.matcher(Files.readString(f));
+                while (m.find()) {
+                    declared.add(m.group(1));
+                }
+            }
+        }
+        Set<String> documented = new TreeSet<>();
+        DOCUMENTED.keySet().stream().filter(k -> k.startsWith("exactly.invoke.")).forEach(documented::add);
+        assertEquals(declared, documented);
+        assertTrue(declared.contains("exactly.invoke.endpoint"), "the self-invocation's keys are found: " + declared);
     }
 
     @Test

@@ -70,6 +70,8 @@ class ReflectionRegistrationTest {
             "dev.exactly.webhook.WebhookSource",                  // configuration
             "dev.exactly.webhook.DedupWindow",                    // configuration
             "dev.exactly.webhook.WebhookMetrics$Meters",          // a source's counters
+            "dev.exactly.webhook.WebhookFigures$SourceCounts",    // a row; written as WebhookSourceFigures
+            "dev.exactly.webhook.WebhookFigures$HourCounts",      // a row; written as WebhookSourceFigures
             "dev.exactly.webhook.replay.RecordedDelivery",        // a delivery file's line (read as a tree)
             "dev.exactly.http.AllowedMethods$Route",              // a route template, for Allow
             "dev.exactly.webhook.signature.TimestampedHmacList$Format", // a signature scheme's spelling
