@@ -160,15 +160,11 @@ public final class DestinationRules {
 
     /** @return null when {@code url} is an SQS queue URL a destination may have, else why not */
     static String queueUrl(String url, AddressGuard guard) {
-        String why = noUserInfo(url);
-        why = why != null ? why : url(url, guard);
+        String why = awsUrl(url, guard);
         if (why != null) {
             return why;
         }
         URI u = URI.create(url);
-        if (u.getRawQuery() != null) {
-            return "must not have a query";
-        }
         String path = u.getPath() == null ? "" : u.getPath();
         String last = path.substring(path.lastIndexOf('/') + 1);
         if (!SQS_QUEUE_NAME.matcher(last).matches()) {
@@ -179,19 +175,30 @@ public final class DestinationRules {
 
     /** @return null when {@code url} is a service endpoint a destination may have, else why not */
     static String endpoint(String url, AddressGuard guard) {
-        String why = noUserInfo(url);
-        why = why != null ? why : url(url, guard);
+        String why = awsUrl(url, guard);
         if (why != null) {
             return why;
         }
         URI u = URI.create(url);
-        if (u.getRawQuery() != null) {
-            return "must not have a query";
-        }
         if (u.getRawPath() != null && !u.getRawPath().isEmpty() && !u.getRawPath().equals("/")) {
             return "must be a scheme, host and port only (no path)";
         }
         return null;
+    }
+
+    /**
+     * The checks an AWS service's URL shares (an SQS queue URL, a service endpoint): no user
+     * information, a URL a destination may have ({@link #url}), and no query.
+     *
+     * @return why not, or null
+     */
+    private static String awsUrl(String url, AddressGuard guard) {
+        String why = noUserInfo(url);
+        why = why != null ? why : url(url, guard);
+        if (why == null && URI.create(url).getRawQuery() != null) {
+            why = "must not have a query";
+        }
+        return why;
     }
 
     /** @return why an AWS destination's URL may not carry user information (credentials come from the SDK's chain), or null */

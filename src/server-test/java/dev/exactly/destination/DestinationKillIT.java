@@ -10,10 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.standardwebhooks.Webhook;
 import com.sun.net.httpserver.HttpServer;
+import dev.exactly.server.PackagedServer;
 import dev.exactly.testing.TestDatabase;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,15 +33,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,8 +55,6 @@ import org.junit.jupiter.api.Test;
  */
 class DestinationKillIT {
 
-    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
-    private static final Pattern LISTENING = Pattern.compile("Listening on: http://([^:/]+):(\\d+)");
     private static final String KEY = "exactly-kill-test-key";
     private static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -72,7 +65,7 @@ class DestinationKillIT {
     record Arrival(String id, String partition, long offset, String body, int attempt) {
     }
 
-    private final List<Process> started = new ArrayList<>();
+    private final List<PackagedServer> started = new ArrayList<>();
     private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
     private final List<String> badSignatures = new CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
@@ -80,11 +73,8 @@ class DestinationKillIT {
 
     @AfterEach
     void stop() throws Exception {
-        for (Process p : started) {
-            p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+        for (PackagedServer s : started) {
+            s.stop();
         }
         if (receiver != null) {
             receiver.stop(0);
@@ -133,7 +123,7 @@ class DestinationKillIT {
         receiver.start();
 
         String db = TestDatabase.createDatabase();
-        Server first = start(db);
+        PackagedServer first = start(db);
         String queue = "kill-" + UUID.randomUUID().toString().substring(0, 8);
         String name = "receiver";
         String base = "/api/v1/queues/" + queue + "/destinations/" + name;
@@ -159,7 +149,7 @@ class DestinationKillIT {
         assertTrue(beforeRestart < MESSAGES, "killed mid-delivery: " + beforeRestart + " of " + MESSAGES + " had arrived");
         assertFalse(touched.isEmpty(), "a lease was under way when the server died");
 
-        Server second = start(db);
+        PackagedServer second = start(db);
         await("every message delivered after the restart", () -> ids().containsAll(pushed.keySet()));
         await("nothing pending", () -> pending(second, queue) == 0);
         Thread.sleep(300); // a repeat still on its way would arrive now
@@ -220,7 +210,7 @@ class DestinationKillIT {
         return out;
     }
 
-    private long pending(Server s, String queue) {
+    private long pending(PackagedServer s, String queue) {
         try {
             HttpResponse<String> r = send(s, "GET", "/api/v1/queues/" + queue + "/destinations", null);
             return JSON.readTree(r.body()).get("destinations").get(0).get("state").get("pending").asLong();
@@ -234,7 +224,7 @@ class DestinationKillIT {
         return v == null || v.isEmpty() ? null : v.get(0);
     }
 
-    private String push(Server s, String queue, String partition, String txn) throws Exception {
+    private String push(PackagedServer s, String queue, String partition, String txn) throws Exception {
         HttpResponse<String> r = send(s, "POST", "/api/v1/push", "{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\""
                 + partition + "\",\"transactionId\":\"" + txn + "\",\"payload\":{\"txn\":\"" + txn + "\"}}]}");
         assertEquals(200, r.statusCode(), r.body());
@@ -243,7 +233,7 @@ class DestinationKillIT {
         return item.get("messageId").asText();
     }
 
-    private HttpResponse<String> send(Server s, String method, String path, String body) throws Exception {
+    private HttpResponse<String> send(PackagedServer s, String method, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
                 .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json");
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -260,19 +250,11 @@ class DestinationKillIT {
         }
     }
 
-    private record Server(Process process, int port, StringBuilder log) {
-    }
-
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1; returns once it listens. */
-    private Server start(String db) throws Exception {
-        assertTrue(Files.isRegularFile(JAR), JAR + " is built by mvn package (this test runs in verify)");
+    private PackagedServer start(String db) throws Exception {
         Path dir = Path.of("target", "kill-" + UUID.randomUUID()).toAbsolutePath();
         Files.createDirectories(dir);
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=0", "-jar", JAR.toAbsolutePath().toString())
-                .directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("QUARKUS_") || k.startsWith("EXACTLY_"));
-        pb.environment().putAll(Map.of(
+        PackagedServer s = PackagedServer.start(dir, Map.of(
                 "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
                 "QUARKUS_DATASOURCE_USERNAME", "postgres",
                 "QUARKUS_DATASOURCE_PASSWORD", "",
@@ -280,30 +262,8 @@ class DestinationKillIT {
                 "EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
                         MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8))),
                 "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
-                "EXACTLY_DELIVERY_POLL_MS", "100"));
-        Process p = pb.start();
-        started.add(p);
-        StringBuilder log = new StringBuilder();
-        CompletableFuture<Matcher> listening = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    synchronized (log) {
-                        log.append(line).append('\n');
-                    }
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        listening.complete(m);
-                    }
-                }
-            } catch (IOException e) {
-                listening.completeExceptionally(e);
-            }
-            listening.completeExceptionally(new IllegalStateException("the server exited:\n" + log));
-        }, "server-output");
-        reader.setDaemon(true);
-        reader.start();
-        Matcher m = listening.get(180, TimeUnit.SECONDS);
-        return new Server(p, Integer.parseInt(m.group(2)), log);
+                "EXACTLY_DELIVERY_POLL_MS", "100"), 180);
+        started.add(s);
+        return s;
     }
 }

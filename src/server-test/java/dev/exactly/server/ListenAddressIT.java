@@ -4,12 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.testing.TestDatabase;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,10 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,17 +29,14 @@ import org.junit.jupiter.api.Test;
  */
 class ListenAddressIT {
 
-    private static final Path JAR = Path.of("target", "quarkus-app", "quarkus-run.jar");
-    private static final Pattern LISTENING = Pattern.compile("Listening on: http://([^:/]+):(\\d+)");
-
-    private final List<Process> started = new ArrayList<>();
+    private final List<PackagedServer> started = new ArrayList<>();
     private final List<Path> dataDirs = new ArrayList<>();
 
     @Test
     void theEmbeddedDefaultListensOnLoopbackOnly() throws Exception {
         Path dir = folder();
-        Server s = start(dir, Map.of());
-        assertEquals("127.0.0.1", s.logged(), s.output());
+        PackagedServer s = start(dir, Map.of());
+        assertEquals("127.0.0.1", s.host(), s.output());
         assertEquals(List.of("127.0.0.1"), listening(s.process().pid(), s.port()), s.output());
         assertEquals(200, status(s.port(), "/q/health/live"));
         assertTrue(s.output().contains("using the embedded PostgreSQL"), s.output());
@@ -56,8 +47,8 @@ class ListenAddressIT {
         Path dir = folder();
         Files.createDirectories(dir.resolve("config"));
         Files.writeString(dir.resolve("config").resolve("application.properties"), "quarkus.http.host=127.0.0.2\n");
-        Server s = start(dir, Map.of());
-        assertEquals("127.0.0.2", s.logged(), s.output());
+        PackagedServer s = start(dir, Map.of());
+        assertEquals("127.0.0.2", s.host(), s.output());
         assertEquals(List.of("127.0.0.2"), listening(s.process().pid(), s.port()), s.output());
     }
 
@@ -65,22 +56,14 @@ class ListenAddressIT {
     void aServerOnItsOwnDatabaseKeepsQuarkusDefault() throws Exception {
         String db = TestDatabase.createDatabase();
         Path dir = folder();
-        Server s = start(dir, Map.of(
+        PackagedServer s = start(dir, Map.of(
                 "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
                 "QUARKUS_DATASOURCE_USERNAME", "postgres",
                 "QUARKUS_DATASOURCE_PASSWORD", ""));
-        assertEquals("0.0.0.0", s.logged(), s.output());
+        assertEquals("0.0.0.0", s.host(), s.output());
         assertEquals(List.of("0.0.0.0"), listening(s.process().pid(), s.port()), s.output());
         assertEquals(200, status(s.port(), "/q/health/live"));
         assertTrue(!Files.exists(dir.resolve(".exactly")), "no embedded database was started");
-    }
-
-    private record Server(Process process, String logged, int port, StringBuilder log) {
-        String output() {
-            synchronized (log) {
-                return log.toString();
-            }
-        }
     }
 
     private Path folder() throws IOException {
@@ -91,37 +74,10 @@ class ListenAddressIT {
     }
 
     /** Starts the packaged server in {@code dir} on a free port; returns once it logs where it listens. */
-    private Server start(Path dir, Map<String, String> env) throws Exception {
-        assertTrue(Files.isRegularFile(JAR), JAR + " is built by mvn package (this test runs in verify)");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=0", "-jar", JAR.toAbsolutePath().toString())
-                .directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.startsWith("QUARKUS_") || k.startsWith("EXACTLY_"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        started.add(p);
-        StringBuilder log = new StringBuilder();
-        CompletableFuture<Matcher> listening = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    synchronized (log) {
-                        log.append(line).append('\n');
-                    }
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        listening.complete(m);
-                    }
-                }
-            } catch (IOException e) {
-                listening.completeExceptionally(e);
-            }
-            listening.completeExceptionally(new IllegalStateException("the server exited:\n" + log));
-        }, "server-output");
-        reader.setDaemon(true);
-        reader.start();
-        Matcher m = listening.get(120, TimeUnit.SECONDS);
-        return new Server(p, m.group(1), Integer.parseInt(m.group(2)), log);
+    private PackagedServer start(Path dir, Map<String, String> env) throws Exception {
+        PackagedServer s = PackagedServer.start(dir, env, 120);
+        started.add(s);
+        return s;
     }
 
     /**
@@ -190,11 +146,8 @@ class ListenAddressIT {
 
     @AfterEach
     void stop() throws Exception {
-        for (Process p : started) {
-            p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+        for (PackagedServer s : started) {
+            s.stop();
         }
         // the embedded PostgreSQL normally stops with its service; one left behind is stopped by its PID
         for (Path data : dataDirs) {
