@@ -66,6 +66,15 @@ public class Dispatcher {
     private static final int MAX_ERROR_CHARS = 1000;
     /** Kept free before a drain's deadline: an attempt (or backoff) that would end later parks its partition. */
     static final long DRAIN_MARGIN_MS = 1_000;
+    /**
+     * Invocation mode: how long this instance trusts what it read of a queue having a destination
+     * defined through the API. A destination another instance adds is noticed by this one's stores
+     * within this time (the scheduled drain delivers what they stored meanwhile); one this instance
+     * adds or deletes is noticed at once ({@link #refreshSoon}).
+     */
+    static final long DESTINATION_LOOKUP_TTL_MS = 10_000;
+    /** Invocation mode: at most this many queues' lookups are kept; beyond it the cache starts again empty. */
+    private static final int DESTINATION_LOOKUP_MAX = 10_000;
 
     private final DeliveryConfig config;
     private final ConfiguredDestinations configured;
@@ -86,6 +95,18 @@ public class Dispatcher {
     /** Invocation mode: delivery runs only inside {@link #drain}, which sets its deadline here. */
     private volatile boolean invocation;
     private volatile long deadline = Long.MAX_VALUE;
+    /**
+     * Invocation mode: queue → whether it had a destination defined through the API when read, and
+     * until when (System.nanoTime) that is trusted. A store into a queue known to have none runs no
+     * statement for delivery.
+     */
+    private final ConcurrentHashMap<String, Lookup> destinationLookups = new ConcurrentHashMap<>();
+    /** Bumped when this instance changes a destination: a lookup that began before it is not kept. */
+    private final AtomicLong destinationsChanged = new AtomicLong();
+
+    private record Lookup(boolean hasDestination, long untilNanos) {
+    }
+
     /** Batches popped or resumed so far (a drain's final look compares it). */
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
@@ -229,7 +250,9 @@ public class Dispatcher {
         }
         Set<String> withConfigured = new HashSet<>();
         configured.all().values().forEach(d -> withConfigured.add(d.queue()));
-        return drains.ask(new ArrayList<>(new LinkedHashSet<>(queues)), withConfigured, config.drainDebounceMs())
+        return withDestination(new LinkedHashSet<>(queues), withConfigured)
+                .flatMap(candidates -> candidates.isEmpty() ? Uni.createFrom().item(List.<String>of())
+                        : drains.ask(candidates, withConfigured, config.drainDebounceMs()))
                 .flatMap(due -> due.isEmpty() ? Uni.createFrom().voidItem()
                         : Uni.createFrom().<Void>item(() -> {
                             for (String q : due) {
@@ -247,6 +270,45 @@ public class Dispatcher {
                     LOG.warnf("destinations: could not ask for a drain (the scheduled one delivers): %s", e.toString());
                     return null;
                 });
+    }
+
+    /**
+     * Invocation mode: the queues among {@code queues} that may have a destination: those the
+     * configuration gives one, those this instance read as having one within
+     * {@link #DESTINATION_LOOKUP_TTL_MS}, and those it has not read lately that the database gives
+     * one (one statement for all of them; what it read is kept).
+     */
+    private Uni<List<String>> withDestination(Set<String> queues, Set<String> withConfigured) {
+        long now = System.nanoTime();
+        List<String> candidates = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        for (String q : queues) {
+            Lookup l = withConfigured.contains(q) ? null : destinationLookups.get(q);
+            if (withConfigured.contains(q) || l != null && now - l.untilNanos() < 0 && l.hasDestination()) {
+                candidates.add(q);
+            } else if (l == null || now - l.untilNanos() >= 0) {
+                unknown.add(q);
+            }
+        }
+        if (unknown.isEmpty()) {
+            return Uni.createFrom().item(candidates);
+        }
+        long generation = destinationsChanged.get();
+        return drains.withDestinations(unknown).map(found -> {
+            if (destinationsChanged.get() == generation) {
+                if (destinationLookups.size() + unknown.size() > DESTINATION_LOOKUP_MAX) {
+                    destinationLookups.clear();
+                }
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DESTINATION_LOOKUP_TTL_MS);
+                unknown.forEach(q -> destinationLookups.put(q, new Lookup(found.contains(q), until)));
+            }
+            for (String q : unknown) {
+                if (found.contains(q)) {
+                    candidates.add(q);
+                }
+            }
+            return candidates;
+        });
     }
 
     /**
@@ -280,8 +342,13 @@ public class Dispatcher {
         }
     }
 
-    /** Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them. */
+    /**
+     * Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them;
+     * in invocation mode, forgets which queues were read as having a destination.
+     */
     public void refreshSoon() {
+        destinationsChanged.incrementAndGet();
+        destinationLookups.clear();
         if (running && timer != null) {
             timer.execute(this::tick);
         }

@@ -9,7 +9,9 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -22,6 +24,7 @@ public class DrainRepository {
 
     // the functions of sql/R__delivery_drains.sql
     private static final String ASK = "SELECT exactly.ask_drains(p_queues => $1, p_configured => $2, p_debounce_ms => $3)";
+    private static final String WITH_DESTINATIONS = "SELECT DISTINCT queue FROM exactly.destinations WHERE queue = ANY($1::text[])";
     private static final String CLEAR = "UPDATE exactly.delivery_drains SET invoked_at = '-infinity' "
             + "WHERE queue = ANY($1::text[]) AND invoked_at > '-infinity'";
     private static final String TOUCH = "SELECT exactly.touch_drains(p_queues => $1)";
@@ -55,6 +58,23 @@ public class DrainRepository {
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<String> out = new ArrayList<>();
+                    rows.forEach(r -> out.add(r.getString(0)));
+                    return out;
+                });
+    }
+
+    /**
+     * The queues that have a destination defined through the API (the configuration's are not in
+     * the database).
+     *
+     * @param queues the queues to look up
+     * @return those among {@code queues} with at least one row in exactly.destinations
+     */
+    public Uni<Set<String>> withDestinations(Collection<String> queues) {
+        return BorrowedConnections.execute(pool, WITH_DESTINATIONS, Tuple.of(queues.toArray(String[]::new)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    Set<String> out = new HashSet<>();
                     rows.forEach(r -> out.add(r.getString(0)));
                     return out;
                 });

@@ -8,6 +8,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,8 @@ class DrainRepositoryTest {
                 .execute(Tuple.of("d-" + q, q)).await().atMost(WAIT);
         String other = "drain-none-" + System.nanoTime();
         assertEquals(List.of(q), drains.ask(List.of(q, other), List.of(), 60_000).await().atMost(WAIT));
+        assertEquals(Set.of(q), drains.withDestinations(List.of(q, other)).await().atMost(WAIT),
+                "the lookup a Lambda instance keeps for a while");
         pool.preparedQuery("DELETE FROM exactly.destinations WHERE name = $1").execute(Tuple.of("d-" + q)).await().atMost(WAIT);
     }
 }

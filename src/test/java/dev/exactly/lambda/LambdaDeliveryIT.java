@@ -84,6 +84,11 @@ class LambdaDeliveryIT {
     @BeforeAll
     static void start() throws Exception {
         database = TestDatabase.createMigratedDatabase();
+        // counts calls of PL/pgSQL functions (pg_stat_user_functions) in the function's sessions
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(database), "postgres", "");
+             Statement st = c.createStatement()) {
+            st.execute("ALTER DATABASE \"" + database + "\" SET track_functions = 'pl'");
+        }
         LambdaRuntimeIT.createFunctionRole();
         secrets = new FakeSecretsManager();
         runtime = new RuntimeApiServer();
@@ -295,6 +300,55 @@ class LambdaDeliveryIT {
         System.out.printf("LambdaDeliveryIT: warm, median of %d: push to delivery %.1f ms; push invocation %.1f ms into the queue "
                         + "with a destination, %.1f ms into one without (runtime client, Invoke stub and receiver on loopback)%n",
                 n, median(delivered), median(withDestination), median(without));
+    }
+
+    @Test
+    @Order(5)
+    void aPushIntoAQueueWithoutADestinationAsksForNoDrainAndADestinationAddedAfterwardsIsDelivered() throws Exception {
+        String queue = "added-later";
+        String askCalls = "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions "
+                + "WHERE schemaname = 'exactly' AND funcname = 'ask_drains'";
+        long before = settledCount(askCalls);
+        for (int i = 0; i < 3; i++) {
+            push(queue, "before-" + i, "{\"n\":" + i + "}");
+        }
+        assertEquals(before, settledCount(askCalls), "stores into a queue without a destination ran exactly.ask_drains");
+
+        RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/later")
+                .header("authorization", "Bearer " + Api.TEST_API_KEY)
+                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
+                        + SIGNING_SECRET + "\"}").build(), TIMEOUT);
+        assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
+        assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
+        String id = push(queue, "after", "{\"n\":3}").path("messageId").asText();
+        await("the delivery of " + id + " to the destination added after the first stores",
+                () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204 && r.verified()));
+        assertTrue(settledCount(askCalls) > before, "the store after the destination was added asked for no drain");
+    }
+
+    /**
+     * A statistics count once the function's sessions have reported theirs: a session reports its
+     * counters at most once a second, and within 10 s of going idle, so the figures (with the rows
+     * inserted, which every store changes) are read until they stood still for 11 s.
+     */
+    private static long settledCount(String sql) throws InterruptedException {
+        String activity = "SELECT (SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions) "
+                + "+ (SELECT coalesce(sum(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables)";
+        long last = count(activity);
+        long stillSince = System.nanoTime();
+        long until = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() - stillSince < TimeUnit.SECONDS.toNanos(11)) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("the statistics did not stand still within " + TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(250);
+            long now = count(activity);
+            if (now != last) {
+                last = now;
+                stillSince = System.nanoTime();
+            }
+        }
+        return count(sql);
     }
 
     private static double median(long[] nanos) {

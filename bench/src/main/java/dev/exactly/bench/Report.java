@@ -308,7 +308,8 @@ final class Report {
         boolean archive = s.coldStarts.get(0).length > 2;
         if (archive) {
             line("With the AppCDS archive the build wrote (`quarkus.package.jar.appcds.enabled`): the same jar started");
-            line("with `-XX:SharedArchiveFile=target/quarkus-app/app-cds.jsa`, right after each start without it.");
+            line("in target/quarkus-app with `-XX:SharedArchiveFile=app-cds.jsa -Xshare:on`, right after each start without it");
+            line("(from that directory both: the archive's class path is relative to it).");
             line();
             line("| run | process start → first answered push | Quarkus \"started in\" | with the archive: first answered push | \"started in\" |");
             line("| ---: | ---: | ---: | ---: | ---: |");

@@ -67,6 +67,21 @@ public final class ServerProcess implements AutoCloseable {
     public static ServerProcess start(Path jar, String reactiveUrl, String user, String apiKeySha256,
                                       Map<String, String> settings, Path log, List<String> jvmOptions)
             throws IOException {
+        return start(jar, reactiveUrl, user, apiKeySha256, settings, log, jvmOptions, false);
+    }
+
+    /**
+     * Spawns the service with extra JVM options, and when {@code fromJarDirectory}, in the jar's own
+     * directory as {@code java -jar quarkus-run.jar}: the AppCDS archive the build writes
+     * (app-cds.jsa) records the class path relative to that directory, and a JVM started elsewhere
+     * finds its entries missing and ignores the archive without a word.
+     *
+     * @throws IOException when the process cannot be spawned
+     * @see #start(Path, String, String, String, Map, Path, List)
+     */
+    public static ServerProcess start(Path jar, String reactiveUrl, String user, String apiKeySha256,
+                                      Map<String, String> settings, Path log, List<String> jvmOptions,
+                                      boolean fromJarDirectory) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -84,8 +99,11 @@ public final class ServerProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-jar");
-        command.add(jar.toString());
+        command.add(fromJarDirectory ? jar.getFileName().toString() : jar.toString());
         ProcessBuilder pb = new ProcessBuilder(command);
+        if (fromJarDirectory) {
+            pb.directory(jar.toAbsolutePath().getParent().toFile());
+        }
         pb.environment().putAll(env);
         pb.redirectErrorStream(true).redirectOutput(log.toFile());
         long t = System.nanoTime();
