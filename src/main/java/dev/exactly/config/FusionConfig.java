@@ -36,4 +36,14 @@ public interface FusionConfig {
     @WithDefault("8388608")
     @Min(1)
     long maxBytes();
+
+    /**
+     * Flushes of one partition in flight at once (1 = one after another). At 2 the next flush
+     * already waits for the partition's row lock at the database while the one ahead holds it, so
+     * the lock is not idle during the round trips between two flushes. Each flush in flight holds
+     * one pooled connection.
+     */
+    @WithDefault("2")
+    @Min(1)
+    int pipeline();
 }
