@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * machine load. Per cell: items/s, requests/s, the database's commits/s ({@code pg_stat_database.
  * xact_commit} of the benchmark database over the measured period: indicative, backends report
  * their counts about once a second), requests per commit, the service's fused flushes per second
- * and requests per flush (its exactly_fusion_flushes_total meter: exact), the
+ * and requests per flush (its exactly_fusion_flushes_total meter: exact), the share of its
+ * probes the warm cache narrowed and its delta reads (a commit notice that arrives out of order
+ * costs one), the
  * machine's busy fraction, and the mean number of the database's backends active and, of those,
  * waiting for a lock (sampled every 20 ms from {@code pg_stat_activity}). Loopback only.
  *
@@ -47,6 +49,9 @@ public final class FusionPipelineBench {
         final List<LoadResult> runs = new ArrayList<>();
         double commits;
         double flushes;
+        double narrowed;
+        double probes;
+        double hydrations;
         double machineBusy;
         double active;
         double waiting;
@@ -118,7 +123,7 @@ public final class FusionPipelineBench {
                         Suite.log("pipeline " + d + ", " + l.title() + " (round " + (r + 1) + "/" + rounds + ")");
                         Totals t = cells.get(key);
                         double commits0 = commits(c);
-                        double flushes0 = flushes(services.get(d));
+                        Map<String, Double> m0 = services.get(d).metrics();
                         double busy0 = MachineCpu.available() ? MachineCpu.busySeconds() : Double.NaN;
                         Sampler sampler = new Sampler(db);
                         sampler.start();
@@ -126,7 +131,11 @@ public final class FusionPipelineBench {
                                 Duration.ZERO, measure, 100_000_000), workload(l, d));
                         double[] act = sampler.finish();
                         t.commits += commits(c) - commits0;
-                        t.flushes += flushes(services.get(d)) - flushes0;
+                        Map<String, Double> m1 = services.get(d).metrics();
+                        t.flushes += Suite.delta(m0, m1, "exactly_fusion_flushes_total");
+                        t.narrowed += Suite.delta(m0, m1, "exactly_dedup_probes_total{kind=\"narrowed\"}");
+                        t.probes += Suite.delta(m0, m1, "exactly_dedup_probes_total");
+                        t.hydrations += Suite.delta(m0, m1, "exactly_dedup_cache_hydrations_total{kind=\"delta\"}");
                         t.machineBusy += MachineCpu.available() ? MachineCpu.busySeconds() - busy0 : Double.NaN;
                         t.active += act[0] * res.seconds();
                         t.waiting += act[1] * res.seconds();
@@ -150,17 +159,6 @@ public final class FusionPipelineBench {
 
     private static Workload workload(Load l, int depth) {
         return Workload.of("pipeline" + depth + "-" + l.id(), l.items(), 1, 0);
-    }
-
-    /** The service's fused flushes so far (SQL calls of its lanes). */
-    private static double flushes(ServerProcess s) {
-        double n = 0;
-        for (Map.Entry<String, Double> e : s.metrics().entrySet()) {
-            if (e.getKey().startsWith("exactly_fusion_flushes_total")) {
-                n += e.getValue();
-            }
-        }
-        return n;
     }
 
     private static double commits(Connection c) throws SQLException {
@@ -228,9 +226,9 @@ public final class FusionPipelineBench {
                 + "cells interleaved; load average at start %s, at end %s; %d cores.%n%n", rounds, measure.toMillis() / 1000.0,
                 loadStart, Machine.loadAverage(), Runtime.getRuntime().availableProcessors()));
         sb.append("| load | pipeline | items/s | requests/s | p50 ms | p99 ms | commits/s | requests/commit | machine busy "
-                + "| backends active | of them waiting for a lock | flushes/s | requests/flush | items/s vs pipeline ")
+                + "| backends active | of them waiting for a lock | flushes/s | requests/flush | narrowed probes | cache delta reads | items/s vs pipeline ")
                 .append(depths.get(0)).append(" |\n");
-        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Load l : LOADS) {
             double base = Double.NaN;
             for (int d : depths) {
@@ -241,10 +239,11 @@ public final class FusionPipelineBench {
                 }
                 double cores = Runtime.getRuntime().availableProcessors();
                 sb.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.0f%% | %.2f | %.2f "
-                                + "| %.0f | %.2f | %.2fx |%n",
+                                + "| %.0f | %.2f | %.0f%% | %.0f | %.2fx |%n",
                         l.title(), d, m.msgsPerSecond(), m.requestsPerSecond(), m.p50Ms(), m.p99Ms(), t.commits / t.seconds,
                         m.requests() / t.commits, 100 * t.machineBusy / (t.seconds * cores), t.active / t.seconds,
-                        t.waiting / t.seconds, t.flushes / t.seconds, m.requests() / t.flushes, m.msgsPerSecond() / base));
+                        t.waiting / t.seconds, t.flushes / t.seconds, m.requests() / t.flushes, 100 * t.narrowed / t.probes, t.hydrations,
+                        m.msgsPerSecond() / base));
             }
         }
         return sb.toString();

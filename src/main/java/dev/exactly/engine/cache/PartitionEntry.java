@@ -88,6 +88,12 @@ final class PartitionEntry {
     int configGen;
     List<Commit> buffered;
     boolean bufferOverflow;
+    /**
+     * A READY entry's one commit notice whose previous watermark lies above verifiedUpto, held in
+     * case it overtook the notice of an earlier commit of this instance (WarmDedupCache's rule
+     * "Early notice"); null when none.
+     */
+    Commit early;
 
     /** Bytes this entry adds to the cache's resident total (written under the lock, read by eviction). */
     volatile long accountedBytes;

@@ -31,7 +31,7 @@ import org.jboss.logging.Logger;
  * and what it is allowed to do" and "Sharded per-partition locks"): the cache's one output is a
  * watermark below which it vouches that none of a segment's hashes occurs, "-1" (probe the whole
  * window) is always a sound answer, entries are born complete, and an interleave gap disqualifies
- * an entry at once.
+ * an entry (here once it is confirmed by a second notice above the watermark: "Early notice").
  *
  * <h2>Rules</h2>
  * <ul>
@@ -41,8 +41,14 @@ import org.jboss.logging.Logger;
  * {@code maxConcurrentLoads} at a time (a partition finding no slot tries again on its next push).</li>
  * <li><b>Contiguous commit.</b> A commit whose previous allocator watermark equals verifiedUpto
  * appends its stored hashes and advances verifiedUpto.</li>
- * <li><b>Interleave gap.</b> A commit above verifiedUpto + 1 (another instance wrote in between)
- * disqualifies the entry (-1) until a delta read of the gap heals it; never gated.</li>
+ * <li><b>Early notice.</b> A first commit whose previous watermark lies above verifiedUpto is held,
+ * not applied: it may have overtaken the notice of an earlier commit of this instance (two fused
+ * flushes of a partition in flight commit in lock order, but their notices arrive on two
+ * connections). The entry keeps vouching for verifiedUpto, which is sound (it holds every hash at
+ * or below it; the store probes everything above), and answers -1 for a hash of the held commit.
+ * The notice that fills the gap is applied, then the held one.</li>
+ * <li><b>Interleave gap.</b> A second such commit while one is held (another instance wrote in
+ * between) disqualifies the entry (-1) until a delta read of the gap heals it; never gated.</li>
  * <li><b>Late notice.</b> A commit ending at or below the last installed load's snapshot (its push
  * committed before the read, its notice came after the install), or one that stored nothing, below
  * verifiedUpto, is already held: it is skipped.</li>
@@ -163,11 +169,24 @@ public final class WarmDedupCache implements DedupCache {
                 n++;
             }
         }
-        if (e.resident.containsAny(probed, n)) {
+        if (e.resident.containsAny(probed, n) || (e.early != null && heldAny(e.early, probed, n))) {
             hits.increment();
             return ProbeBound.PROBE_ALL;
         }
         return new ProbeBound(e.verifiedUpto, e.window);
+    }
+
+    /** True when one of the n probed hashes (pairs of longs) is among the held commit's stored ones. */
+    private static boolean heldAny(Commit held, long[] probed, int n) {
+        long[] p = held.pairs();
+        for (int k = 0; k < held.stored(); k++) {
+            for (int i = 0; i < n; i++) {
+                if (p[2 * k] == probed[2 * i] && p[2 * k + 1] == probed[2 * i + 1]) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -239,9 +258,19 @@ public final class WarmDedupCache implements DedupCache {
                 e.resident.add(p[2 * k], p[2 * k + 1], c.offsets()[k], c.time());
             }
             e.verifiedUpto = c.end();
+            Commit held = e.early;
+            if (held != null && held.prev() <= e.verifiedUpto) {
+                e.early = null;
+                apply(e, held, now); // the gap it waited for is filled
+            }
         } else if (c.prev() > e.verifiedUpto) {
             e.memoAt = now;
-            e.state = State.STALE; // interleave gap: heal by a delta read
+            if (e.early == null) {
+                e.early = c; // early notice: perhaps it overtook an earlier commit's
+            } else {
+                e.early = null;
+                e.state = State.STALE; // interleave gap: heal by a delta read
+            }
         } else if (c.end() <= e.loadedUpto || (c.stored() == 0 && c.prev() <= e.verifiedUpto)) {
             // A late notice, not an overlap: its rows lie at or below the last load's snapshot, so
             // that read already holds them (its push committed before the read, its callback came
@@ -318,6 +347,7 @@ public final class WarmDedupCache implements DedupCache {
         e.state = State.LOADING;
         e.buffered = null;
         e.bufferOverflow = false;
+        e.early = null; // the load reads its rows
         return new Load(e, previous, e.needsFull ? memory.estimate(e) : 0);
     }
 

@@ -74,11 +74,13 @@ import org.jboss.logging.Logger;
  * are allocated under the lock above every committed one, so above the watermark; the store probes
  * every offset above the watermark under the lock. So no watermark vouches for an offset another
  * in-flight flush could take. The two commits' notices (WarmDedupCache#committed) may arrive
- * out of order: the later commit's notice, first, finds a gap and marks the entry stale; the
- * earlier's then changes nothing (stale), is skipped as a late notice (its rows are at or below
- * the healing read's snapshot, taken after the later commit), or is replayed in order (both
- * buffered during a load, sorted by their previous watermark). That costs whole-window probes until
- * a delta read of the gap heals the entry, never a verdict and never a full rebuild.</li>
+ * out of order, on two connections: the later commit's notice, first, is held by the cache as an
+ * early notice (it keeps vouching for its watermark) and applied after the earlier's, which fills
+ * the gap; during a load both are buffered and replayed sorted by their previous watermark. Where
+ * the entry is disqualified meanwhile (a second early notice), the earlier notice changes nothing
+ * (stale) or is skipped as a late one (its rows are at or below the healing read's snapshot,
+ * taken after the later commit). The worst cost is whole-window probes until a delta read heals
+ * the entry: never a verdict, never a full rebuild.</li>
  * <li><b>Slots.</b> Each flush holds its slot from its start to its own end (success, failure,
  * deadline, the writer throwing), released exactly once; a failed flush frees its slot and fails
  * only its own requests, while the other flush in flight goes on. Each flush in flight holds one

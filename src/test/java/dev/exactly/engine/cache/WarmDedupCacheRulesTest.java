@@ -166,16 +166,38 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         push(K, "b");
         foreign(K, "f1", "f2"); // another instance, offsets 2..3
-        push(K, "c");           // ours at 4: prev 3 > verifiedUpto 1 → gap
+        push(K, "c");           // ours at 4: prev 3 > verifiedUpto 1 → held (early notice)
+        assertEquals(new ProbeBound(1, 3600), bound(K, "zz"), "one early notice: still vouching for what it holds");
+        push(K, "d");           // ours at 5: a second notice above the watermark → gap
         log.hold = true;
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "zz"), "gap: cannot vouch");
         assertEquals(1, log.deltaReads, "the heal is a delta read of the gap, not a full hydration");
         assertEquals(1, log.fullReads);
         log.releaseAll();
-        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"));
+        assertEquals(new ProbeBound(5, 3600), bound(K, "zz"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "f2"), "the foreign hashes are known after the heal");
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "c"));
         assertEquals(1, cache.stats().deltaHydrations());
+    }
+
+    @Test
+    void aNoticeThatOvertookAnEarlierCommitsIsHeldUntilTheGapFills() {
+        push(K, "a");
+        List<PushItem> first = items("b", "c");
+        SegmentOutcome o1 = log.store(K, first);  // ours at 1..2
+        List<PushItem> second = items("d");
+        SegmentOutcome o2 = log.store(K, second); // ours at 3, committed after it
+        cache.committed(K, second, o2);           // its notice comes first: prev 2 > verifiedUpto 0
+        assertEquals(new ProbeBound(0, 3600), bound(K, "zz"), "held: the watermark stays, no disqualification");
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "d"), "a hash of the held commit is a local hit");
+        cache.committed(K, first, o1);            // fills the gap: both applied
+        assertEquals(new ProbeBound(3, 3600), bound(K, "zz"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "c"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "d"));
+        assertEquals(0, log.deltaReads, "no read: nothing was missing");
+        assertEquals(1, log.fullReads);
+        push(K, "e");
+        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"), "contiguous commits go on extending the content");
     }
 
     @Test
@@ -183,13 +205,14 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         foreign(K, "f");
         push(K, "b");
+        push(K, "b2");
         log.hold = true;
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "unknown"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a", "unknown"));
         log.releaseAll();
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a"), "healed, and the hit still routes to the full probe");
-        assertEquals(new ProbeBound(2, 3600), bound(K, "unknown"));
+        assertEquals(new ProbeBound(3, 3600), bound(K, "unknown"));
     }
 
     @Test
@@ -199,11 +222,12 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         foreign(K, "f1", "f2", "f3");
         push(K, "b");
-        bound(K); // delta refused: gap of 4 > 2
+        push(K, "b2");
+        bound(K); // delta refused: gap of 5 > 2
         assertEquals(1, log.deltaReads);
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "zz"));
         assertEquals(2, log.fullReads, "the incomplete delta made the next load a full one");
-        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"));
+        assertEquals(new ProbeBound(5, 3600), bound(K, "zz"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "f3"));
     }
 
@@ -578,9 +602,10 @@ class WarmDedupCacheRulesTest {
         // an interleave gap is healed by a delta read, not gated either
         foreign(p("a"), "f");
         push(p("a"), "g");
+        push(p("a"), "h");
         bound(p("a"));
         assertEquals(1, log.deltaReads);
-        assertEquals(new ProbeBound(2 * BLOCK + 1, 3600), bound(p("a"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK + 2, 3600), bound(p("a"), "zz"));
         assertEquals(0, cache.stats().suppressions());
     }
 
