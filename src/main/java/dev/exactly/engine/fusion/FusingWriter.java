@@ -77,7 +77,9 @@ import org.jboss.logging.Logger;
  * out of order, on two connections: the later commit's notice, first, is held by the cache as an
  * early notice (it keeps vouching for its watermark) and applied after the earlier's, which fills
  * the gap; during a load both are buffered and replayed sorted by their previous watermark. Where
- * the entry is disqualified meanwhile (a second early notice), the earlier notice changes nothing
+ * the entry is disqualified meanwhile (more early notices than it holds: a slot freed by the later
+ * flush starts another, which may commit and answer before the earlier notice comes back on a
+ * busy machine), the earlier notice changes nothing
  * (stale) or is skipped as a late one (its rows are at or below the healing read's snapshot,
  * taken after the later commit). The worst cost is whole-window probes until a delta read heals
  * the entry: never a verdict, never a full rebuild.</li>
