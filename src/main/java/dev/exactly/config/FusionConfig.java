@@ -40,10 +40,11 @@ public interface FusionConfig {
     /**
      * Flushes of one partition in flight at once (1 = one after another). At 2 the next flush
      * already waits for the partition's row lock at the database while the one ahead holds it, so
-     * the lock is not idle during the round trips between two flushes. Each flush in flight holds
-     * one pooled connection.
+     * the lock is not idle during the round trips between two flushes; flushes carry fewer
+     * requests each, so it pays only where the CPU has room (bench/fusion/run). Each flush in
+     * flight holds one pooled connection.
      */
-    @WithDefault("2")
+    @WithDefault("1")
     @Min(1)
     int pipeline();
 }

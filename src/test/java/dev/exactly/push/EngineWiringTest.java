@@ -34,7 +34,7 @@ class EngineWiringTest {
         Object target = ClientProxy.unwrap(cache);
         assertTrue(target instanceof WarmDedupCache, "server default: exactly.dedup-cache.enabled=true, got " + target);
         assertTrue(fusion.enabled(), "server default: exactly.fusion.enabled=true");
-        assertEquals(2, fusion.pipeline(), "server default: exactly.fusion.pipeline=2");
+        assertEquals(1, fusion.pipeline(), "server default: exactly.fusion.pipeline=1");
         WarmDedupCache warm = (WarmDedupCache) target;
 
         String body = "{\"items\":[{\"queue\":\"wired\",\"transactionId\":\"w-1\",\"payload\":{}}]}";
