@@ -92,10 +92,10 @@ public class EngineBeans {
         if (fusion.enabled()) {
             timer = new ScheduledLingerTimer();
             fusing = new FusingWriter(writer,
-                    FusionSettings.of(fusion.linger(), fusion.maxItems(), fusion.maxBytes()), timer);
+                    FusionSettings.of(fusion.linger(), fusion.maxItems(), fusion.maxBytes(), fusion.pipeline()), timer);
             writer = fusing;
-            LOG.infof("fusion: on (linger %s, max %d items / %d bytes per flush)", fusion.linger(),
-                    fusion.maxItems(), fusion.maxBytes());
+            LOG.infof("fusion: on (linger %s, max %d items / %d bytes per flush, %d in flight per partition)", fusion.linger(),
+                    fusion.maxItems(), fusion.maxBytes(), fusion.pipeline());
         }
         if (registry.isResolvable()) {
             EngineMetrics.bindEngine(registry.get(), store, fusing);

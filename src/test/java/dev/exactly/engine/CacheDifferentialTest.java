@@ -164,7 +164,7 @@ class CacheDifferentialTest {
             tiny = new WarmDedupCache(new TxnHashRepository(poolTiny), CacheDefaults.settings(512).withMaxBytes(TINY_CAP), ticker);
             PushRepository bigStore = new PushRepository(poolBig);
             fusing = new FusingWriter(new DirectWriter(bigStore, big),
-                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), timer);
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20, 2), timer);
             engines = new PushEngine[] {new PushEngine(fusing, bigStore), new PushEngine(new PushRepository(poolTiny), tiny),
                     new PushEngine(new PushRepository(poolOff), DedupCache.DISABLED)};
             ref = new PushEngine(new PushRepository(poolRef), DedupCache.DISABLED);

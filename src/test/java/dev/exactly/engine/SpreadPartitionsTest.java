@@ -265,7 +265,7 @@ class SpreadPartitionsTest {
         PushEngine[] engines = {
             new PushEngine(new PushRepository(poolA), DedupCache.DISABLED),
             new PushEngine(new FusingWriter(new DirectWriter(storeB, DedupCache.DISABLED),
-                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), timer), storeB)
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20, 2), timer), storeB)
         };
         record Answer(String txn, String partition, UUID id, PushStatus status) {
         }

@@ -3,6 +3,7 @@ package dev.exactly.push;
 import static dev.exactly.testing.Api.api;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.config.FusionConfig;
@@ -33,6 +34,7 @@ class EngineWiringTest {
         Object target = ClientProxy.unwrap(cache);
         assertTrue(target instanceof WarmDedupCache, "server default: exactly.dedup-cache.enabled=true, got " + target);
         assertTrue(fusion.enabled(), "server default: exactly.fusion.enabled=true");
+        assertEquals(1, fusion.pipeline(), "server default: exactly.fusion.pipeline=1");
         WarmDedupCache warm = (WarmDedupCache) target;
 
         String body = "{\"items\":[{\"queue\":\"wired\",\"transactionId\":\"w-1\",\"payload\":{}}]}";

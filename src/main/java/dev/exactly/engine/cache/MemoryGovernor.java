@@ -295,6 +295,7 @@ final class MemoryGovernor {
             v.epoch++;
             v.resident = storage.get();
             v.buffered = null;
+            v.early = null;
             account(v);
             entries.remove(v.key, v);
             evictions.increment();

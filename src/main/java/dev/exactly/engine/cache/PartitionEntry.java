@@ -88,6 +88,15 @@ final class PartitionEntry {
     int configGen;
     List<Commit> buffered;
     boolean bufferOverflow;
+    /** Most early notices a READY entry holds (WarmDedupCache's rule "Early notice"). */
+    static final int MAX_EARLY = 4;
+
+    /**
+     * A READY entry's commit notices whose previous watermark lies above verifiedUpto, held in case
+     * they overtook the notice of an earlier commit of this instance (WarmDedupCache's rule "Early
+     * notice"), sorted by their previous watermark; null when none.
+     */
+    List<Commit> early;
 
     /** Bytes this entry adds to the cache's resident total (written under the lock, read by eviction). */
     volatile long accountedBytes;

@@ -8,6 +8,7 @@ import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.engine.cache.PartitionEntry.Commit;
 import dev.exactly.engine.cache.MemoryGovernor.Admission;
 import dev.exactly.engine.cache.PartitionEntry.State;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +32,7 @@ import org.jboss.logging.Logger;
  * and what it is allowed to do" and "Sharded per-partition locks"): the cache's one output is a
  * watermark below which it vouches that none of a segment's hashes occurs, "-1" (probe the whole
  * window) is always a sound answer, entries are born complete, and an interleave gap disqualifies
- * an entry at once.
+ * an entry (here once it is confirmed by a second notice above the watermark: "Early notice").
  *
  * <h2>Rules</h2>
  * <ul>
@@ -41,8 +42,16 @@ import org.jboss.logging.Logger;
  * {@code maxConcurrentLoads} at a time (a partition finding no slot tries again on its next push).</li>
  * <li><b>Contiguous commit.</b> A commit whose previous allocator watermark equals verifiedUpto
  * appends its stored hashes and advances verifiedUpto.</li>
- * <li><b>Interleave gap.</b> A commit above verifiedUpto + 1 (another instance wrote in between)
- * disqualifies the entry (-1) until a delta read of the gap heals it; never gated.</li>
+ * <li><b>Early notice.</b> A commit whose previous watermark lies above verifiedUpto is held, not
+ * applied, up to {@value PartitionEntry#MAX_EARLY} of them: it may have overtaken the notice of
+ * an earlier commit of this instance (fused flushes of a partition in flight commit in lock order,
+ * but their notices come back on several connections). The entry keeps vouching for
+ * verifiedUpto, which is sound (it holds every hash at or below it; the store probes everything
+ * above), and answers -1 for a hash of a held commit. The notice that fills the gap is applied,
+ * then the held ones that have become contiguous.</li>
+ * <li><b>Interleave gap.</b> One more such commit while {@value PartitionEntry#MAX_EARLY} are held
+ * (another instance wrote in between) disqualifies the entry (-1) until a delta read of the gap
+ * heals it; never gated.</li>
  * <li><b>Late notice.</b> A commit ending at or below the last installed load's snapshot (its push
  * committed before the read, its notice came after the install), or one that stored nothing, below
  * verifiedUpto, is already held: it is skipped.</li>
@@ -163,11 +172,29 @@ public final class WarmDedupCache implements DedupCache {
                 n++;
             }
         }
-        if (e.resident.containsAny(probed, n)) {
+        if (e.resident.containsAny(probed, n) || heldAny(e.early, probed, n)) {
             hits.increment();
             return ProbeBound.PROBE_ALL;
         }
         return new ProbeBound(e.verifiedUpto, e.window);
+    }
+
+    /** True when one of the n probed hashes (pairs of longs) is among the held commits' stored ones. */
+    private static boolean heldAny(List<Commit> held, long[] probed, int n) {
+        if (held == null) {
+            return false;
+        }
+        for (Commit c : held) {
+            long[] p = c.pairs();
+            for (int k = 0; k < c.stored(); k++) {
+                for (int i = 0; i < n; i++) {
+                    if (p[2 * k] == probed[2 * i] && p[2 * k + 1] == probed[2 * i + 1]) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -239,9 +266,26 @@ public final class WarmDedupCache implements DedupCache {
                 e.resident.add(p[2 * k], p[2 * k + 1], c.offsets()[k], c.time());
             }
             e.verifiedUpto = c.end();
+            List<Commit> held = e.early;
+            if (held != null && held.get(0).prev() <= e.verifiedUpto) {
+                Commit next = held.remove(0); // the gap it waited for is filled
+                if (held.isEmpty()) {
+                    e.early = null;
+                }
+                apply(e, next, now); // and so on, while the held ones are contiguous
+            }
         } else if (c.prev() > e.verifiedUpto) {
             e.memoAt = now;
-            e.state = State.STALE; // interleave gap: heal by a delta read
+            if (e.early == null) {
+                e.early = new ArrayList<>(2);
+            }
+            if (e.early.size() < PartitionEntry.MAX_EARLY) {
+                e.early.add(c); // early notice: perhaps it overtook an earlier commit's
+                e.early.sort(Comparator.comparingLong(Commit::prev));
+            } else {
+                e.early = null;
+                e.state = State.STALE; // interleave gap: heal by a delta read
+            }
         } else if (c.end() <= e.loadedUpto || (c.stored() == 0 && c.prev() <= e.verifiedUpto)) {
             // A late notice, not an overlap: its rows lie at or below the last load's snapshot, so
             // that read already holds them (its push committed before the read, its callback came
@@ -318,6 +362,7 @@ public final class WarmDedupCache implements DedupCache {
         e.state = State.LOADING;
         e.buffered = null;
         e.bufferOverflow = false;
+        e.early = null; // the load reads its rows
         return new Load(e, previous, e.needsFull ? memory.estimate(e) : 0);
     }
 

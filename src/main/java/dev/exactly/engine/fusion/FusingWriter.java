@@ -25,27 +25,69 @@ import org.jboss.logging.Logger;
 
 /**
  * Layer 2 of deduplication, server mode only: fuses concurrent pushes to one partition into one
- * segment and one SQL call, single-flight per partition. Deduplication has three layers and one
- * authority: layer 1 (one request body) and layer 2 (this fused segment) each keep the first
+ * segment and one SQL call, with a bounded number of flushes in flight per partition.
+ * Deduplication has three layers and one authority: layer 1 (one request body) and layer 2 (this fused segment) each keep the first
  * occurrence of a transaction hash and make later ones followers that inherit the leader's final
  * verdict; only layer 3, the store's probe under the partition's row lock, decides whether a hash
  * was already stored. Layers 1 and 2 only save SQL work. (The layering follows the Queen message
  * queue's documentation, "Deduplication", section "Three layers, one authority".)
  *
  * <h2>Lanes</h2>
- * Each partition has a lane: at most one fused write to the partition is in flight from this
- * instance (which also keeps the dedup cache's commit notices in order). A request whose leaders
- * all go to one partition joins the lane's pending list. Arrivals while a flush is in flight are
- * flushed together, without linger, the moment it completes. An idle lane flushes at once when
- * it holds as many pending requests as its last flush carried, or when the pending items or
- * bytes reach the flush size; otherwise it lingers for the rest, at most the linger. So a lane
- * whose last flush carried a single request (pushes arriving one at a time) flushes every arrival
- * at once and never lingers: nothing is waiting behind it. Only a lane that just fused k ≥ 2
- * requests waits, and only until k have arrived again (the clients it answered sending their
- * next pushes) or the linger ends; a flush that carried fewer lowers the next wait's target. An
- * idle lane is removed from the map (so lanes do not accumulate over partition names), a
- * lingering one only after it stayed idle for a second. Lanes are keyed by partition and by the
+ * Each partition has a lane: at most {@link FusionSettings#pipeline()} fused writes to the
+ * partition are in flight from this instance at once (1: strictly one after another). A request
+ * whose leaders all go to one partition joins the lane's pending list. Arrivals while every slot
+ * is taken are flushed together, without linger, the moment a flush completes. An arrival at a lane
+ * with a flush in flight and a free slot is flushed at once (below, "Pipeline"). An idle lane
+ * flushes at once when it holds as many pending requests as its last flush carried, or when the
+ * pending items or bytes reach the flush size; otherwise it lingers for the rest, at most the
+ * linger. So a lane whose last flush carried a single request (pushes arriving one at a time)
+ * flushes every arrival at once and never lingers: nothing is waiting behind it. Only a lane that
+ * just fused k ≥ 2 requests waits, and only until k have arrived again (the clients it answered
+ * sending their next pushes) or the linger ends; a flush that carried fewer lowers the next wait's
+ * target. An idle lane is removed from the map (so lanes do not accumulate over partition names),
+ * a lingering one only after it stayed idle for a second. Lanes are keyed by partition and by the
  * spreadPartitions the segments were routed with, so a flush never mixes two routings.
+ *
+ * <h2>Pipeline</h2>
+ * With one flush in flight, the partition's row lock is idle between two flushes for the answer's
+ * way back, its processing here, and the next flush's way to the database. With a depth of 2 the
+ * next flush is sent while the one ahead is still in flight: it reaches the database and waits
+ * for the row lock, which passes to it when the one ahead commits. Every guarantee holds because
+ * the store, not this class, orders the two:
+ * <ul>
+ * <li><b>The probe under the lock stays the authority.</b> Two flushes in flight are two
+ * transactions on two connections; whichever is granted the row lock second probes with a snapshot
+ * taken after the first committed (sql/R__push.sql, "Why the probe under the lock is exact"), so
+ * a hash both carry is stored once and the second answers it as a duplicate of the first's row.
+ * Which of the two goes first is the database's choice (the pool may hand the second its
+ * connection first), as between two instances; concurrent requests have no order to keep.</li>
+ * <li><b>Followers.</b> Layer 2 works inside one flush only: an item whose hash is in the other
+ * in-flight flush is a leader in its own and is settled by the store as above, never by
+ * inheritance from a flush whose verdict is not known yet.</li>
+ * <li><b>Window 0.</b> A flush's second call (followers of a queue without deduplication) runs in
+ * the same slot, so a lane never has more SQL calls in flight than its depth; the other flush may
+ * commit between the two calls, which moves offsets, not verdicts (every item of such a queue is
+ * stored).</li>
+ * <li><b>The dedup cache.</b> The watermark a flush sends (p_verified) is the cache's verifiedUpto
+ * when the flush is sent, and verifiedUpto only ever covers committed offsets (commit notices and
+ * reads of committed rows). A flush in flight has committed nothing, and the offsets it will take
+ * are allocated under the lock above every committed one, so above the watermark; the store probes
+ * every offset above the watermark under the lock. So no watermark vouches for an offset another
+ * in-flight flush could take. The two commits' notices (WarmDedupCache#committed) may arrive
+ * out of order, on two connections: the later commit's notice, first, is held by the cache as an
+ * early notice (it keeps vouching for its watermark) and applied after the earlier's, which fills
+ * the gap; during a load both are buffered and replayed sorted by their previous watermark. Where
+ * the entry is disqualified meanwhile (more early notices than it holds: a slot freed by the later
+ * flush starts another, which may commit and answer before the earlier notice comes back on a
+ * busy machine), the earlier notice changes nothing
+ * (stale) or is skipped as a late one (its rows are at or below the healing read's snapshot,
+ * taken after the later commit). The worst cost is whole-window probes until a delta read heals
+ * the entry: never a verdict, never a full rebuild.</li>
+ * <li><b>Slots.</b> Each flush holds its slot from its start to its own end (success, failure,
+ * deadline, the writer throwing), released exactly once; a failed flush frees its slot and fails
+ * only its own requests, while the other flush in flight goes on. Each flush in flight holds one
+ * pooled connection, so a busy partition takes up to its depth of the pool.</li>
+ * </ul>
  *
  * <h2>Inside a flush</h2>
  * Duplicates are settled first-wins by the 16-byte transaction hash, the same identity the store
@@ -54,8 +96,8 @@ import org.jboss.logging.Logger;
  * stored original's when the leader itself turned out a duplicate), and the payload digest of the
  * message that id stands for, so that its own payload is compared with the right one. Items without a transactionId
  * never follow. If the store reports the queue's window as 0 (no deduplication), followers were
- * not duplicates after all: they are sent in a second call, within the same single flight, and get
- * the store's own verdicts. Each request gets back an outcome for exactly its items.
+ * not duplicates after all: they are sent in a second call, within the same slot of the lane, and
+ * get the store's own verdicts. Each request gets back an outcome for exactly its items.
  *
  * <h2>Requests spanning several partitions</h2>
  * They are not fused and take no lane: they go straight to the unfused writer, one bundle, one
@@ -70,7 +112,7 @@ import org.jboss.logging.Logger;
  * Each request keeps its deadline ({@link RequestDeadline}, read when it is submitted). A flush
  * runs under the earliest deadline of the requests it carries, so its store call is bounded by it
  * (and the flush by it again here, whatever the store does): when it runs out, the flush fails,
- * its lane is released and every request it carried is answered with
+ * its slot of the lane is released and every request it carried is answered with
  * {@link DeadlineExceededException}. A request whose deadline passes while it waits for its lane
  * is answered so when its turn comes and is not written (it would be written after its client was
  * told it failed).
@@ -130,13 +172,14 @@ public final class FusingWriter implements SegmentWriter {
     private record LaneKey(PartitionKey partition, int spread) {
     }
 
-    /** A partition's single-flight lane. Guarded by its own monitor. */
+    /** A partition's lane: its pending requests and its flushes in flight. Guarded by its own monitor. */
     private static final class Lane {
         final LaneKey key;
         final ArrayDeque<Submission> pending = new ArrayDeque<>();
         int pendingItems;
         long pendingBytes;
-        boolean busy;
+        /** Flushes of this lane in flight (at most the pipeline depth); each holds one pooled connection. */
+        int inFlight;
         boolean timerArmed;
         /** Requests the last flush carried (0 before the first): an idle lane waits for as many. */
         int lastFused;
@@ -199,17 +242,20 @@ public final class FusingWriter implements SegmentWriter {
 
     /** Decides what an arrival triggers. Caller holds the lane's lock; the action runs after. */
     private Runnable afterArrival(Lane lane) {
-        if (lane.busy) {
-            return null; // flushed when the write in flight completes
+        if (lane.inFlight >= settings.pipeline()) {
+            return null; // flushed when a write in flight completes
+        }
+        if (lane.inFlight > 0) {
+            // a flush is ahead and a slot is free: go now and wait for the row lock at the database,
+            // so the lock passes to this flush the moment the one ahead commits
+            return start(lane);
         }
         boolean full = lane.pendingItems >= settings.maxItems() || lane.pendingBytes >= settings.maxBytes();
         // nothing more is expected once as many requests wait as the last flush carried (one, for
         // a lane whose pushes arrive one at a time): flush at once rather than linger for nobody
         boolean allBack = lane.pending.size() >= lane.lastFused;
         if (full || allBack || settings.lingerNanos() == 0) {
-            lane.busy = true;
-            List<Submission> batch = take(lane);
-            return () -> flush(lane, batch);
+            return start(lane);
         }
         if (lane.timerArmed) {
             return null;
@@ -229,8 +275,8 @@ public final class FusingWriter implements SegmentWriter {
         Runnable then = null;
         synchronized (lane) {
             lane.timerArmed = false;
-            if (!lane.busy && !lane.pending.isEmpty()) {
-                lane.busy = true;
+            if (lane.inFlight < settings.pipeline() && !lane.pending.isEmpty()) {
+                lane.inFlight++;
                 batch = take(lane);
             } else {
                 then = retireIfIdle(lane);
@@ -247,11 +293,21 @@ public final class FusingWriter implements SegmentWriter {
     private void idleCheck(Lane lane) {
         synchronized (lane) {
             lane.idleCheckArmed = false;
-            if (!lane.busy && !lane.timerArmed && lane.pending.isEmpty()) {
+            if (lane.inFlight == 0 && !lane.timerArmed && lane.pending.isEmpty()) {
                 lane.lastFused = 0;
                 retireIfIdle(lane);
             }
         }
+    }
+
+    /**
+     * Takes a slot of the lane and its pending requests up to the flush size; the returned action
+     * sends them. Caller holds the lane's lock and has checked that a slot is free.
+     */
+    private Runnable start(Lane lane) {
+        lane.inFlight++;
+        List<Submission> batch = take(lane);
+        return () -> flush(lane, batch);
     }
 
     /** Takes pending requests up to the flush size (at least one). Caller holds the lane's lock. */
@@ -372,17 +428,22 @@ public final class FusingWriter implements SegmentWriter {
     }
 
     /**
-     * Frees a lane and hands it to the pending requests (flushed at once: they already waited).
-     * Caller holds the lane's lock; runs the result after.
+     * Frees a flush's slot and hands the free slots to the pending requests (flushed at once: they
+     * already waited). Caller holds the lane's lock; runs the result after.
      */
     private Runnable release(Lane lane) {
-        lane.busy = false;
-        if (!lane.pending.isEmpty()) {
-            lane.busy = true;
-            List<Submission> batch = take(lane);
-            return () -> flush(lane, batch);
+        lane.inFlight--;
+        if (lane.pending.isEmpty()) {
+            return retireIfIdle(lane);
         }
-        return retireIfIdle(lane);
+        List<Runnable> next = new ArrayList<>(1);
+        while (lane.inFlight < settings.pipeline() && !lane.pending.isEmpty()) {
+            next.add(start(lane));
+        }
+        if (next.size() == 1) {
+            return next.get(0);
+        }
+        return () -> next.forEach(FusingWriter::runGuarded);
     }
 
     /**
@@ -391,7 +452,7 @@ public final class FusingWriter implements SegmentWriter {
      * later finds it still idle. Caller holds the lane's lock; runs the result after.
      */
     private Runnable retireIfIdle(Lane lane) {
-        if (lane.busy || lane.timerArmed || !lane.pending.isEmpty()) {
+        if (lane.inFlight > 0 || lane.timerArmed || !lane.pending.isEmpty()) {
             return null;
         }
         if (!lane.lingering()) {

@@ -12,6 +12,7 @@ import dev.exactly.engine.ProbeBound;
 import dev.exactly.engine.PushItem;
 import dev.exactly.engine.SegmentOutcome;
 import dev.exactly.testing.CacheDefaults;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,6 +77,16 @@ class WarmDedupCacheRulesTest {
     /** Another instance's push: the log stores, this cache hears nothing. */
     private void foreign(PartitionKey k, String... txns) {
         log.store(k, items(txns));
+    }
+
+    /**
+     * After a first early notice: as many more of ours as the entry holds, the last one past what
+     * it holds, so the gap is taken for another instance's write.
+     */
+    private void beyond(PartitionKey k) {
+        for (int i = 0; i < PartitionEntry.MAX_EARLY; i++) {
+            push(k, "beyond" + i);
+        }
     }
 
     private static String[] ids(String prefix, int n) {
@@ -166,16 +177,56 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         push(K, "b");
         foreign(K, "f1", "f2"); // another instance, offsets 2..3
-        push(K, "c");           // ours at 4: prev 3 > verifiedUpto 1 → gap
+        push(K, "c");           // ours at 4: prev 3 > verifiedUpto 1 → held (early notice)
+        assertEquals(new ProbeBound(1, 3600), bound(K, "zz"), "one early notice: still vouching for what it holds");
+        beyond(K);              // ours at 5..8: one notice above the watermark too many → gap
         log.hold = true;
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "zz"), "gap: cannot vouch");
         assertEquals(1, log.deltaReads, "the heal is a delta read of the gap, not a full hydration");
         assertEquals(1, log.fullReads);
         log.releaseAll();
-        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"));
+        assertEquals(new ProbeBound(8, 3600), bound(K, "zz"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "f2"), "the foreign hashes are known after the heal");
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "c"));
         assertEquals(1, cache.stats().deltaHydrations());
+    }
+
+    @Test
+    void aNoticeThatOvertookAnEarlierCommitsIsHeldUntilTheGapFills() {
+        push(K, "a");
+        List<PushItem> first = items("b", "c");
+        SegmentOutcome o1 = log.store(K, first);  // ours at 1..2
+        List<PushItem> second = items("d");
+        SegmentOutcome o2 = log.store(K, second); // ours at 3, committed after it
+        cache.committed(K, second, o2);           // its notice comes first: prev 2 > verifiedUpto 0
+        assertEquals(new ProbeBound(0, 3600), bound(K, "zz"), "held: the watermark stays, no disqualification");
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "d"), "a hash of the held commit is a local hit");
+        cache.committed(K, first, o1);            // fills the gap: both applied
+        assertEquals(new ProbeBound(3, 3600), bound(K, "zz"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "c"));
+        assertEquals(ProbeBound.PROBE_ALL, bound(K, "d"));
+        assertEquals(0, log.deltaReads, "no read: nothing was missing");
+        assertEquals(1, log.fullReads);
+        push(K, "e");
+        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"), "contiguous commits go on extending the content");
+    }
+
+    @Test
+    void severalNoticesThatArriveInReverseOrderAreAppliedInOrderOnceTheGapFills() {
+        push(K, "a");
+        List<List<PushItem>> its = new ArrayList<>();
+        List<SegmentOutcome> outs = new ArrayList<>();
+        for (int i = 0; i <= PartitionEntry.MAX_EARLY; i++) {
+            its.add(items("r" + i));
+            outs.add(log.store(K, its.get(i))); // ours at 1 + i
+        }
+        for (int i = PartitionEntry.MAX_EARLY; i >= 1; i--) {
+            cache.committed(K, its.get(i), outs.get(i)); // held, each
+            assertEquals(new ProbeBound(0, 3600), bound(K, "zz"));
+        }
+        cache.committed(K, its.get(0), outs.get(0));
+        assertEquals(new ProbeBound(1 + PartitionEntry.MAX_EARLY, 3600), bound(K, "zz"), "all applied");
+        assertEquals(0, log.deltaReads);
     }
 
     @Test
@@ -183,13 +234,14 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         foreign(K, "f");
         push(K, "b");
+        beyond(K);
         log.hold = true;
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "unknown"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a", "unknown"));
         log.releaseAll();
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "a"), "healed, and the hit still routes to the full probe");
-        assertEquals(new ProbeBound(2, 3600), bound(K, "unknown"));
+        assertEquals(new ProbeBound(6, 3600), bound(K, "unknown"));
     }
 
     @Test
@@ -199,11 +251,12 @@ class WarmDedupCacheRulesTest {
         push(K, "a");
         foreign(K, "f1", "f2", "f3");
         push(K, "b");
-        bound(K); // delta refused: gap of 4 > 2
+        beyond(K);
+        bound(K); // delta refused: gap of 8 > 2
         assertEquals(1, log.deltaReads);
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "zz"));
         assertEquals(2, log.fullReads, "the incomplete delta made the next load a full one");
-        assertEquals(new ProbeBound(4, 3600), bound(K, "zz"));
+        assertEquals(new ProbeBound(8, 3600), bound(K, "zz"));
         assertEquals(ProbeBound.PROBE_ALL, bound(K, "f3"));
     }
 
@@ -578,9 +631,10 @@ class WarmDedupCacheRulesTest {
         // an interleave gap is healed by a delta read, not gated either
         foreign(p("a"), "f");
         push(p("a"), "g");
+        beyond(p("a"));
         bound(p("a"));
         assertEquals(1, log.deltaReads);
-        assertEquals(new ProbeBound(2 * BLOCK + 1, 3600), bound(p("a"), "zz"));
+        assertEquals(new ProbeBound(2 * BLOCK + 5, 3600), bound(p("a"), "zz"));
         assertEquals(0, cache.stats().suppressions());
     }
 

@@ -91,6 +91,8 @@ class FusingWriterTest {
         final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
         volatile CompletableFuture<Void> next;
         volatile CompletableFuture<Void> held;
+        /** Every held write by its (1-based) number. */
+        final Map<Integer, CompletableFuture<Void>> heldByWrite = new ConcurrentHashMap<>();
         /** The write with this (1-based) number fails. */
         volatile int failWrite = -1;
         /** The write with this (1-based) number throws {@link #thrown} instead of answering a Uni. */
@@ -110,6 +112,11 @@ class FusingWriterTest {
             held.complete(null);
         }
 
+        /** Lets the held write with this (1-based) number through. */
+        void open(int write) {
+            heldByWrite.get(write).complete(null);
+        }
+
         @Override
         public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
             int n = writes.incrementAndGet();
@@ -125,6 +132,7 @@ class FusingWriterTest {
                 return w;
             }
             held = c;
+            heldByWrite.put(n, c);
             return Uni.createFrom().completionStage(c).flatMap(v -> w);
         }
     }
@@ -173,8 +181,13 @@ class FusingWriterTest {
 
     private static final long LINGER = Duration.ofMillis(2).toNanos();
 
+    /** One flush in flight per lane. */
     private FusingWriter fusing(int maxItems) {
-        return new FusingWriter(gate, new FusionSettings(LINGER, maxItems, 8 << 20), timer);
+        return fusing(maxItems, 1);
+    }
+
+    private FusingWriter fusing(int maxItems, int pipeline) {
+        return new FusingWriter(gate, new FusionSettings(LINGER, maxItems, 8 << 20, pipeline), timer);
     }
 
     private static PushCommand cmd(String queue, String partition, String txn) {
@@ -641,6 +654,246 @@ class FusingWriterTest {
         assertEquals(20_000, rows("messages"));
     }
 
+    // ------------------------------------------------------------------------------ pipeline
+
+    @Test
+    void withDepthTwoASecondFlushIsSentWhileTheFirstIsInFlightAndLaterArrivalsWaitForASlot() {
+        FusingWriter fusing = fusing(1000, 2);
+        PushEngine engine = new PushEngine(fusing, store);
+        long before = store.calls();
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> a = engine.push(List.of(cmd("q", "p", "a"))).subscribeAsCompletionStage();
+        await(() -> gate.writes.get() == 1);
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> b = engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage();
+        assertEquals(2, gate.writes.get(), "a free slot: b went at once, behind a's flush");
+        List<CompletableFuture<List<PushVerdict>>> rest = submit(engine,
+                List.of(List.of(cmd("q", "p", "c")), List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "d"))));
+        await(() -> fusing.submissions() == 5);
+        assertEquals(2, gate.writes.get(), "both slots taken: c, a and d wait");
+        assertEquals(0, timer.delays.size(), "a lane with a flush in flight never lingers");
+        gate.open(2); // b reaches the database first: the store, not arrival, orders the flushes
+        assertEquals(PushStatus.QUEUED, b.orTimeout(30, TimeUnit.SECONDS).join().get(0).status());
+        List<List<PushVerdict>> got = all(rest);
+        assertEquals(3, gate.writes.get(), "c, a and d fused into the slot b freed");
+        assertFalse(a.isDone(), "a's flush is still held");
+        assertEquals(PushStatus.QUEUED, got.get(1).get(0).status(), "the second a committed first: it is the original");
+        gate.open(1);
+        PushVerdict first = a.orTimeout(30, TimeUnit.SECONDS).join().get(0);
+        assertEquals(PushStatus.DUPLICATE, first.status(), "a's held flush probed after the other a committed");
+        assertEquals(got.get(1).get(0).messageId(), first.messageId());
+        assertEquals(got.get(1).get(0).offset(), first.offset());
+        assertEquals(3, store.calls() - before);
+        assertEquals(4, rows("messages"));
+        await(() -> fusing.openLanes() == 0);
+    }
+
+    @Test
+    void withDepthTwoTheNextFlushWaitsForThePartitionsRowLockAtTheDatabase() {
+        new PushEngine(store, DedupCache.DISABLED).push(List.of(cmd("q", "p", "made"))).await().atMost(WAIT);
+        for (int depth = 1; depth <= 2; depth++) {
+            FusingWriter fusing = fusing(1000, depth);
+            PushEngine engine = new PushEngine(fusing, store);
+            int base = gate.writes.get();
+            io.vertx.mutiny.sqlclient.SqlConnection holder = pool.getConnection().await().atMost(WAIT);
+            List<CompletableFuture<List<PushVerdict>>> f;
+            try {
+                holder.query("BEGIN").execute().await().atMost(WAIT);
+                holder.query("SELECT id FROM exactly.partitions FOR UPDATE").execute().await().atMost(WAIT);
+                f = submit(engine, List.of(List.of(cmd("q", "p", "x" + depth)), List.of(cmd("q", "p", "y" + depth)),
+                        List.of(cmd("q", "p", "z" + depth))));
+                int want = depth;
+                await(() -> waitingForALock() == want);
+                assertEquals(depth, gate.writes.get() - base, "depth " + depth + ": flushes sent");
+                assertEquals(depth, waitingForALock(), "depth " + depth + ": every flush in flight waits at the database");
+            } finally {
+                holder.query("COMMIT").execute().await().atMost(WAIT);
+                holder.close().await().atMost(WAIT);
+            }
+            for (List<PushVerdict> v : all(f)) {
+                assertEquals(PushStatus.QUEUED, v.get(0).status());
+            }
+        }
+        assertEquals(7, rows("messages"));
+    }
+
+    private long waitingForALock() {
+        return pool.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                .execute().await().atMost(WAIT).iterator().next().getLong(0);
+    }
+
+    @Test
+    void aFailedFlushWhileTheNextIsInFlightFailsOnlyItsOwnRequestsAndFreesItsSlot() {
+        FusingWriter fusing = fusing(1000, 2);
+        PushEngine engine = new PushEngine(fusing, store);
+        gate.failWrite = 1;
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> a = engine.push(List.of(cmd("q", "p", "a"))).subscribeAsCompletionStage();
+        await(() -> gate.writes.get() == 1);
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> b = engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage();
+        assertEquals(2, gate.writes.get());
+        gate.open(1);
+        Throwable t = failure(a);
+        assertNotNull(t, "the failed flush answers its request");
+        assertEquals("database away", t.getMessage());
+        assertFalse(b.isDone(), "the flush behind it is still in flight");
+        CompletableFuture<List<PushVerdict>> c = engine.push(List.of(cmd("q", "p", "c"))).subscribeAsCompletionStage();
+        assertEquals(PushStatus.QUEUED, c.orTimeout(30, TimeUnit.SECONDS).join().get(0).status(),
+                "the failed flush's slot was freed: c went beside b's flush");
+        assertEquals(3, gate.writes.get());
+        gate.open(2);
+        assertEquals(PushStatus.QUEUED, b.orTimeout(30, TimeUnit.SECONDS).join().get(0).status());
+        await(() -> fusing.openLanes() == 0);
+        assertEquals(PushStatus.QUEUED, engine.push(List.of(cmd("q", "p", "a"))).await().atMost(WAIT).get(0).status(),
+                "a was not written");
+        assertEquals(3, rows("messages"));
+    }
+
+    @Test
+    void withDepthTwoTwoStalledFlushesAndTheRequestsBehindThemAreAnsweredByTheirDeadline() {
+        FusingWriter fusing = fusing(1000, 2);
+        PushEngine engine = new PushEngine(fusing, store);
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(800);
+        List<CompletableFuture<List<PushVerdict>>> f = new ArrayList<>();
+        RequestDeadline.within(deadline, () -> {
+            gate.closeNext();
+            f.add(engine.push(List.of(cmd("q", "p", "a"))).subscribeAsCompletionStage());
+            gate.closeNext();
+            f.add(engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage());
+            f.addAll(submit(engine, List.of(List.of(cmd("q", "p", "c")), List.of(cmd("q", "p", "d")))));
+            return null;
+        });
+        for (CompletableFuture<List<PushVerdict>> x : f) {
+            Throwable t = failure(x);
+            assertTrue(t instanceof DeadlineExceededException, String.valueOf(t));
+        }
+        long took = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(took < 800, "answered after " + took + " ms, past the deadline");
+        await(() -> fusing.openLanes() == 0);
+        assertEquals(2, gate.writes.get(), "c and d, late when a slot was free again, were not sent");
+        gate.open(1);
+        gate.open(2);
+        assertEquals(PushStatus.QUEUED, engine.push(List.of(cmd("q", "p", "e"))).await().atMost(WAIT).get(0).status(),
+                "the lane works again");
+        assertEquals(1, rows("messages"));
+    }
+
+    @Test
+    void withAZeroWindowTheSecondCallKeepsItsFlushsSlot() {
+        new QueueRepository(pool).write("nodedup", Map.of(QueueOption.DEDUP_WINDOW_SECONDS, 0), false).await().atMost(WAIT);
+        FusingWriter fusing = fusing(1000, 2);
+        PushEngine engine = new PushEngine(fusing, store);
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> first = engine.push(List.of(cmd("nodedup", "p", "first"))).subscribeAsCompletionStage();
+        await(() -> gate.writes.get() == 1);
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> x = engine.push(List.of(cmd("nodedup", "p", "x"))).subscribeAsCompletionStage();
+        List<CompletableFuture<List<PushVerdict>>> same = submit(engine,
+                List.of(List.of(cmd("nodedup", "p", "same")), List.of(cmd("nodedup", "p", "same"))));
+        await(() -> fusing.submissions() == 4);
+        gate.closeNext(); // the fused flush of the two "same"
+        gate.open(2);
+        x.orTimeout(30, TimeUnit.SECONDS).join();
+        await(() -> gate.writes.get() == 3);
+        CompletableFuture<List<PushVerdict>> y = engine.push(List.of(cmd("nodedup", "p", "y"))).subscribeAsCompletionStage();
+        gate.closeNext(); // the followers' second call
+        gate.open(3);
+        await(() -> gate.writes.get() == 4);
+        assertEquals(4, gate.writes.get(), "the second call runs in its flush's slot: y still waits");
+        assertFalse(y.isDone());
+        gate.open(4);
+        for (List<PushVerdict> v : all(same)) {
+            assertEquals(PushStatus.QUEUED, v.get(0).status(), "no deduplication: followers are stored");
+        }
+        assertEquals(PushStatus.QUEUED, y.orTimeout(30, TimeUnit.SECONDS).join().get(0).status());
+        assertEquals(5, gate.writes.get());
+        gate.open(1);
+        assertEquals(PushStatus.QUEUED, first.orTimeout(30, TimeUnit.SECONDS).join().get(0).status());
+        assertEquals(5, rows("messages"));
+        await(() -> fusing.openLanes() == 0);
+    }
+
+    /** Counts the writes in flight through it and keeps the most seen at once. */
+    static final class InFlight implements SegmentWriter {
+        final SegmentWriter inner;
+        final java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+
+        InFlight(SegmentWriter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
+            return Uni.createFrom().deferred(() -> {
+                most.accumulateAndGet(now.incrementAndGet(), Math::max);
+                return inner.write(segments);
+            }).onTermination().invoke(now::decrementAndGet);
+        }
+    }
+
+    @Test
+    void manyClientsPushingTheSameKeysIntoOnePartitionWithDepthTwoStoreEachKeyOnceWithConsistentVerdicts() throws Exception {
+        ScheduledLingerTimer real = new ScheduledLingerTimer();
+        try {
+            WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), CacheDefaults.settings(64), Ticker.SYSTEM);
+            InFlight counted = new InFlight(new DirectWriter(store, cache));
+            FusingWriter fusing = new FusingWriter(counted, FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20, 2), real);
+            PushEngine server = new PushEngine(fusing, store);
+            int clients = 24;
+            int perClient = 40;
+            int keys = 150;
+            List<PushVerdict> verdicts = new CopyOnWriteArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(clients);
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                done.add(threads.submit(() -> {
+                    Random rnd = new Random(100 + client);
+                    for (int i = 0; i < perClient; i++) {
+                        List<PushCommand> req = new ArrayList<>();
+                        int n = 1 + rnd.nextInt(5);
+                        for (int j = 0; j < n; j++) {
+                            req.add(cmd("hot", "p", "k" + rnd.nextInt(keys)));
+                        }
+                        verdicts.addAll(server.push(req).await().atMost(WAIT));
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            threads.shutdown();
+            assertEquals(2, counted.most.get(), "two flushes of the partition were in flight at once, never more");
+            Map<String, List<PushVerdict>> byKey = new HashMap<>();
+            for (PushVerdict v : verdicts) {
+                byKey.computeIfAbsent(v.transactionId(), k -> new ArrayList<>()).add(v);
+            }
+            Map<Long, String> offsets = new HashMap<>();
+            for (Map.Entry<String, List<PushVerdict>> e : byKey.entrySet()) {
+                List<PushVerdict> vs = e.getValue();
+                long queued = vs.stream().filter(v -> v.status() == PushStatus.QUEUED).count();
+                assertEquals(1, queued, e.getKey() + ": stored exactly once");
+                PushVerdict original = vs.stream().filter(v -> v.status() == PushStatus.QUEUED).findFirst().orElseThrow();
+                for (PushVerdict v : vs) {
+                    assertEquals(original.messageId(), v.messageId(), e.getKey() + ": every verdict names the original");
+                    assertEquals(original.offset(), v.offset(), e.getKey() + ": every verdict names the original's offset");
+                }
+                assertNull(offsets.put(original.offset(), e.getKey()), "one key per offset");
+            }
+            assertEquals(byKey.size(), rows("messages"), "stored rows = distinct keys");
+            assertEquals(byKey.size(), rows("txn_hashes"));
+            for (long o = 0; o < byKey.size(); o++) {
+                assertNotNull(offsets.get(o), "offsets 0.." + (byKey.size() - 1) + " without a gap: " + o);
+            }
+            assertEquals(0, fusing.openLanes());
+        } finally {
+            real.close();
+        }
+    }
+
     // ------------------------------------------------------------------------------ concurrency
 
     @Test
@@ -650,7 +903,7 @@ class FusingWriterTest {
             Pool other = db.pool(8);
             WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(pool), CacheDefaults.settings(64), Ticker.SYSTEM);
             PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(store, cache),
-                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20), real), store);
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20, 2), real), store);
             PushEngine lambda = new PushEngine(new PushRepository(other), DedupCache.DISABLED);
             int clients = 16;
             int perClient = 40;
