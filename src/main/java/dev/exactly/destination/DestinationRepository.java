@@ -24,14 +24,14 @@ import java.util.UUID;
 public class DestinationRepository {
 
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
-            + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint";
+            + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint, ordered";
     private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
     private static final String GET = "SELECT " + COLUMNS + " FROM exactly.destinations WHERE name = $1";
     // sql/R__destinations.sql
     private static final String UPSERT = "SELECT created FROM exactly.put_destination(p_name => $1, p_queue => $2, "
             + "p_type => $3, p_url => $4, p_signing_secret => $5, p_timeout_ms => $6, p_max_attempts => $7, "
             + "p_backoff_ms => $8, p_backoff_cap_ms => $9, p_queue_url => $10, p_event_bus => $11, p_source => $12, "
-            + "p_detail_type => $13, p_region => $14, p_endpoint => $15)";
+            + "p_detail_type => $13, p_region => $14, p_endpoint => $15, p_ordered => $16)";
     // a new destination's cursors start after each partition's last offset (what is stored from now on)
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
             + "ON CONFLICT (name) DO NOTHING RETURNING name) "
@@ -126,7 +126,7 @@ public class DestinationRepository {
                 .execute(Tuple.from(new Object[] {d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
                         d.signingSecret(), d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(),
                         aws(d).queueUrl(), aws(d).eventBus(), aws(d).source(), aws(d).detailType(), aws(d).region(),
-                        aws(d).endpoint()}))
+                        aws(d).endpoint(), d.ordered()}))
                 .flatMap(rows -> {
                     if (rows.size() == 0) {
                         return Uni.createFrom().nullItem();
@@ -351,6 +351,6 @@ public class DestinationRepository {
                         r.getString("detail_type"), r.getString("region"), r.getString("endpoint"));
         return new Destination(r.getString("name"), r.getString("queue"), type, url == null ? null : URI.create(url),
                 r.getString("signing_secret"), r.getInteger("timeout_ms"), r.getInteger("max_attempts"),
-                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false, aws);
+                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false, aws, r.getBoolean("ordered"));
     }
 }

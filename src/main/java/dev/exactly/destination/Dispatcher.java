@@ -90,6 +90,8 @@ public class Dispatcher {
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
     private ExecutorService workers;
+    /** Sends the messages of unordered destinations' batches, each on its own thread (deliverAtOnce). */
+    private ExecutorService senders;
     private Sender sender;
 
     /** One destination's delivery state on this instance. */
@@ -178,13 +180,25 @@ public class Dispatcher {
         if (running) {
             return;
         }
-        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2)), configured.guard());
+        // an unordered destination has up to a batch of messages in flight per worker
+        int inFlight = config.workers() * config.batch();
+        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, inFlight)), configured.guard());
         AtomicInteger n = new AtomicInteger();
         workers = Executors.newFixedThreadPool(config.workers(), r -> {
             Thread t = new Thread(r, "exactly-delivery-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
+        AtomicInteger m = new AtomicInteger();
+        // threads start on demand, up to workers x batch (the most messages unordered batches hold at once)
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(inFlight, inFlight,
+                30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "exactly-delivery-send-" + m.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        senders = pool;
         running = true;
     }
 
@@ -194,6 +208,7 @@ public class Dispatcher {
             timer.shutdownNow();
         }
         if (workers != null) {
+            senders.shutdownNow();
             workers.shutdownNow();
             try {
                 workers.awaitTermination(5, TimeUnit.SECONDS);
@@ -683,7 +698,7 @@ public class Dispatcher {
         }
         var lease = e.lease();
         List<LeasedMessage> batch = new ArrayList<>();
-        for (DrainRepository.Message m : drains.messages(p.partitionId(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
+        for (DrainRepository.Message m : drains.messages(p.partitionId(), d.group(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
             batch.add(new LeasedMessage(m.messageId(), m.transactionId(), lease.queue(), lease.partition(), p.partitionId(),
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
@@ -692,8 +707,15 @@ public class Dispatcher {
         return true;
     }
 
-    /** Delivers a leased batch of one partition in offset order, acking what it settled. */
+    /**
+     * Delivers a leased batch of one partition, acking what it settled: in offset order, one message
+     * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}).
+     */
     private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+        if (!d.ordered() && batch.size() > 1) {
+            deliverAtOnce(s, d, batch, leaseEndsAt);
+            return;
+        }
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
@@ -730,6 +752,120 @@ public class Dispatcher {
         } finally {
             flush.run();
         }
+    }
+
+    /**
+     * Delivers a leased batch of an unordered destination: each message is sent on a thread of
+     * {@link #senders} at once (so at most the batch's size, exactly.delivery.batch, in flight per
+     * batch), each retried on its own, so that a failing message holds back none of the others;
+     * what is settled is acked before any backoff, and the rest once every message settled. Dead
+     * letters stay per message. In invocation mode, messages whose next attempt would outlast the
+     * drain park the partition at the first of them (a later drain resumes there and skips what was
+     * settled meanwhile).
+     */
+    private void deliverAtOnce(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+        Object lock = new Object();
+        long[] leaseEnds = {leaseEndsAt};
+        List<AckCommand> acks = new ArrayList<>();
+        Tally tally = new Tally();
+        Runnable flush = () -> {
+            synchronized (lock) {
+                flush(d, acks, tally);
+            }
+        };
+        int n = batch.size();
+        Outcome[] outcomes = new Outcome[n];
+        int[][] used = new int[n][];
+        List<java.util.concurrent.Future<?>> running = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                int at = i;
+                LeasedMessage m = batch.get(i);
+                used[i] = new int[] {m.attempts(), 0};
+                Runnable one = () -> {
+                    Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
+                            m.offset(), m.transactionId(), m.contentType(), m.payload());
+                    Keeper lease = needMs -> {
+                        synchronized (lock) {
+                            if (leaseEnds[0] >= 0) {
+                                leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
+                            }
+                            return leaseEnds[0] >= 0;
+                        }
+                    };
+                    Tally mine = new Tally();
+                    Outcome o = attempts(s, d, out, m.attempts(), lease, () -> {
+                        merge(lock, tally, mine);
+                        flush.run();
+                    }, mine, used[at]);
+                    merge(lock, tally, mine);
+                    if (o == Outcome.DEAD) {
+                        repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
+                                mine.lastError).await().atMost(DB_WAIT);
+                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
+                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[at][0], mine.lastError);
+                    }
+                    if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
+                        synchronized (lock) {
+                            acks.add(ack(d, m));
+                        }
+                    }
+                    outcomes[at] = o;
+                };
+                running.add(senders.submit(one));
+            }
+            for (var f : running) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running.forEach(f -> f.cancel(true));
+            return;
+        } catch (RuntimeException e) {
+            running.forEach(f -> f.cancel(true));
+            throw e;
+        } finally {
+            flush.run();
+        }
+        // invocation mode: park at the first message left for a later drain, due when the first of them is
+        int first = -1;
+        long due = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (outcomes[i] == Outcome.ABORTED) {
+                return; // unacked from here: the lease expires and they are delivered again
+            }
+            if (outcomes[i] == Outcome.PARKED) {
+                first = first < 0 ? i : first;
+                due = Math.min(due, used[i][1]);
+            }
+        }
+        if (first >= 0) {
+            LeasedMessage m = batch.get(first);
+            Keeper lease = needMs -> {
+                leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
+                return leaseEnds[0] >= 0;
+            };
+            if (lease.keep(due + leaseSeconds(d) * 1000L)) {
+                drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[first][0], (int) due).await().atMost(DB_WAIT);
+            }
+        }
+    }
+
+    /** Adds a message's figures to its batch's, under the batch's lock. */
+    private static void merge(Object lock, Tally into, Tally from) {
+        synchronized (lock) {
+            into.delivered += from.delivered;
+            into.failed += from.failed;
+            if (from.lastError != null) {
+                into.lastError = from.lastError;
+            }
+        }
+        from.delivered = 0;
+        from.failed = 0;
     }
 
     /** Sends the next redriven dead letter of a destination no instance holds; false when there is none. */
