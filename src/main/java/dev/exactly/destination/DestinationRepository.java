@@ -51,6 +51,10 @@ public class DestinationRepository {
             + "failed_attempts = failed_attempts + $3 WHERE name = $1";
     private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
+    // written with a batch's acks (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed attempts, $4 last error or null
+    private static final String FIGURES_WITH = "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4::text, last_error), "
+            + "last_error_at = CASE WHEN $4::text IS NULL THEN last_error_at ELSE now() END WHERE name = $1) ";
     private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
             + "ON CONFLICT DO NOTHING";
@@ -186,6 +190,21 @@ public class DestinationRepository {
                         lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
+    }
+
+    /**
+     * Acks a destination's settled messages and adds to its figures, in one statement.
+     *
+     * @param consume        the acks' repository
+     * @param acks           the acks, not empty
+     * @param name           the destination
+     * @param delivered      messages delivered since the last figures written
+     * @param failedAttempts attempts that did not deliver since then
+     * @param lastError      the last of their errors, or null: the last one is kept
+     */
+    public Uni<Void> ackAndCount(dev.exactly.consume.ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
+                                 String name, long delivered, long failedAttempts, String lastError) {
+        return consume.ackWith(acks, FIGURES_WITH, Tuple.of(name, delivered, failedAttempts, lastError)).replaceWithVoid();
     }
 
     /** Records a message dead-lettered for a destination (a repeat of the same one changes nothing). */

@@ -908,10 +908,16 @@ public class Dispatcher {
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
 
+    /** Writes the acks and figures gathered so far: one statement (both at once), or none when there is nothing. */
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
-            consume.ack(List.copyOf(acks)).await().atMost(DB_WAIT);
+            repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError)
+                    .await().atMost(DB_WAIT);
             acks.clear();
+            tally.delivered = 0;
+            tally.failed = 0;
+            tally.lastError = null;
+            return;
         }
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
