@@ -49,8 +49,16 @@ public class ConsumeRepository {
 
     private static final String ACK_PARTITION = ack(true, 1);
 
-    /** The call of ack_partition (by partition id) or ack_batch, its parameters numbered from ${@code first}. */
-    private static String ack(boolean partition, int first) {
+    /**
+     * The call of ack_partition (by partition id) or ack_batch with the columns {@link #ack(List)}
+     * reads, its parameters numbered from ${@code first}: for a statement of another concern that
+     * acks ({@link #ackWith}).
+     *
+     * @param partition true: ack_partition (its first parameter the partition id); false: ack_batch
+     * @param first     the number of its first parameter
+     * @return {@code SELECT … FROM exactly.ack_…(…)}
+     */
+    public static String ack(boolean partition, int first) {
         String[] names = partition
                 ? new String[] {"p_pid", "p_queues", "p_partitions", "p_groups", "p_leases", "p_message_ids", "p_hashes",
                         "p_statuses", "p_errors", "p_dlq_ids", "p_dlq_hashes"}
@@ -258,20 +266,22 @@ public class ConsumeRepository {
     }
 
     /**
-     * Acks a batch on the pool, as {@link #ack(List)} does, in one statement with a data-modifying
-     * {@code WITH} clause of the caller's (e.g. a destination's figures, written with its acks: one
-     * round trip instead of two).
+     * Acks a batch on the pool, as {@link #ack(List)} does, in a statement of the caller's that
+     * also writes something else (e.g. a destination's figures, written with its acks: one round
+     * trip instead of two): {@code WITH … } followed by {@link #ack(boolean, int)} numbered from
+     * {@code withArgs.size() + 1}, one statement for each way an ack is routed.
      *
-     * @param acks     validated acks
-     * @param with     {@code WITH name AS (…) } whose parameters are $1 to ${@code withArgs.size()}
-     * @param withArgs its parameters
+     * @param acks          validated acks
+     * @param withPartition the statement ending with {@code ack(true, withArgs.size() + 1)}
+     * @param withBatch     the statement ending with {@code ack(false, withArgs.size() + 1)}
+     * @param withArgs      the parameters of its own part, $1 to ${@code withArgs.size()}
      * @return one result per ack, in order
      */
-    public Uni<List<AckResult>> ackWith(List<AckCommand> acks, String with, Tuple withArgs) {
-        return ack(pool, acks, List.of(), with, withArgs);
+    public Uni<List<AckResult>> ackWith(List<AckCommand> acks, String withPartition, String withBatch, Tuple withArgs) {
+        return ack(pool, acks, List.of(), new String[] {withPartition, withBatch}, withArgs);
     }
 
-    private Uni<List<AckResult>> ack(SqlClient client, List<AckCommand> acks, List<PartitionKey> lockFirst, String with,
+    private Uni<List<AckResult>> ack(SqlClient client, List<AckCommand> acks, List<PartitionKey> lockFirst, String[] with,
                                      Tuple withArgs) {
         int n = acks.size();
         String[] lockQueues = new String[lockFirst.size()];
@@ -322,7 +332,7 @@ public class ConsumeRepository {
                 .addArrayOfUUID(leases).addArrayOfUUID(messageIds).addValue(hashes)
                 .addArrayOfString(statuses).addArrayOfString(errors)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        String sql = with == null ? (pid != null ? ACK_PARTITION : ACK) : with + ack(pid != null, withArgs.size() + 1);
+        String sql = with == null ? (pid != null ? ACK_PARTITION : ACK) : (pid != null ? with[0] : with[1]);
         return (client == pool ? BorrowedConnections.execute(pool, sql, args) : client.preparedQuery(sql).execute(args))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(ConsumeRepository::toResults);

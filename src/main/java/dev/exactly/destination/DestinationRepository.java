@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import dev.exactly.consume.ConsumeRepository;
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -16,9 +17,9 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Data access for destinations (tables of sql/V21__destinations.sql): the destinations defined
- * through the API, every destination's figures and dead letters, and the start of a destination's
- * consumer group.
+ * Data access for destinations (tables of sql/V21__destinations.sql, sql/V26 and sql/V27): the
+ * destinations defined through the API, every destination's figures, dead letters and the attempts
+ * recorded for messages being retried, and the start of a destination's consumer group.
  */
 @ApplicationScoped
 public class DestinationRepository {
@@ -51,10 +52,17 @@ public class DestinationRepository {
             + "failed_attempts = failed_attempts + $3 WHERE name = $1";
     private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
-    // written with a batch's acks (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed attempts, $4 last error or null
-    private static final String FIGURES_WITH = "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4::text, last_error), "
-            + "last_error_at = CASE WHEN $4::text IS NULL THEN last_error_at ELSE now() END WHERE name = $1) ";
+    // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
+    // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
+    // are deleted; then the ack's parameters
+    private static final String ACK_FIGURES_PARTITION = ackFigures(true);
+    private static final String ACK_FIGURES_BATCH = ackFigures(false);
+    private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
+            + "attempts) VALUES ($1, $2, $3, $4) ON CONFLICT (destination, partition_id, \"offset\") "
+            + "DO UPDATE SET attempts = GREATEST(a.attempts, EXCLUDED.attempts)";
+    private static final String ATTEMPTS = "SELECT \"offset\", attempts FROM exactly.destination_attempts "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" BETWEEN $3 AND $4";
+    private static final String DELETE_ATTEMPTS = "DELETE FROM exactly.destination_attempts WHERE destination = $1";
     private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
             + "ON CONFLICT DO NOTHING";
@@ -150,8 +158,8 @@ public class DestinationRepository {
     }
 
     /**
-     * Deletes a destination defined through the API, with its figures, dead letters and its
-     * consumer group's cursors.
+     * Deletes a destination defined through the API, with its figures, dead letters, recorded
+     * attempts and its consumer group's cursors.
      *
      * @return true when it existed on that queue
      */
@@ -163,6 +171,7 @@ public class DestinationRepository {
                     }
                     return conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name))
                             .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
                             .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
                             .map(x -> true);
@@ -201,10 +210,32 @@ public class DestinationRepository {
      * @param delivered      messages delivered since the last figures written
      * @param failedAttempts attempts that did not deliver since then
      * @param lastError      the last of their errors, or null: the last one is kept
+     * @param partitionId    the acks' partition
+     * @param settled        the offsets acked: their recorded attempts are deleted
      */
-    public Uni<Void> ackAndCount(dev.exactly.consume.ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
-                                 String name, long delivered, long failedAttempts, String lastError) {
-        return consume.ackWith(acks, FIGURES_WITH, Tuple.of(name, delivered, failedAttempts, lastError)).replaceWithVoid();
+    public Uni<Void> ackAndCount(ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
+                                 String name, long delivered, long failedAttempts, String lastError, long partitionId,
+                                 List<Long> settled) {
+        return consume.ackWith(acks, ACK_FIGURES_PARTITION, ACK_FIGURES_BATCH, Tuple.from(new Object[] {name, delivered, failedAttempts, lastError, partitionId,
+                settled.toArray(Long[]::new)})).replaceWithVoid();
+    }
+
+    /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */
+    public Uni<Void> failedAttempt(String name, long partitionId, long offset, int attempt) {
+        return BorrowedConnections.execute(pool, FAILED_ATTEMPT, Tuple.of(name, partitionId, offset, attempt))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** @return the attempts recorded for a destination's messages of a partition from {@code from} to {@code to}, by offset */
+    public Uni<java.util.Map<Long, Integer>> attempts(String name, long partitionId, long from, long to) {
+        return BorrowedConnections.execute(pool, ATTEMPTS, Tuple.of(name, partitionId, from, to))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    java.util.Map<Long, Integer> out = new java.util.HashMap<>();
+                    rows.forEach(r -> out.put(r.getLong(0), r.getInteger(1)));
+                    return out;
+                });
     }
 
     /** Records a message dead-lettered for a destination (a repeat of the same one changes nothing). */
@@ -356,6 +387,15 @@ public class DestinationRepository {
                         Tuple.from(new Object[] {name, partitionId, offset, attempts, error}))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
+    }
+
+    /** The statement of {@link #ackAndCount}, for an ack routed by partition id or not (a whole statement: checked as one). */
+    private static String ackFigures(boolean partition) {
+        return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
+                + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4::text, last_error), "
+                + "last_error_at = CASE WHEN $4::text IS NULL THEN last_error_at ELSE now() END WHERE name = $1), "
+                + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
+                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7);
     }
 
     private static Destination.Aws aws(Destination d) {

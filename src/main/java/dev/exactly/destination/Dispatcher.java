@@ -590,6 +590,10 @@ public class Dispatcher {
         long delivered;
         long failed;
         String lastError;
+        /** The batch's partition. */
+        long partitionId;
+        /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
+        final List<Long> recorded = new ArrayList<>();
     }
 
     /** How a message's attempts ended. */
@@ -602,15 +606,16 @@ public class Dispatcher {
 
     /**
      * Sends one message until it is delivered, its attempts are used up, or the worker must stop.
-     * {@code beforeWait} runs before each backoff (writing what is settled so far).
+     * {@code failed} gets the number of each failed attempt that another follows (to record it),
+     * then {@code beforeWait} runs before its backoff (writing what is settled so far).
      *
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
      *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
-    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
-                             Tally tally, int[] attemptsUsed) {
+    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper,
+                             java.util.function.IntConsumer failed, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
             if (!running || s.paused || s.removed) {
@@ -639,6 +644,7 @@ public class Dispatcher {
                 return Outcome.DEAD;
             }
             long wait = backoff(d, attempt, r.retryAfterMs());
+            failed.accept(attempt);
             beforeWait.run();
             if (outlasts(wait + d.timeoutMs())) {
                 attemptsUsed[0] = attempt + 1;
@@ -719,7 +725,9 @@ public class Dispatcher {
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
+        tally.partitionId = batch.get(0).partitionId();
         Runnable flush = () -> flush(d, acks, tally);
+        Map<Long, Integer> recorded = recordedAttempts(d, batch);
         try {
             for (LeasedMessage m : batch) {
                 Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
@@ -728,8 +736,11 @@ public class Dispatcher {
                     leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
                     return leaseEnds[0] >= 0;
                 };
-                int[] used = {m.attempts(), 0};
-                Outcome o = attempts(s, d, out, m.attempts(), lease, flush, tally, used);
+                int first = firstAttempt(m, recorded);
+                int[] used = {first, 0};
+                Outcome o = attempts(s, d, out, first, lease,
+                        a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT),
+                        flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     return; // unacked from here: the lease expires and they are delivered again
                 }
@@ -748,6 +759,7 @@ public class Dispatcher {
                             d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
                 }
                 acks.add(ack(d, m));
+                tally.recorded.add(m.offset());
             }
         } finally {
             flush.run();
@@ -768,11 +780,13 @@ public class Dispatcher {
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
+        tally.partitionId = batch.get(0).partitionId();
         Runnable flush = () -> {
             synchronized (lock) {
                 flush(d, acks, tally);
             }
         };
+        Map<Long, Integer> recorded = recordedAttempts(d, batch);
         int n = batch.size();
         Outcome[] outcomes = new Outcome[n];
         int[][] used = new int[n][];
@@ -781,7 +795,8 @@ public class Dispatcher {
             for (int i = 0; i < n; i++) {
                 int at = i;
                 LeasedMessage m = batch.get(i);
-                used[i] = new int[] {m.attempts(), 0};
+                int first = firstAttempt(m, recorded);
+                used[i] = new int[] {first, 0};
                 Runnable one = () -> {
                     Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
                             m.offset(), m.transactionId(), m.contentType(), m.payload());
@@ -794,7 +809,8 @@ public class Dispatcher {
                         }
                     };
                     Tally mine = new Tally();
-                    Outcome o = attempts(s, d, out, m.attempts(), lease, () -> {
+                    Outcome o = attempts(s, d, out, first, lease,
+                            a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT), () -> {
                         merge(lock, tally, mine);
                         flush.run();
                     }, mine, used[at]);
@@ -808,6 +824,7 @@ public class Dispatcher {
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {
                             acks.add(ack(d, m));
+                            tally.recorded.add(m.offset());
                         }
                     }
                     outcomes[at] = o;
@@ -855,6 +872,28 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * The attempts recorded for a batch's messages (a read only when the batch was leased before:
+     * a message is recorded only after a failed attempt).
+     */
+    private Map<Long, Integer> recordedAttempts(Destination d, List<LeasedMessage> batch) {
+        if (batch.stream().noneMatch(m -> m.attempts() > 1)) {
+            return Map.of();
+        }
+        LeasedMessage first = batch.get(0);
+        return repository.attempts(d.name(), first.partitionId(), first.offset(), batch.get(batch.size() - 1).offset())
+                .await().atMost(DB_WAIT);
+    }
+
+    /**
+     * A message's next attempt: after those recorded for it, and never below the number of times it
+     * was leased (an attempt under a lease that ended without recording it, e.g. a crash, counts).
+     */
+    private static int firstAttempt(LeasedMessage m, Map<Long, Integer> recorded) {
+        Integer made = recorded.get(m.offset());
+        return made == null ? m.attempts() : Math.max(m.attempts(), made + 1);
+    }
+
     /** Adds a message's figures to its batch's, under the batch's lock. */
     private static void merge(Object lock, Tally into, Tally from) {
         synchronized (lock) {
@@ -896,7 +935,7 @@ public class Dispatcher {
         };
         Tally tally = new Tally();
         int[] used = {1, 0};
-        Outcome o = attempts(s, d, out, 1, claim, () -> { }, tally, used);
+        Outcome o = attempts(s, d, out, 1, claim, a -> { }, () -> { }, tally, used);
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
         } else if (o == Outcome.DEAD) {
@@ -911,9 +950,10 @@ public class Dispatcher {
     /** Writes the acks and figures gathered so far: one statement (both at once), or none when there is nothing. */
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
-            repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError)
-                    .await().atMost(DB_WAIT);
+            repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
+                    tally.partitionId, List.copyOf(tally.recorded)).await().atMost(DB_WAIT);
             acks.clear();
+            tally.recorded.clear();
             tally.delivered = 0;
             tally.failed = 0;
             tally.lastError = null;
