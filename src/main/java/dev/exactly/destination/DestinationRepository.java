@@ -55,8 +55,10 @@ public class DestinationRepository {
     // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
     // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
     // are deleted; then the ack's parameters
-    private static final String ACK_FIGURES_PARTITION = ackFigures(true);
-    private static final String ACK_FIGURES_BATCH = ackFigures(false);
+    private static final String ACK_FIGURES_PARTITION = ackFigures(true, false);
+    private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
+    private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
+    private static final String ACK_FIGURES_ERROR_BATCH = ackFigures(false, true);
     private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
             + "attempts) VALUES ($1, $2, $3, $4) ON CONFLICT (destination, partition_id, \"offset\") "
             + "DO UPDATE SET attempts = GREATEST(a.attempts, EXCLUDED.attempts)";
@@ -216,7 +218,8 @@ public class DestinationRepository {
     public Uni<Void> ackAndCount(ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
                                  String name, long delivered, long failedAttempts, String lastError, long partitionId,
                                  List<Long> settled) {
-        return consume.ackWith(acks, ACK_FIGURES_PARTITION, ACK_FIGURES_BATCH, Tuple.from(new Object[] {name, delivered, failedAttempts, lastError, partitionId,
+        return consume.ackWith(acks, lastError == null ? ACK_FIGURES_PARTITION : ACK_FIGURES_ERROR_PARTITION,
+                lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(new Object[] {name, delivered, failedAttempts, lastError, partitionId,
                 settled.toArray(Long[]::new)})).replaceWithVoid();
     }
 
@@ -389,11 +392,16 @@ public class DestinationRepository {
                 .replaceWithVoid();
     }
 
-    /** The statement of {@link #ackAndCount}, for an ack routed by partition id or not (a whole statement: checked as one). */
-    private static String ackFigures(boolean partition) {
+    /**
+     * The statement of {@link #ackAndCount}, for an ack routed by partition id or not, with a last
+     * error or not (a whole statement, so that the SQL checks read it as one; no now() inside a
+     * CASE, which Citus refuses in an UPDATE).
+     */
+    private static String ackFigures(boolean partition, boolean error) {
         return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
-                + "failed_attempts = failed_attempts + $3, last_error = COALESCE($4::text, last_error), "
-                + "last_error_at = CASE WHEN $4::text IS NULL THEN last_error_at ELSE now() END WHERE name = $1), "
+                + "failed_attempts = failed_attempts + $3, "
+                + (error ? "last_error = $4, last_error_at = now() " : "last_error = COALESCE($4::text, last_error) ")
+                + "WHERE name = $1), "
                 + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
                 + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7);
     }
