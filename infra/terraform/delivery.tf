@@ -31,6 +31,7 @@ locals {
         "max-attempts"   = d.max_attempts == null ? null : tostring(d.max_attempts)
         "backoff-ms"     = d.backoff_ms == null ? null : tostring(d.backoff_ms)
         "backoff-cap-ms" = d.backoff_cap_ms == null ? null : tostring(d.backoff_cap_ms)
+        "ordered"        = d.ordered == null ? null : tostring(d.ordered)
       } : format("exactly.destinations.%s.%s", name, option) => value if value != null
     }
   ]...)

@@ -689,8 +689,9 @@ variable "destinations" {
     sqs: queue_url (https://sqs.<region>.amazonaws.com/<account>/<name>; a name ending in .fifo is
     a FIFO queue); eventbridge: event_bus_arn, event_source, detail_type;
     any type: timeout_ms (1 to 60000), max_attempts (1 to 100), backoff_ms and backoff_cap_ms
-    (1 to 3600000, cap not below backoff). The function's role may send to exactly the named
-    queues and buses (iam.tf, delivery.tf).
+    (1 to 3600000, cap not below backoff), ordered (true by default: one message of a partition
+    in flight at a time; false: a leased batch's messages are sent at once). The function's role
+    may send to exactly the named queues and buses (iam.tf, delivery.tf).
   EOT
   type = map(object({
     queue              = string
@@ -705,6 +706,7 @@ variable "destinations" {
     max_attempts       = optional(number)
     backoff_ms         = optional(number)
     backoff_cap_ms     = optional(number)
+    ordered            = optional(bool)
   }))
   default = {}
 

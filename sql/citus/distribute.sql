@@ -71,6 +71,9 @@ SELECT create_reference_table('exactly.delivery_drains')
 WHERE pg_temp.citus_kind('exactly.delivery_drains') IS DISTINCT FROM 'reference';
 SELECT create_reference_table('exactly.destination_parked')
 WHERE pg_temp.citus_kind('exactly.destination_parked') IS DISTINCT FROM 'reference';
+-- the attempts of messages a destination is retrying (V27): written per failed attempt
+SELECT create_reference_table('exactly.destination_attempts')
+WHERE pg_temp.citus_kind('exactly.destination_attempts') IS DISTINCT FROM 'reference';
 -- the duplicates per queue and hour kept after the minutes are purged (V22): written by the
 -- maintenance purge in the statement that deletes the minutes
 SELECT create_reference_table('exactly.duplicate_rollup')

@@ -140,6 +140,7 @@ run "destinations_plan" {
         queue_url = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo"
       }
       bus = {
+        ordered       = false
         queue         = "webhooks.github"
         type          = "eventbridge"
         event_bus_arn = "arn:aws:events:eu-west-1:123456789012:event-bus/orders"
@@ -159,6 +160,8 @@ run "destinations_plan" {
       local.settings_properties["exactly.destinations.orders_fifo.queue-url"] == "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
       local.settings_properties["exactly.destinations.bus.event-bus"] == "arn:aws:events:eu-west-1:123456789012:event-bus/orders",
       local.settings_properties["exactly.destinations.bus.detail-type"] == "github.delivery",
+      local.settings_properties["exactly.destinations.bus.ordered"] == "false",
+      !contains(keys(local.settings_properties), "exactly.destinations.billing.ordered"),
       local.settings_properties["exactly.delivery.allowed-hosts"] == "hooks.internal.example,10.1.0.0/16",
       !contains(keys(local.settings_properties), "exactly.destinations.billing.signing-secret"),
     ])

@@ -45,13 +45,31 @@ public class ConsumeRepository {
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
 
-    private static final String ACK = ACKED + "FROM exactly.ack_batch(p_lock_queues => $1, "
-            + "p_lock_partitions => $2, p_queues => $3, p_partitions => $4, p_groups => $5, p_leases => $6, "
-            + "p_message_ids => $7, p_hashes => $8, p_statuses => $9, p_errors => $10, p_dlq_ids => $11, p_dlq_hashes => $12)";
+    private static final String ACK = ack(false, 1);
 
-    private static final String ACK_PARTITION = ACKED
-            + "FROM exactly.ack_partition(p_pid => $1, p_queues => $2, p_partitions => $3, p_groups => $4, p_leases => $5, "
-            + "p_message_ids => $6, p_hashes => $7, p_statuses => $8, p_errors => $9, p_dlq_ids => $10, p_dlq_hashes => $11)";
+    private static final String ACK_PARTITION = ack(true, 1);
+
+    /**
+     * The call of ack_partition (by partition id) or ack_batch with the columns {@link #ack(List)}
+     * reads, its parameters numbered from ${@code first}: for a statement of another concern that
+     * acks ({@link #ackWith}).
+     *
+     * @param partition true: ack_partition (its first parameter the partition id); false: ack_batch
+     * @param first     the number of its first parameter
+     * @return {@code SELECT … FROM exactly.ack_…(…)}
+     */
+    public static String ack(boolean partition, int first) {
+        String[] names = partition
+                ? new String[] {"p_pid", "p_queues", "p_partitions", "p_groups", "p_leases", "p_message_ids", "p_hashes",
+                        "p_statuses", "p_errors", "p_dlq_ids", "p_dlq_hashes"}
+                : new String[] {"p_lock_queues", "p_lock_partitions", "p_queues", "p_partitions", "p_groups", "p_leases",
+                        "p_message_ids", "p_hashes", "p_statuses", "p_errors", "p_dlq_ids", "p_dlq_hashes"};
+        StringBuilder sql = new StringBuilder(ACKED).append("FROM exactly.").append(partition ? "ack_partition(" : "ack_batch(");
+        for (int i = 0; i < names.length; i++) {
+            sql.append(i == 0 ? "" : ", ").append(names[i]).append(" => $").append(first + i);
+        }
+        return sql.append(')').toString();
+    }
 
     /** Partition ids kept at most; past it the map starts over (ids are re-learnt from pops). */
     static final int MAX_KNOWN_PARTITIONS = 100_000;
@@ -244,6 +262,27 @@ public class ConsumeRepository {
      * @return one result per ack, in order; nothing is rolled back here for an error result
      */
     public Uni<List<AckResult>> ack(SqlClient client, List<AckCommand> acks, List<PartitionKey> lockFirst) {
+        return ack(client, acks, lockFirst, null, null);
+    }
+
+    /**
+     * Acks a batch on the pool, as {@link #ack(List)} does, in a statement of the caller's that
+     * also writes something else (e.g. a destination's figures, written with its acks: one round
+     * trip instead of two): {@code WITH … } followed by {@link #ack(boolean, int)} numbered from
+     * {@code withArgs.size() + 1}, one statement for each way an ack is routed.
+     *
+     * @param acks          validated acks
+     * @param withPartition the statement ending with {@code ack(true, withArgs.size() + 1)}
+     * @param withBatch     the statement ending with {@code ack(false, withArgs.size() + 1)}
+     * @param withArgs      the parameters of its own part, $1 to ${@code withArgs.size()}
+     * @return one result per ack, in order
+     */
+    public Uni<List<AckResult>> ackWith(List<AckCommand> acks, String withPartition, String withBatch, Tuple withArgs) {
+        return ack(pool, acks, List.of(), new String[] {withPartition, withBatch}, withArgs);
+    }
+
+    private Uni<List<AckResult>> ack(SqlClient client, List<AckCommand> acks, List<PartitionKey> lockFirst, String[] with,
+                                     Tuple withArgs) {
         int n = acks.size();
         String[] lockQueues = new String[lockFirst.size()];
         String[] lockPartitions = new String[lockFirst.size()];
@@ -278,6 +317,11 @@ public class ConsumeRepository {
         }
         Long pid = routeOf(acks, lockFirst);
         Tuple args = Tuple.tuple();
+        if (withArgs != null) {
+            for (int i = 0; i < withArgs.size(); i++) {
+                args.addValue(withArgs.getValue(i));
+            }
+        }
         if (pid != null) {
             args.addLong(pid);
             routed.increment();
@@ -288,7 +332,7 @@ public class ConsumeRepository {
                 .addArrayOfUUID(leases).addArrayOfUUID(messageIds).addValue(hashes)
                 .addArrayOfString(statuses).addArrayOfString(errors)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes);
-        String sql = pid != null ? ACK_PARTITION : ACK;
+        String sql = with == null ? (pid != null ? ACK_PARTITION : ACK) : (pid != null ? with[0] : with[1]);
         return (client == pool ? BorrowedConnections.execute(pool, sql, args) : client.preparedQuery(sql).execute(args))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(ConsumeRepository::toResults);

@@ -46,7 +46,7 @@ public class ConfiguredDestinations {
             if (broken.size() == before) {
                 found.put(name, new Destination(name, c.queue(), c.type(), url == null ? null : URI.create(url),
                         c.signingSecret().orElse(null), c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true,
-                        DestinationRules.HTTP.equals(c.type()) ? null : aws));
+                        DestinationRules.HTTP.equals(c.type()) ? null : aws, c.ordered()));
             }
         });
         if (!broken.isEmpty()) {

@@ -16,9 +16,11 @@ import java.net.URI;
  * @param backoffCapMs  longest backoff, in milliseconds
  * @param configured    true when it comes from the application's configuration
  * @param aws           sqs and eventbridge: where and how to send; null for http
+ * @param ordered       true: one message of a partition in flight at a time, in offset order; false:
+ *                      the messages of a leased batch are sent at once, each retried on its own
  */
 public record Destination(String name, String queue, String type, URI url, String signingSecret, int timeoutMs,
-                          int maxAttempts, int backoffMs, int backoffCapMs, boolean configured, Aws aws) {
+                          int maxAttempts, int backoffMs, int backoffCapMs, boolean configured, Aws aws, boolean ordered) {
 
     /** The prefix of a destination's consumer group. */
     public static final String GROUP_PREFIX = "destination:";
@@ -38,10 +40,10 @@ public record Destination(String name, String queue, String type, URI url, Strin
     public record Aws(String queueUrl, String eventBus, String source, String detailType, String region, String endpoint) {
     }
 
-    /** An http destination (no AWS settings). */
+    /** An http destination (no AWS settings), ordered. */
     public Destination(String name, String queue, String type, URI url, String signingSecret, int timeoutMs,
                        int maxAttempts, int backoffMs, int backoffCapMs, boolean configured) {
-        this(name, queue, type, url, signingSecret, timeoutMs, maxAttempts, backoffMs, backoffCapMs, configured, null);
+        this(name, queue, type, url, signingSecret, timeoutMs, maxAttempts, backoffMs, backoffCapMs, configured, null, true);
     }
 
     /** @return the consumer group it is read as: {@code destination:<name>} */
@@ -61,6 +63,6 @@ public record Destination(String name, String queue, String type, URI url, Strin
     @Override
     public String toString() {
         return "Destination[" + name + " -> " + queue + ", " + type + " " + target() + (signingSecret != null ? ", signed" : "")
-                + ", timeout " + timeoutMs + " ms, " + maxAttempts + " attempts]";
+                + ", timeout " + timeoutMs + " ms, " + maxAttempts + " attempts" + (ordered ? "" : ", unordered") + "]";
     }
 }

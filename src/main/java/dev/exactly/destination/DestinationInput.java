@@ -7,7 +7,7 @@ import java.util.function.BiConsumer;
 /**
  * The body of PUT /api/v1/queues/{queue}/destinations/{name}:
  * {@code {"type"?,"url"?,"signingSecret"?,"queueUrl"?,"eventBus"?,"eventSource"?,"detailType"?,"region"?,
- * "endpoint"?,"timeoutMs"?,"maxAttempts"?,"backoffMs"?,"backoffCapMs"?}}. What is left out takes the
+ * "endpoint"?,"timeoutMs"?,"maxAttempts"?,"backoffMs"?,"backoffCapMs"?,"ordered"?}}. What is left out takes the
  * default a configured destination has. A field of another type than {@code type} is refused.
  *
  * @param type          {@code http} (the default), {@code sqs} or {@code eventbridge}
@@ -23,12 +23,15 @@ import java.util.function.BiConsumer;
  * @param maxAttempts   attempts per message before it is dead-lettered for this destination, 1 to 100 (default 10)
  * @param backoffMs     backoff before the second attempt, doubling after, 1 to 3600000 (default 1000)
  * @param backoffCapMs  longest backoff, 1 to 3600000, not below backoffMs (default 300000)
+ * @param ordered       true (the default): a partition's messages one at a time in offset order; false: a
+ *                      leased batch's messages sent at once, each retried on its own
  */
 @RegisterForReflection
 @Checked
 public record DestinationInput(String type, String url, String signingSecret, String queueUrl, String eventBus,
                                String eventSource, String detailType, String region, String endpoint,
-                               Integer timeoutMs, Integer maxAttempts, Integer backoffMs, Integer backoffCapMs)
+                               Integer timeoutMs, Integer maxAttempts, Integer backoffMs, Integer backoffCapMs,
+                               Boolean ordered)
         implements Checked.Rules {
 
     /** The defaults of what was not given (those of a configured destination). */
@@ -43,6 +46,7 @@ public record DestinationInput(String type, String url, String signingSecret, St
         maxAttempts = maxAttempts == null ? 10 : maxAttempts;
         backoffMs = backoffMs == null ? 1_000 : backoffMs;
         backoffCapMs = backoffCapMs == null ? 300_000 : backoffCapMs;
+        ordered = ordered == null ? Boolean.TRUE : ordered;
     }
 
     /** @return its AWS settings, or null for an http destination */

@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import dev.exactly.consume.ConsumeRepository;
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
@@ -16,22 +17,22 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * Data access for destinations (tables of sql/V21__destinations.sql): the destinations defined
- * through the API, every destination's figures and dead letters, and the start of a destination's
- * consumer group.
+ * Data access for destinations (tables of sql/V21__destinations.sql, sql/V26 and sql/V27): the
+ * destinations defined through the API, every destination's figures, dead letters and the attempts
+ * recorded for messages being retried, and the start of a destination's consumer group.
  */
 @ApplicationScoped
 public class DestinationRepository {
 
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
-            + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint";
+            + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint, ordered";
     private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
     private static final String GET = "SELECT " + COLUMNS + " FROM exactly.destinations WHERE name = $1";
     // sql/R__destinations.sql
     private static final String UPSERT = "SELECT created FROM exactly.put_destination(p_name => $1, p_queue => $2, "
             + "p_type => $3, p_url => $4, p_signing_secret => $5, p_timeout_ms => $6, p_max_attempts => $7, "
             + "p_backoff_ms => $8, p_backoff_cap_ms => $9, p_queue_url => $10, p_event_bus => $11, p_source => $12, "
-            + "p_detail_type => $13, p_region => $14, p_endpoint => $15)";
+            + "p_detail_type => $13, p_region => $14, p_endpoint => $15, p_ordered => $16)";
     // a new destination's cursors start after each partition's last offset (what is stored from now on)
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
             + "ON CONFLICT (name) DO NOTHING RETURNING name) "
@@ -51,6 +52,19 @@ public class DestinationRepository {
             + "failed_attempts = failed_attempts + $3 WHERE name = $1";
     private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
+    // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
+    // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
+    // are deleted; then the ack's parameters
+    private static final String ACK_FIGURES_PARTITION = ackFigures(true, false);
+    private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
+    private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
+    private static final String ACK_FIGURES_ERROR_BATCH = ackFigures(false, true);
+    private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
+            + "attempts) VALUES ($1, $2, $3, $4) ON CONFLICT (destination, partition_id, \"offset\") "
+            + "DO UPDATE SET attempts = GREATEST(a.attempts, EXCLUDED.attempts)";
+    private static final String ATTEMPTS = "SELECT \"offset\", attempts FROM exactly.destination_attempts "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" BETWEEN $3 AND $4";
+    private static final String DELETE_ATTEMPTS = "DELETE FROM exactly.destination_attempts WHERE destination = $1";
     private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
             + "ON CONFLICT DO NOTHING";
@@ -126,7 +140,7 @@ public class DestinationRepository {
                 .execute(Tuple.from(new Object[] {d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
                         d.signingSecret(), d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(),
                         aws(d).queueUrl(), aws(d).eventBus(), aws(d).source(), aws(d).detailType(), aws(d).region(),
-                        aws(d).endpoint()}))
+                        aws(d).endpoint(), d.ordered()}))
                 .flatMap(rows -> {
                     if (rows.size() == 0) {
                         return Uni.createFrom().nullItem();
@@ -146,8 +160,8 @@ public class DestinationRepository {
     }
 
     /**
-     * Deletes a destination defined through the API, with its figures, dead letters and its
-     * consumer group's cursors.
+     * Deletes a destination defined through the API, with its figures, dead letters, recorded
+     * attempts and its consumer group's cursors.
      *
      * @return true when it existed on that queue
      */
@@ -159,6 +173,7 @@ public class DestinationRepository {
                     }
                     return conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name))
                             .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
                             .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
                             .map(x -> true);
@@ -186,6 +201,44 @@ public class DestinationRepository {
                         lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
+    }
+
+    /**
+     * Acks a destination's settled messages and adds to its figures, in one statement.
+     *
+     * @param consume        the acks' repository
+     * @param acks           the acks, not empty
+     * @param name           the destination
+     * @param delivered      messages delivered since the last figures written
+     * @param failedAttempts attempts that did not deliver since then
+     * @param lastError      the last of their errors, or null: the last one is kept
+     * @param partitionId    the acks' partition
+     * @param settled        the offsets acked: their recorded attempts are deleted
+     */
+    public Uni<Void> ackAndCount(ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
+                                 String name, long delivered, long failedAttempts, String lastError, long partitionId,
+                                 List<Long> settled) {
+        return consume.ackWith(acks, lastError == null ? ACK_FIGURES_PARTITION : ACK_FIGURES_ERROR_PARTITION,
+                lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(new Object[] {name, delivered, failedAttempts, lastError, partitionId,
+                settled.toArray(Long[]::new)})).replaceWithVoid();
+    }
+
+    /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */
+    public Uni<Void> failedAttempt(String name, long partitionId, long offset, int attempt) {
+        return BorrowedConnections.execute(pool, FAILED_ATTEMPT, Tuple.of(name, partitionId, offset, attempt))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /** @return the attempts recorded for a destination's messages of a partition from {@code from} to {@code to}, by offset */
+    public Uni<java.util.Map<Long, Integer>> attempts(String name, long partitionId, long from, long to) {
+        return BorrowedConnections.execute(pool, ATTEMPTS, Tuple.of(name, partitionId, from, to))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    java.util.Map<Long, Integer> out = new java.util.HashMap<>();
+                    rows.forEach(r -> out.put(r.getLong(0), r.getInteger(1)));
+                    return out;
+                });
     }
 
     /** Records a message dead-lettered for a destination (a repeat of the same one changes nothing). */
@@ -339,6 +392,20 @@ public class DestinationRepository {
                 .replaceWithVoid();
     }
 
+    /**
+     * The statement of {@link #ackAndCount}, for an ack routed by partition id or not, with a last
+     * error or not (a whole statement, so that the SQL checks read it as one; no now() inside a
+     * CASE, which Citus refuses in an UPDATE).
+     */
+    private static String ackFigures(boolean partition, boolean error) {
+        return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
+                + "failed_attempts = failed_attempts + $3, "
+                + (error ? "last_error = $4, last_error_at = now() " : "last_error = COALESCE($4::text, last_error) ")
+                + "WHERE name = $1), "
+                + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
+                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7);
+    }
+
     private static Destination.Aws aws(Destination d) {
         return d.aws() == null ? new Destination.Aws(null, null, null, null, null, null) : d.aws();
     }
@@ -351,6 +418,6 @@ public class DestinationRepository {
                         r.getString("detail_type"), r.getString("region"), r.getString("endpoint"));
         return new Destination(r.getString("name"), r.getString("queue"), type, url == null ? null : URI.create(url),
                 r.getString("signing_secret"), r.getInteger("timeout_ms"), r.getInteger("max_attempts"),
-                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false, aws);
+                r.getInteger("backoff_ms"), r.getInteger("backoff_cap_ms"), false, aws, r.getBoolean("ordered"));
     }
 }

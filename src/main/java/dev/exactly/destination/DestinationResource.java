@@ -71,7 +71,8 @@ public class DestinationResource {
             description = "Body: {\"type\"?: \"http\" | \"sqs\" | \"eventbridge\", http: \"url\", \"signingSecret\"? (whsec_ + base64); "
                     + "sqs: \"queueUrl\"; eventbridge: \"eventBus\"? (default), \"eventSource\"? (exactly), \"detailType\"? "
                     + "(exactly.message); sqs and eventbridge: \"region\"?, \"endpoint\"?; all: \"timeoutMs\"? (10000), "
-                    + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000)}. 201 created, 200 replaced; "
+                    + "\"maxAttempts\"? (10), \"backoffMs\"? (1000), \"backoffCapMs\"? (300000), \"ordered\"? (true: one message "
+                    + "of a partition in flight at a time; false: a leased batch's messages sent at once)}. 201 created, 200 replaced; "
                     + "409 for a name the configuration defines or another queue's destination has.")
     public Uni<Response> put(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
                              @Valid @NotNull(message = "is required") DestinationInput body) {
@@ -89,7 +90,7 @@ public class DestinationResource {
         }
         Destination d = new Destination(name, queue, body.type(), body.url() == null ? null : URI.create(body.url()),
                 body.signingSecret(), body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false,
-                body.aws());
+                body.aws(), body.ordered());
         return store.put(d).map(created -> {
             if (created == null) {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
@@ -285,6 +286,7 @@ public class DestinationResource {
         Destination.Aws a = d.aws() == null ? new Destination.Aws(null, null, null, null, null, null) : d.aws();
         return new DestinationView(d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
                 d.signingSecret() != null, a.queueUrl(), a.eventBus(), a.source(), a.detailType(), a.region(), a.endpoint(),
-                d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.configured() ? "configuration" : "api", state);
+                d.timeoutMs(), d.maxAttempts(), d.backoffMs(), d.backoffCapMs(), d.ordered(), d.configured() ? "configuration" : "api",
+                state);
     }
 }

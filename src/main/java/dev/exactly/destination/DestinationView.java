@@ -23,6 +23,7 @@ import java.time.OffsetDateTime;
  * @param maxAttempts  attempts per message before it is dead-lettered for this destination
  * @param backoffMs    backoff before the second attempt
  * @param backoffCapMs longest backoff
+ * @param ordered      true: a partition's messages one at a time in offset order; false: a leased batch's sent at once
  * @param source       {@code configuration} or {@code api}
  * @param state        its figures
  */
@@ -30,7 +31,8 @@ import java.time.OffsetDateTime;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DestinationView(String name, String queue, String type, String url, boolean signed, String queueUrl,
                               String eventBus, String eventSource, String detailType, String region, String endpoint,
-                              int timeoutMs, int maxAttempts, int backoffMs, int backoffCapMs, String source, State state) {
+                              int timeoutMs, int maxAttempts, int backoffMs, int backoffCapMs, boolean ordered, String source,
+                              State state) {
 
     /**
      * A destination's figures.

@@ -78,5 +78,12 @@ public interface DestinationsConfig {
         /** The longest backoff between two attempts, in milliseconds (1 to 3600000). */
         @WithDefault("300000")
         int backoffCapMs();
+
+        /**
+         * true: a partition's messages are sent one at a time, in offset order; false: the messages of
+         * a leased batch are sent at once, each retried on its own.
+         */
+        @WithDefault("true")
+        boolean ordered();
     }
 }

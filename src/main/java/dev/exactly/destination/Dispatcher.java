@@ -111,6 +111,8 @@ public class Dispatcher {
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
     private ExecutorService workers;
+    /** Sends the messages of unordered destinations' batches, each on its own thread (deliverAtOnce). */
+    private ExecutorService senders;
     private Sender sender;
 
     /** One destination's delivery state on this instance. */
@@ -199,13 +201,25 @@ public class Dispatcher {
         if (running) {
             return;
         }
-        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, config.workers() * 2)), configured.guard());
+        // an unordered destination has up to a batch of messages in flight per worker
+        int inFlight = config.workers() * config.batch();
+        sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, inFlight)), configured.guard());
         AtomicInteger n = new AtomicInteger();
         workers = Executors.newFixedThreadPool(config.workers(), r -> {
             Thread t = new Thread(r, "exactly-delivery-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
+        AtomicInteger m = new AtomicInteger();
+        // threads start on demand, up to workers x batch (the most messages unordered batches hold at once)
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(inFlight, inFlight,
+                30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "exactly-delivery-send-" + m.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        senders = pool;
         running = true;
     }
 
@@ -215,6 +229,7 @@ public class Dispatcher {
             timer.shutdownNow();
         }
         if (workers != null) {
+            senders.shutdownNow();
             workers.shutdownNow();
             try {
                 workers.awaitTermination(5, TimeUnit.SECONDS);
@@ -642,6 +657,10 @@ public class Dispatcher {
         long delivered;
         long failed;
         String lastError;
+        /** The batch's partition. */
+        long partitionId;
+        /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
+        final List<Long> recorded = new ArrayList<>();
     }
 
     /** How a message's attempts ended. */
@@ -654,15 +673,16 @@ public class Dispatcher {
 
     /**
      * Sends one message until it is delivered, its attempts are used up, or the worker must stop.
-     * {@code beforeWait} runs before each backoff (writing what is settled so far).
+     * {@code failed} gets the number of each failed attempt that another follows (to record it),
+     * then {@code beforeWait} runs before its backoff (writing what is settled so far).
      *
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
      *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
-    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper, Runnable beforeWait,
-                             Tally tally, int[] attemptsUsed) {
+    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper,
+                             java.util.function.IntConsumer failed, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
             if (!running || s.paused || s.removed) {
@@ -691,6 +711,7 @@ public class Dispatcher {
                 return Outcome.DEAD;
             }
             long wait = backoff(d, attempt, r.retryAfterMs());
+            failed.accept(attempt);
             beforeWait.run();
             if (outlasts(wait + d.timeoutMs())) {
                 attemptsUsed[0] = attempt + 1;
@@ -750,7 +771,7 @@ public class Dispatcher {
         }
         var lease = e.lease();
         List<LeasedMessage> batch = new ArrayList<>();
-        for (DrainRepository.Message m : drains.messages(p.partitionId(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
+        for (DrainRepository.Message m : drains.messages(p.partitionId(), d.group(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
             batch.add(new LeasedMessage(m.messageId(), m.transactionId(), lease.queue(), lease.partition(), p.partitionId(),
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
@@ -759,12 +780,21 @@ public class Dispatcher {
         return true;
     }
 
-    /** Delivers a leased batch of one partition in offset order, acking what it settled. */
+    /**
+     * Delivers a leased batch of one partition, acking what it settled: in offset order, one message
+     * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}).
+     */
     private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+        if (!d.ordered() && batch.size() > 1) {
+            deliverAtOnce(s, d, batch, leaseEndsAt);
+            return;
+        }
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
+        tally.partitionId = batch.get(0).partitionId();
         Runnable flush = () -> flush(d, acks, tally);
+        Map<Long, Integer> recorded = recordedAttempts(d, batch);
         try {
             for (LeasedMessage m : batch) {
                 Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
@@ -773,8 +803,11 @@ public class Dispatcher {
                     leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
                     return leaseEnds[0] >= 0;
                 };
-                int[] used = {m.attempts(), 0};
-                Outcome o = attempts(s, d, out, m.attempts(), lease, flush, tally, used);
+                int first = firstAttempt(m, recorded);
+                int[] used = {first, 0};
+                Outcome o = attempts(s, d, out, first, lease,
+                        a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT),
+                        flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     return; // unacked from here: the lease expires and they are delivered again
                 }
@@ -793,10 +826,152 @@ public class Dispatcher {
                             d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
                 }
                 acks.add(ack(d, m));
+                tally.recorded.add(m.offset());
             }
         } finally {
             flush.run();
         }
+    }
+
+    /**
+     * Delivers a leased batch of an unordered destination: each message is sent on a thread of
+     * {@link #senders} at once (so at most the batch's size, exactly.delivery.batch, in flight per
+     * batch), each retried on its own, so that a failing message holds back none of the others;
+     * what is settled is acked before any backoff, and the rest once every message settled. Dead
+     * letters stay per message. In invocation mode, messages whose next attempt would outlast the
+     * drain park the partition at the first of them (a later drain resumes there and skips what was
+     * settled meanwhile).
+     */
+    private void deliverAtOnce(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+        Object lock = new Object();
+        long[] leaseEnds = {leaseEndsAt};
+        List<AckCommand> acks = new ArrayList<>();
+        Tally tally = new Tally();
+        tally.partitionId = batch.get(0).partitionId();
+        Runnable flush = () -> {
+            synchronized (lock) {
+                flush(d, acks, tally);
+            }
+        };
+        Map<Long, Integer> recorded = recordedAttempts(d, batch);
+        int n = batch.size();
+        Outcome[] outcomes = new Outcome[n];
+        int[][] used = new int[n][];
+        List<java.util.concurrent.Future<?>> running = new ArrayList<>(n);
+        try {
+            for (int i = 0; i < n; i++) {
+                int at = i;
+                LeasedMessage m = batch.get(i);
+                int first = firstAttempt(m, recorded);
+                used[i] = new int[] {first, 0};
+                Runnable one = () -> {
+                    Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
+                            m.offset(), m.transactionId(), m.contentType(), m.payload());
+                    Keeper lease = needMs -> {
+                        synchronized (lock) {
+                            if (leaseEnds[0] >= 0) {
+                                leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
+                            }
+                            return leaseEnds[0] >= 0;
+                        }
+                    };
+                    Tally mine = new Tally();
+                    Outcome o = attempts(s, d, out, first, lease,
+                            a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT), () -> {
+                        merge(lock, tally, mine);
+                        flush.run();
+                    }, mine, used[at]);
+                    merge(lock, tally, mine);
+                    if (o == Outcome.DEAD) {
+                        repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
+                                mine.lastError).await().atMost(DB_WAIT);
+                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
+                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[at][0], mine.lastError);
+                    }
+                    if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
+                        synchronized (lock) {
+                            acks.add(ack(d, m));
+                            tally.recorded.add(m.offset());
+                        }
+                    }
+                    outcomes[at] = o;
+                };
+                running.add(senders.submit(one));
+            }
+            for (var f : running) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running.forEach(f -> f.cancel(true));
+            return;
+        } catch (RuntimeException e) {
+            running.forEach(f -> f.cancel(true));
+            throw e;
+        } finally {
+            flush.run();
+        }
+        // invocation mode: park at the first message left for a later drain, due when the first of them is
+        int first = -1;
+        long due = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (outcomes[i] == Outcome.ABORTED) {
+                return; // unacked from here: the lease expires and they are delivered again
+            }
+            if (outcomes[i] == Outcome.PARKED) {
+                first = first < 0 ? i : first;
+                due = Math.min(due, used[i][1]);
+            }
+        }
+        if (first >= 0) {
+            LeasedMessage m = batch.get(first);
+            Keeper lease = needMs -> {
+                leaseEnds[0] = keepLease(m, leaseEnds[0], needMs);
+                return leaseEnds[0] >= 0;
+            };
+            if (lease.keep(due + leaseSeconds(d) * 1000L)) {
+                drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[first][0], (int) due).await().atMost(DB_WAIT);
+            }
+        }
+    }
+
+    /**
+     * The attempts recorded for a batch's messages (a read only when the batch was leased before:
+     * a message is recorded only after a failed attempt).
+     */
+    private Map<Long, Integer> recordedAttempts(Destination d, List<LeasedMessage> batch) {
+        if (batch.stream().noneMatch(m -> m.attempts() > 1)) {
+            return Map.of();
+        }
+        LeasedMessage first = batch.get(0);
+        return repository.attempts(d.name(), first.partitionId(), first.offset(), batch.get(batch.size() - 1).offset())
+                .await().atMost(DB_WAIT);
+    }
+
+    /**
+     * A message's next attempt: after those recorded for it, and never below the number of times it
+     * was leased (an attempt under a lease that ended without recording it, e.g. a crash, counts).
+     */
+    private static int firstAttempt(LeasedMessage m, Map<Long, Integer> recorded) {
+        Integer made = recorded.get(m.offset());
+        return made == null ? m.attempts() : Math.max(m.attempts(), made + 1);
+    }
+
+    /** Adds a message's figures to its batch's, under the batch's lock. */
+    private static void merge(Object lock, Tally into, Tally from) {
+        synchronized (lock) {
+            into.delivered += from.delivered;
+            into.failed += from.failed;
+            if (from.lastError != null) {
+                into.lastError = from.lastError;
+            }
+        }
+        from.delivered = 0;
+        from.failed = 0;
     }
 
     /** Sends the next redriven dead letter of a destination no instance holds; false when there is none. */
@@ -827,7 +1002,7 @@ public class Dispatcher {
         };
         Tally tally = new Tally();
         int[] used = {1, 0};
-        Outcome o = attempts(s, d, out, 1, claim, () -> { }, tally, used);
+        Outcome o = attempts(s, d, out, 1, claim, a -> { }, () -> { }, tally, used);
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
         } else if (o == Outcome.DEAD) {
@@ -839,10 +1014,17 @@ public class Dispatcher {
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
 
+    /** Writes the acks and figures gathered so far: one statement (both at once), or none when there is nothing. */
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
-            consume.ack(List.copyOf(acks)).await().atMost(DB_WAIT);
+            repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
+                    tally.partitionId, List.copyOf(tally.recorded)).await().atMost(DB_WAIT);
             acks.clear();
+            tally.recorded.clear();
+            tally.delivered = 0;
+            tally.failed = 0;
+            tally.lastError = null;
+            return;
         }
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);

@@ -34,7 +34,10 @@ public class DrainRepository {
             + "FROM exactly.claim_parked(p_destination => $1, p_seconds => $2)";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
-            + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 ORDER BY m.\"offset\"";
+            + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 "
+            // an unordered destination's batch may have settled messages after the one it parked at
+            + "AND NOT EXISTS (SELECT 1 FROM exactly.deliveries d WHERE d.partition_id = $1 AND d.consumer_group = $4 "
+            + "AND d.\"offset\" = m.\"offset\" AND d.settled) ORDER BY m.\"offset\"";
 
     private final Pool pool;
 
@@ -140,9 +143,9 @@ public class DrainRepository {
     public record Message(UUID messageId, String transactionId, long offset, byte[] payload, String contentType) {
     }
 
-    /** @return the stored messages of the partition from {@code from} to {@code to}, in offset order */
-    public Uni<List<Message>> messages(long partitionId, long from, long to) {
-        return BorrowedConnections.execute(pool, MESSAGES, Tuple.of(partitionId, from, to))
+    /** @return the stored messages of the partition from {@code from} to {@code to} that {@code group} has not settled, in offset order */
+    public Uni<List<Message>> messages(long partitionId, String group, long from, long to) {
+        return BorrowedConnections.execute(pool, MESSAGES, Tuple.of(partitionId, from, to, group))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     List<Message> out = new ArrayList<>();

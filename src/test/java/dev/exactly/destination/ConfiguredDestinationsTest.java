@@ -31,6 +31,7 @@ class ConfiguredDestinationsTest {
         @Override public int maxAttempts() { return 10; }
         @Override public int backoffMs() { return 1_000; }
         @Override public int backoffCapMs() { return 300_000; }
+        @Override public boolean ordered() { return !"false".equals(v.get("ordered")); }
     }
 
     private static ConfiguredDestinations configured(Map<String, DestinationsConfig.Destination> all) {
@@ -49,18 +50,20 @@ class ConfiguredDestinationsTest {
     void awsDestinationsTakeTheirKeysAndDefaults() {
         Map<String, DestinationsConfig.Destination> all = new HashMap<>();
         all.put("fifo", new Keys("orders", "sqs", Map.of("queue-url", "https://sqs.eu-west-1.amazonaws.com/123456789012/o.fifo")));
-        all.put("bus", new Keys("orders", "eventbridge", Map.of("region", "eu-west-1")));
+        all.put("bus", new Keys("orders", "eventbridge", Map.of("region", "eu-west-1", "ordered", "false")));
         Map<String, Destination> got = configured(all).all();
         Destination fifo = got.get("fifo");
         assertNull(fifo.url());
         assertEquals("https://sqs.eu-west-1.amazonaws.com/123456789012/o.fifo", fifo.aws().queueUrl());
         assertTrue(DestinationRules.fifo(fifo.aws().queueUrl()));
+        assertTrue(fifo.ordered(), "ordered by default");
         assertEquals("eu-west-1", AwsClients.sqsRegion(fifo.aws().queueUrl()), "the region of the queue URL");
         Destination bus = got.get("bus");
         assertEquals("default", bus.aws().eventBus());
         assertEquals("exactly", bus.aws().source());
         assertEquals("exactly.message", bus.aws().detailType());
         assertEquals("eu-west-1", bus.aws().region());
+        assertEquals(false, bus.ordered());
         assertEquals("us-east-2", AwsClients.busRegion("arn:aws:events:us-east-2:123456789012:event-bus/orders"));
     }
 

@@ -447,4 +447,37 @@ class DestinationTest {
         assertEquals(leased, of(queue).stream().map(r -> r.h("webhook-id")).toList(), "the same ids, in offset order");
         assertEquals(List.of("2", "2"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
     }
+
+    /**
+     * A batch leased again (here: its lease ended while the destination was paused, as after a
+     * crash) goes on counting attempts where the previous lease stopped: Exactly-Attempt and
+     * maxAttempts continue instead of restarting at the number of times the message was leased.
+     */
+    @Test
+    void attemptsGoOnCountingAcrossLeases() throws Exception {
+        String queue = fresh("dest-count");
+        String name = "count-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":20,\"maxAttempts\":8}", 201);
+        alwaysFail.put("again", true);
+        push(queue, "p", "again", "{}");
+        await("three failed attempts", () -> of(queue).size() >= 3);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        Thread.sleep(500); // five timer rounds: the worker stops at its next attempt
+        int made = of(queue).size();
+        // the lease ends as if its instance had died, instead of after its 30 s
+        pool.preparedQuery("UPDATE exactly.consumer_cursors SET lease_expires_at = now() - interval '1 second' "
+                + "WHERE consumer_group = $1").execute(Tuple.of("destination:" + name)).await().indefinitely();
+        alwaysFail.remove("again");
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("delivered", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
+        List<Received> got = of(queue);
+        assertEquals(made + 1, got.size(), got.toString());
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals(Integer.toString(i + 1), got.get(i).h("Exactly-Attempt"), "one count across both leases: " + got);
+        }
+        await("the recorded attempts go with the ack", () -> pool.preparedQuery(
+                        "SELECT count(*) FROM exactly.destination_attempts WHERE destination = $1")
+                .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0) == 0);
+        assertEquals(made, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+    }
 }

@@ -1,0 +1,210 @@
+package dev.exactly.destination;
+
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.sun.net.httpserver.HttpServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A destination's {@code ordered} setting, against the real PostgreSQL and a receiver on loopback
+ * (127.0.0.2) that counts the requests of each partition it is answering at the same moment: an
+ * ordered destination never has two of a partition in flight, an unordered one sends a leased batch
+ * at once, and there a message that keeps failing holds back none of the others.
+ */
+@QuarkusTest
+class UnorderedDestinationTest {
+
+    /** One request the receiver answered, and how many of its partition were in flight when it arrived. */
+    record Received(String partition, String txn, String attempt, int inFlight, int status) {
+    }
+
+    @Inject
+    Pool pool;
+
+    HttpServer server;
+    final List<Received> received = new CopyOnWriteArrayList<>();
+    final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+    final Set<String> alwaysFail = ConcurrentHashMap.newKeySet();
+
+    @BeforeEach
+    void receiver() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 100);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            String partition = ex.getRequestHeaders().getFirst("Exactly-Partition");
+            String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
+            AtomicInteger now = inFlight.computeIfAbsent(ex.getRequestHeaders().getFirst("Exactly-Queue") + "/" + partition,
+                    k -> new AtomicInteger());
+            int at = now.incrementAndGet();
+            try {
+                Thread.sleep(150); // answered in time, but slowly: requests that overlap are seen overlapping
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            int status = alwaysFail.contains(txn) ? 500 : 200;
+            received.add(new Received(partition, txn, ex.getRequestHeaders().getFirst("Exactly-Attempt"), at, status));
+            now.decrementAndGet();
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+        });
+        server.setExecutor(Executors.newFixedThreadPool(64));
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
+            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
+                    .then().statusCode(204);
+        }
+    }
+
+    private String url() {
+        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+    }
+
+    private static String fresh(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static void await(String what, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 60 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static JsonPath destinations(String queue) {
+        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
+    }
+
+    /** Creates the destination paused, pushes {@code n} messages into each partition, and resumes it: each partition is one batch. */
+    private void deliver(String queue, String name, String settings, List<String> partitions, int n) {
+        api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            for (String p : partitions) {
+                items.append(items.length() == 0 ? "" : ",").append("{\"queue\":\"").append(queue).append("\",\"partition\":\"")
+                        .append(p).append("\",\"transactionId\":\"").append(p).append("-").append(i).append("\",\"payload\":{\"i\":")
+                        .append(i).append("}}");
+            }
+        }
+        api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+    }
+
+    private List<Received> of(String partitionPrefix) {
+        return received.stream().filter(r -> r.txn().startsWith(partitionPrefix)).toList();
+    }
+
+    @Test
+    void anOrderedDestinationNeverHasTwoMessagesOfAPartitionInFlight() throws Exception {
+        String queue = fresh("ord");
+        deliver(queue, "ord-" + queue, "", List.of("o1", "o2"), 6);
+        await("twelve deliveries", () -> of("o").size() >= 12);
+        assertEquals(12, of("o").size());
+        assertTrue(of("o").stream().allMatch(r -> r.inFlight() == 1), "one at a time per partition: " + of("o"));
+        for (String p : List.of("o1", "o2")) {
+            List<String> order = of(p + "-").stream().map(Received::txn).toList();
+            assertEquals(List.of(p + "-0", p + "-1", p + "-2", p + "-3", p + "-4", p + "-5"), order, "offset order");
+        }
+        assertEquals(true, destinations(queue).getBoolean("destinations[0].ordered"));
+    }
+
+    @Test
+    void anUnorderedDestinationSendsABatchOfAPartitionAtOnce() throws Exception {
+        String queue = fresh("unord");
+        deliver(queue, "unord-" + queue, ",\"ordered\":false", List.of("u1"), 8);
+        await("eight deliveries", () -> of("u1-").size() >= 8);
+        Thread.sleep(300); // anything extra would arrive now
+        List<Received> got = of("u1-");
+        assertEquals(8, got.size(), "each message once: " + got);
+        assertEquals(8, new HashSet<>(got.stream().map(Received::txn).toList()).size());
+        int most = got.stream().mapToInt(Received::inFlight).max().orElse(0);
+        assertTrue(most > 1, "sends of one partition overlap: at most " + most + " in flight");
+        assertEquals(false, destinations(queue).getBoolean("destinations[0].ordered"));
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 8);
+        await("acked", () -> destinations(queue).getLong("destinations[0].state.pending") == 0);
+        // the same batch order is kept for the next batch: the cursor moved past all eight
+        long next = pool.preparedQuery("SELECT next_offset FROM exactly.consumer_cursors WHERE consumer_group = $1")
+                .execute(Tuple.of("destination:unord-" + queue)).await().indefinitely().iterator().next().getLong(0);
+        assertEquals(8, next);
+    }
+
+    @Test
+    void aFailingMessageOfAnUnorderedBatchHoldsBackNoneOfTheOthers() throws Exception {
+        String queue = fresh("unfail");
+        String name = "unfail-" + queue;
+        alwaysFail.add("f1-0");
+        // the second attempt waits at least 1 s (half of backoffMs, the rest random)
+        deliver(queue, name, ",\"ordered\":false,\"maxAttempts\":2,\"backoffMs\":2000", List.of("f1"), 6);
+        await("the dead letter", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        List<Received> got = of("f1-");
+        List<Received> poison = got.stream().filter(r -> r.txn().equals("f1-0")).toList();
+        assertEquals(List.of("1", "2"), poison.stream().map(Received::attempt).toList(), "two attempts, then dead-lettered");
+        int second = got.indexOf(poison.get(1));
+        Map<String, Integer> firstSeen = new HashMap<>();
+        for (int i = 0; i < got.size(); i++) {
+            firstSeen.putIfAbsent(got.get(i).txn(), i);
+        }
+        for (int i = 1; i < 6; i++) {
+            Integer at = firstSeen.get("f1-" + i);
+            assertTrue(at != null && at < second, "f1-" + i + " delivered before the failing message's retry: " + got);
+        }
+        assertEquals(5, got.stream().filter(r -> r.status() == 200).count(), "the others once each");
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 5);
+        JsonPath s = destinations(queue);
+        assertEquals(2, s.getLong("destinations[0].state.failedAttempts"));
+        assertEquals(0, s.getLong("destinations[0].state.pending"));
+        long rows = pool.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND attempts = 2")
+                .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0);
+        assertEquals(1, rows, "the dead letter is that message's alone");
+    }
+
+    @Test
+    void orderedIsABooleanAndShownByGet() {
+        String queue = fresh("unbad");
+        for (String bad : List.of("\"yes\"", "1", "\"false\"", "{}", "[]")) {
+            String answer = api().body("{\"url\":\"https://example.com/\",\"ordered\":" + bad + "}")
+                    .put("/api/v1/queues/" + queue + "/destinations/d1")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"ordered\""), bad + " -> " + answer);
+        }
+        api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404); // nothing was written
+        api().body("{\"url\":\"https://example.com/\",\"ordered\":false}").put("/api/v1/queues/" + queue + "/destinations/d1")
+                .then().statusCode(201).body("ordered", org.hamcrest.Matchers.equalTo(false));
+        assertEquals(false, destinations(queue).getBoolean("destinations[0].ordered"));
+        api().body("{\"url\":\"https://example.com/\",\"ordered\":null}").put("/api/v1/queues/" + queue + "/destinations/d1")
+                .then().statusCode(200).body("ordered", org.hamcrest.Matchers.equalTo(true));
+        assertEquals(true, destinations(queue).getBoolean("destinations[0].ordered"));
+        assertEquals(true, destinations("dest-configured").getBoolean("destinations[0].ordered"), "a configured one's default");
+    }
+}
