@@ -1,9 +1,11 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.deleteAll;
+import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.standardwebhooks.Webhook;
 import dev.exactly.testing.LogCapture;
@@ -21,9 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,19 +76,13 @@ class DestinationReplayTest {
     @AfterEach
     void stop() {
         server.stop(0);
-        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
-            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
-                    .then().statusCode(204);
-        }
+        deleteAll(pool);
     }
 
     private String url(String path) {
         return "http://127.0.0.2:" + server.getAddress().getPort() + path;
     }
 
-    private static String fresh(String prefix) {
-        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
 
     private void destination(String queue, String name, String path) {
         api().body("{\"url\":\"" + url(path) + "\",\"signingSecret\":\"" + SECRET + "\"}")
@@ -96,9 +90,7 @@ class DestinationReplayTest {
     }
 
     private static String push(String queue, String partition, String txn) {
-        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\""
-                        + txn + "\",\"payload\":{\"txn\":\"" + txn + "\"}}]}")
-                .post("/api/v1/push").then().statusCode(200).extract().jsonPath().getString("results[0].messageId");
+        return DestinationFixtures.push(queue, partition, txn, "{\"txn\":\"" + txn + "\"}");
     }
 
     private static JsonPath replay(String queue, String name, String body, int status) {
@@ -106,15 +98,6 @@ class DestinationReplayTest {
                 .then().statusCode(status).extract().jsonPath();
     }
 
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within 60 s: " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
 
     /** Waits until every destination of the queue has acked what it was sent (its cursors moved past it). */
     private static void settled(String queue) throws InterruptedException {

@@ -1,11 +1,15 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.deleteAll;
+import static dev.exactly.destination.DestinationFixtures.destinations;
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.push;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,7 +32,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,39 +120,16 @@ class EventBridgeDestinationTest {
     @AfterEach
     void stop() {
         server.stop(0);
-        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
-            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
-                    .then().statusCode(204);
-        }
+        deleteAll(pool);
     }
 
     private String endpointUrl() {
         return "http://127.0.0.2:" + server.getAddress().getPort();
     }
 
-    private static String fresh(String prefix) {
-        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
 
-    private static String push(String queue, String partition, String txn, String payload) {
-        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
-                        + "\",\"payload\":" + payload + "}]}")
-                .post("/api/v1/push").then().statusCode(200).extract().path("results[0].messageId");
-    }
 
-    private static JsonPath destinations(String queue) {
-        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
-    }
 
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within 60 s: " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
 
     private List<Received> of(String queue) {
         return received.stream().filter(r -> queue.equals(r.detail().path("queue").asText())).toList();

@@ -1,5 +1,9 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.deleteAll;
+import static dev.exactly.destination.DestinationFixtures.destinations;
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.push;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -112,15 +116,9 @@ class SqsDestinationTest {
 
     @AfterEach
     void deleteDestinations() {
-        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
-            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
-                    .then().statusCode(204);
-        }
+        deleteAll(pool);
     }
 
-    private static String fresh(String prefix) {
-        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
 
     private static String createQueue(String name, boolean fifo) {
         Map<QueueAttributeName, String> attributes = fifo
@@ -135,15 +133,7 @@ class SqsDestinationTest {
                 .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
     }
 
-    private static String push(String queue, String partition, String txn, String payload) {
-        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
-                        + "\",\"payload\":" + payload + "}]}")
-                .post("/api/v1/push").then().statusCode(200).extract().path("results[0].messageId");
-    }
 
-    private static JsonPath destinations(String queue) {
-        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
-    }
 
     /** Receives (and deletes) messages until {@code n} arrived, then for 1 s more: anything extra shows. */
     private static List<Message> receive(String queueUrl, int n) {

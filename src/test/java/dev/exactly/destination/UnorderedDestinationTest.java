@@ -1,9 +1,12 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.deleteAll;
+import static dev.exactly.destination.DestinationFixtures.destinations;
+import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -17,12 +20,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,33 +77,15 @@ class UnorderedDestinationTest {
     @AfterEach
     void stop() {
         server.stop(0);
-        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
-            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
-                    .then().statusCode(204);
-        }
+        deleteAll(pool);
     }
 
     private String url() {
         return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
     }
 
-    private static String fresh(String prefix) {
-        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
 
-    private static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within 60 s: " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
 
-    private static JsonPath destinations(String queue) {
-        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
-    }
 
     /** Creates the destination paused, pushes {@code n} messages into each partition, and resumes it: each partition is one batch. */
     private void deliver(String queue, String name, String settings, List<String> partitions, int n) {

@@ -1,0 +1,60 @@
+package dev.exactly.destination;
+
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the destination test classes share: fresh names, a push of one message, a queue's
+ * destinations as GET answers them, waiting for a condition, and deleting every destination after
+ * a test so that none keeps delivering (or retrying) while other test classes run.
+ */
+final class DestinationFixtures {
+
+    private DestinationFixtures() {
+    }
+
+    /** {@code prefix} with 8 random hex digits: a queue or destination name no other test uses. */
+    static String fresh(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * Pushes one message (payload: a JSON value) and expects 200.
+     *
+     * @return its messageId
+     */
+    static String push(String queue, String partition, String txn, String payload) {
+        return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
+                        + "\",\"payload\":" + payload + "}]}")
+                .post("/api/v1/push").then().statusCode(200).extract().path("results[0].messageId");
+    }
+
+    /** GET /api/v1/queues/{queue}/destinations, expecting 200. */
+    static JsonPath destinations(String queue) {
+        return api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(200).extract().jsonPath();
+    }
+
+    /** Waits up to 60 s, polling every 20 ms, for {@code done}; fails naming {@code what}. */
+    static void await(String what, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + 60_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 60 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Deletes every destination through the API (204 each). */
+    static void deleteAll(Pool pool) {
+        for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
+            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
+                    .then().statusCode(204);
+        }
+    }
+}
