@@ -241,7 +241,7 @@ public class DestinationResource {
             if (!found) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
             }
-            dispatcher.refreshSoon();
+            dispatcher.paused(name, paused);
             return null;
         });
     }

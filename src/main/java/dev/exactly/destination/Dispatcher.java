@@ -103,6 +103,8 @@ public class Dispatcher {
     private final ConcurrentHashMap<String, Lookup> destinationLookups = new ConcurrentHashMap<>();
     /** Bumped when this instance changes a destination: a lookup that began before it is not kept. */
     private final AtomicLong destinationsChanged = new AtomicLong();
+    /** Bumped when this instance pauses or resumes a destination: a timer round that read the paused ones before it leaves them. */
+    private final AtomicLong pausesChanged = new AtomicLong();
 
     private record Lookup(boolean hasDestination, long untilNanos) {
     }
@@ -358,6 +360,21 @@ public class Dispatcher {
     }
 
     /**
+     * A pause or resume this instance has just stored: applied to the destination's workers at once,
+     * so that once the API answers, this instance starts no batch and no attempt for a paused
+     * destination (an attempt already under way ends; its batch's unsent messages wait for the
+     * lease). Other instances read it at their next timer round ({@code exactly.delivery.poll-ms}).
+     */
+    public void paused(String name, boolean paused) {
+        pausesChanged.incrementAndGet();
+        Slot s = slots.get(name);
+        if (s != null) {
+            s.paused = paused;
+        }
+        refreshSoon();
+    }
+
+    /**
      * Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them;
      * in invocation mode, forgets which queues were read as having a destination.
      */
@@ -554,9 +571,12 @@ public class Dispatcher {
             }
         }
         sweepRemoved();
+        long pauses = pausesChanged.get();
         Set<String> paused = repository.paused().await().atMost(DB_WAIT);
-        for (Slot s : slots.values()) {
-            s.paused = paused.contains(s.d.name());
+        if (pausesChanged.get() == pauses) { // else a pause made meanwhile stands, and the round it queued reads again
+            for (Slot s : slots.values()) {
+                s.paused = paused.contains(s.d.name());
+            }
         }
         for (String name : repository.redrivesDue().await().atMost(DB_WAIT)) {
             Slot s = slots.get(name);

@@ -428,6 +428,30 @@ class DestinationTest {
     }
 
     /**
+     * Once a pause is answered, this instance sends nothing more to the destination: a message
+     * pushed right after the 204 waits for the resume (the pause reaches this instance's workers
+     * before the answer, not at its next timer round).
+     */
+    @Test
+    void aPauseAnsweredHoldsBackWhatIsPushedRightAfterIt() throws Exception {
+        String queue = fresh("dest-hold");
+        String name = "hold-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        push(queue, "p", "first", "{}");
+        await("the first message delivered", () -> of(queue).size() == 1);
+        String base = "/api/v1/queues/" + queue + "/destinations/" + name;
+        for (int i = 0; i < 10; i++) {
+            api().post(base + "/pause").then().statusCode(204);
+            push(queue, "p", "held-" + i, "{}");
+            Thread.sleep(100);
+            assertEquals(i + 1, of(queue).size(), "nothing is sent while paused: " + of(queue));
+            api().post(base + "/resume").then().statusCode(204);
+            int expected = i + 2;
+            await("delivered after the resume", () -> of(queue).size() == expected);
+        }
+    }
+
+    /**
      * A batch leased again (here: its lease ended while the destination was paused, as after a
      * crash) goes on counting attempts where the previous lease stopped: Exactly-Attempt and
      * maxAttempts continue instead of restarting at the number of times the message was leased.
