@@ -47,13 +47,21 @@ final class ItemHeaders {
 
     /**
      * Reports each broken rule of an item's {@code headers} as a field of the item: {@code headers}
-     * for the object as a whole and for a bad name, {@code headers.<name>} for a value or a name taken.
+     * for the object as a whole and for a bad name, {@code headers.<name>} for a value or a name taken;
+     * and a stored field's value that no header value could be (NUL, a lone surrogate, over
+     * {@value #MAX_VALUE_BYTES} bytes) on that field, whatever its own constraints let through.
      *
      * @param headers the item's headers, or null
      * @param stored  the item's stored fields, {@code name, value} pairs (values may be null)
      * @param broken  takes the field and what is wrong
      */
     static void check(Map<String, String> headers, String[] stored, BiConsumer<String, String> broken) {
+        for (int i = 1; i < stored.length; i += 2) { // what jsonb could not hold, beyond the field's own constraints
+            String why = stored[i] == null ? null : valueProblem(stored[i]);
+            if (why != null) {
+                broken.accept(stored[i - 1], why);
+            }
+        }
         if (headers == null) {
             return;
         }
@@ -82,7 +90,7 @@ final class ItemHeaders {
                 broken.accept("headers." + name, "must be a string");
                 continue;
             }
-            String why = value.isEmpty() ? null : Names.checkKey(value, MAX_VALUE_BYTES);
+            String why = valueProblem(value);
             if (why != null) {
                 broken.accept("headers." + name, why);
                 continue;
@@ -127,6 +135,11 @@ final class ItemHeaders {
             throw new UncheckedIOException(e); // a StringWriter does not fail
         }
         return out.toString();
+    }
+
+    /** Why a value cannot be kept (longer than {@value #MAX_VALUE_BYTES} UTF-8 bytes, NUL, a lone surrogate), or null. */
+    private static String valueProblem(String value) {
+        return value.isEmpty() ? null : Names.checkKey(value, MAX_VALUE_BYTES);
     }
 
     private static boolean isName(String name) {

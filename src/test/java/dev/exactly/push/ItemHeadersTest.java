@@ -35,6 +35,15 @@ class ItemHeadersTest {
     }
 
     @Test
+    void aStoredFieldsValueFollowsTheValueRulesOnItsOwnField() {
+        assertEquals(List.of("source: must not contain NUL (U+0000)"), broken(null, new String[] {"source", "a\u0000"}));
+        assertEquals(List.of("source: must be well-formed Unicode (lone surrogate at character 0)"),
+                broken(null, new String[] {"source", "\ud800"}));
+        assertEquals(List.of("source: must be at most 1024 UTF-8 bytes"), broken(null, new String[] {"source", "x".repeat(1025)}));
+        assertEquals(List.of(), broken(null, new String[] {"source", "billing", "other", null}));
+    }
+
+    @Test
     void storedFieldsGivenComeFirstAndAbsentOnesAreLeftOut() {
         Map<String, String> h = new LinkedHashMap<>();
         h.put("b", "2");
