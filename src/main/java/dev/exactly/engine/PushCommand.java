@@ -9,7 +9,8 @@ package dev.exactly.engine;
  *                       uses its own message id and is never a duplicate)
  * @param payload        the exact bytes to store (JSON text for the push API, a raw body for webhooks)
  * @param contentType    media type of the payload, or null for application/json
- * @param headersJson    a JSON object of selected request headers to keep, or null
+ * @param headersJson    a JSON object of string values to keep with the message (a webhook's selected
+ *                       request headers, a push item's headers), or null
  * @param traceId        an optional trace id stored with the message, or null
  * @param partitionNamed true when the producer chose the partition: refused on a queue that spreads
  *                       by key ({@link PartitionNamedException}); false when it is a default (no
@@ -38,8 +39,19 @@ public record PushCommand(String queue, String partition, String transactionId, 
      */
     public static PushCommand json(String queue, String partition, String transactionId, byte[] payload,
                                    String traceId) {
+        return json(queue, partition, transactionId, payload, null, traceId);
+    }
+
+    /**
+     * A JSON push with no content type.
+     *
+     * @param partition   as in {@link #json(String, String, String, byte[], String)}
+     * @param headersJson the item's headers as a JSON object of strings, or null
+     */
+    public static PushCommand json(String queue, String partition, String transactionId, byte[] payload,
+                                   String headersJson, String traceId) {
         return partition == null || DEFAULT_PARTITION.equals(partition)
-                ? new PushCommand(queue, DEFAULT_PARTITION, transactionId, payload, null, null, traceId, false)
-                : new PushCommand(queue, partition, transactionId, payload, null, null, traceId, true);
+                ? new PushCommand(queue, DEFAULT_PARTITION, transactionId, payload, null, headersJson, traceId, false)
+                : new PushCommand(queue, partition, transactionId, payload, null, headersJson, traceId, true);
     }
 }

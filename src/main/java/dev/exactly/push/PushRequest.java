@@ -12,11 +12,12 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 
 /**
- * The body of a push, {@code {"items":[{"queue","partition"?,"transactionId"?,"payload","traceId"?}]}}.
+ * The body of a push, {@code {"items":[{"queue","partition"?,"transactionId"?,"payload","traceId"?,"headers"?}]}}.
  * Each payload is kept as the exact bytes of its JSON value in the body ({@link RawJson}); unknown
  * fields and repeated member names are refused, as a misspelt {@code transactionID} would otherwise
  * silently turn deduplication off. At most {@code exactly.push.max-items} items.
@@ -35,29 +36,46 @@ public record PushRequest(@NotNull(message = "is required") @Size(min = 1, messa
     /**
      * One item to push (also a transaction's push operation's).
      *
+     * <p>Its headers column holds the user's {@code headers} and the item's stored fields, built in
+     * one place: {@link #storedFields()} ({@link ItemHeaders}). A new optional field kept with the
+     * message is a component with its constraints and one line there (docs/contributing.md,
+     * "Adding a push field").
+     *
      * @param queue         queue name
      * @param partition     partition name; absent, null or Default for none
      * @param transactionId the idempotency key, at most 256 UTF-8 bytes; absent for the message's own id
      * @param payload       any JSON value but null, stored byte for byte
      * @param traceId       stored with the message, at most 256 UTF-8 bytes
+     * @param headers       string values by name, kept with the message ({@link ItemHeaders}'s limits); absent for none
      */
     @RegisterForReflection
     @Checked
     public record Item(@NotNull(message = "is required") @Name String queue, @Name String partition,
                        @Key(maxBytes = Names.MAX_TRANSACTION_ID_BYTES) String transactionId,
                        @NotNull(message = PAYLOAD) RawJson payload,
-                       @Key(maxBytes = Names.MAX_TRACE_ID_BYTES) String traceId) implements Checked.Rules {
+                       @Key(maxBytes = Names.MAX_TRACE_ID_BYTES) String traceId,
+                       Map<String, String> headers) implements Checked.Rules {
 
         @Override
         public void check(BiConsumer<String, String> broken) {
             if (payload != null && payload.isNull()) {
                 broken.accept("payload", PAYLOAD);
             }
+            ItemHeaders.check(headers, storedFields(), broken);
+        }
+
+        /**
+         * The fields kept among the message's headers, under their own names (which a user header
+         * may then not take): one {@code "name", value,} line each; a null value is not stored.
+         */
+        private String[] storedFields() {
+            return ItemHeaders.NONE;
         }
 
         /** @return the engine's command */
         public PushCommand command() {
-            return PushCommand.json(queue, partition, transactionId, payload.bytes(), traceId);
+            return PushCommand.json(queue, partition, transactionId, payload.bytes(),
+                    ItemHeaders.json(headers, storedFields()), traceId);
         }
     }
 }

@@ -56,7 +56,7 @@ public class PushResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Push messages with exact deduplication by transactionId",
-            description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?}]}. "
+            description = "Body: {\"items\":[{\"queue\",\"partition\"?,\"transactionId\"?,\"payload\",\"traceId\"?,\"headers\"?}]}. "
                     + "Each item is answered in input order with status queued, duplicate (nothing written; the "
                     + "original's messageId and payloadMatches) or rejected (another payload under a queue's "
                     + "payloadMismatch reject; a one-item request is answered 422 problem+json). On a queue with "

@@ -95,6 +95,17 @@ class OpenApiDocumentTest {
         assertFalse(d.getMap("components.schemas").containsKey(OpenApiDocument.ANY_JSON));
     }
 
+    /** The hand-kept push item schema follows the record: a new push field forgotten there fails here. */
+    @Test
+    void thePushItemSchemaListsExactlyTheItemsFields() {
+        JsonPath d = document();
+        assertEquals(java.util.Arrays.stream(dev.exactly.push.PushRequest.Item.class.getRecordComponents())
+                        .map(java.lang.reflect.RecordComponent::getName).collect(Collectors.toSet()),
+                d.getMap("components.schemas.PushItem.properties").keySet());
+        assertEquals("object", d.getString("components.schemas.PushItem.properties.headers.type"));
+        assertEquals("string", d.getString("components.schemas.PushItem.properties.headers.additionalProperties.type"));
+    }
+
     @Test
     void theQueueOptionsSchemaListsExactlyTheQueueOptionsWithTheirBounds() {
         JsonPath d = document();

@@ -122,6 +122,22 @@ class LambdaApiTest {
                 .body("payload.total", equalTo(12.5f));
     }
 
+    /** A push item's headers go through API Gateway events, are stored, and pop returns them; bad ones are a 400. */
+    @Test
+    void pushItemHeadersThroughApiGatewayEvents() throws SQLException {
+        String q = "lambda-headers-" + System.nanoTime();
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"h-1\",\"payload\":1,"
+                        + "\"headers\":{\"tenant\":\"acme\",\"note\":\"\u00e9t\u00e9\"}}]}")
+                .post("/api/v1/push").then().statusCode(200).body("results[0].status", equalTo("queued"));
+        api().body("{\"queue\":\"" + q + "\"}").post("/api/v1/pop").then().statusCode(200)
+                .body("messages[0].headers.tenant", equalTo("acme"))
+                .body("messages[0].headers.note", equalTo("\u00e9t\u00e9"));
+        long before = count("exactly.messages");
+        api().body("{\"items\":[{\"queue\":\"" + q + "\",\"payload\":1,\"headers\":{\"x\":7}}]}")
+                .post("/api/v1/push").then().statusCode(400).body("errors[0].field", equalTo("headers.x"));
+        assertEquals(before, count("exactly.messages"));
+    }
+
     /** The console's page shell and chart library come through API Gateway too, without a key; its data with one. */
     @Test
     void theConsoleIsServedThroughApiGatewayEvents() {
