@@ -155,12 +155,20 @@ final class ItemHeaders {
         return true;
     }
 
-    /** A refused name as the message quotes it: its first 64 characters, each outside printable ASCII as '?'. */
-    private static String shown(String name) {
+    /**
+     * A refused name as the message quotes it: its first 64 characters, each outside printable
+     * ASCII (and the backslash) as a JSON-style escape (a backslash, u, four hex digits), so the
+     * client sees which name it was.
+     */
+    static String shown(String name) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < Math.min(name.length(), MAX_NAME_LENGTH); i++) {
             char c = name.charAt(i);
-            b.append(c >= 0x20 && c < 0x7f ? c : '?');
+            if (c >= 0x20 && c < 0x7f && c != '\\') {
+                b.append(c);
+            } else {
+                b.append(String.format("\\u%04x", (int) c));
+            }
         }
         return name.length() <= MAX_NAME_LENGTH ? b.toString() : b.append('…').toString();
     }

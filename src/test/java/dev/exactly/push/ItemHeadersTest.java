@@ -56,4 +56,11 @@ class ItemHeadersTest {
         assertNull(ItemHeaders.json(null, ItemHeaders.NONE));
         assertEquals("{\"q\":\"\\\"\\\\\\n\u00e9\"}", ItemHeaders.json(Map.of("q", "\"\\\n\u00e9"), ItemHeaders.NONE));
     }
+
+    @Test
+    void aRefusedNameIsQuotedWithItsNonAsciiCharactersEscapedSoTheClientSeesWhichItWas() {
+        assertEquals(List.of("headers: has the name \"\\u00e9t\\u00e9\": a name is 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'"),
+                broken(Map.of("\u00e9t\u00e9", "v"), ItemHeaders.NONE));
+        assertEquals("a\\u0000b\\u005c", ItemHeaders.shown("a\u0000b\\"));
+    }
 }
