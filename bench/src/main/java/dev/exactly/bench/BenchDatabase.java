@@ -89,6 +89,20 @@ public final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * Drops and re-creates another database on this server and migrates it as {@link #prepare}
+     * does the benchmark's (no baselines): for a second service measured beside the first.
+     */
+    public void prepareAnother(Path repoRoot, String name) throws SQLException {
+        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + name);
+        }
+        Flyway.configure().dataSource(jdbcUrl(name), user, "")
+                .schemas("exactly").defaultSchema("exactly").createSchemas(true)
+                .locations("filesystem:" + repoRoot.resolve("sql")).load().migrate();
+    }
+
     /** A JDBC connection to a database on this server. */
     public Connection connect(String database) throws SQLException {
         return DriverManager.getConnection(jdbcUrl(database), user, "");

@@ -57,6 +57,8 @@ final class DestinationsPhase {
     static final String WITH = "dest-bench-http";
     static final String DESTINATION = "bench-receiver";
     static final Duration DRAIN = Duration.ofSeconds(120);
+    /** The database of the second service of an A/B run ({@code --jar-b}). */
+    static final String DATABASE_B = "exactly_bench_b";
 
     /** One round's figures. */
     record Round(double pushedWithout, double pushedWith, double deliveredWith, long backlogAtEnd, double pacedRate,
@@ -97,6 +99,9 @@ final class DestinationsPhase {
     }
 
     Result run() throws Exception {
+        if (s.args.containsKey("jar-b")) {
+            return runAgainst(Path.of(s.args.get("jar-b")));
+        }
         Result result = new Result();
         s.truncateAll();
         s.db.execute("TRUNCATE exactly.destinations, exactly.destination_state, exactly.destination_dead_letters, "
@@ -112,49 +117,9 @@ final class DestinationsPhase {
             URI base = server.baseUrl();
             Load load = new Load(base, s.apiKey);
             try {
-                // the partitions exist before the destination, which starts at their ends
-                for (String q : List.of(WITHOUT, WITH)) {
-                    load.run(q, 0, Duration.ZERO, Duration.ofMillis(300), null);
-                }
-                put(base, receiver.port());
-                load.pushedWith.set(0); // what was stored before the destination is not delivered to it
-                Suite.log("destinations warm-up (not reported)");
-                Duration warm = Duration.ofSeconds(Math.max(5, 2 * s.measure.toSeconds()));
-                for (int i = 0; i < 2; i++) {
-                    load.run(WITHOUT, 0, Duration.ZERO, warm, null);
-                    load.run(WITH, 0, Duration.ZERO, warm, receiver);
-                    drain(receiver, load);
-                }
-                receiver.reset();
+                setUp(base, load, receiver);
                 for (int r = 0; r < s.rounds; r++) {
-                    double without = Double.NaN;
-                    Run with = null;
-                    for (int i = 0; i < 2; i++) {
-                        boolean destination = (i + r) % 2 == 1;
-                        Suite.log("destinations " + (destination ? "with" : "without") + " the destination, closed loop (round "
-                                + (r + 1) + "/" + s.rounds + ")");
-                        Run run = load.run(destination ? WITH : WITHOUT, 0, s.warmup, s.measure, destination ? receiver : null);
-                        log(run);
-                        if (destination) {
-                            with = run;
-                            drain(receiver, load);
-                        } else {
-                            without = run.pushedPerSecond();
-                        }
-                    }
-                    double rate = with.pushedPerSecond() / 2;
-                    Suite.log(String.format(Locale.ROOT, "destinations paced at %.0f pushes/s (round %d/%d)", rate, r + 1, s.rounds));
-                    Run paced = load.run(WITH, rate, s.warmup, s.measure, receiver);
-                    drain(receiver, load);
-                    log(paced);
-                    Histogram h = paced.latency;
-                    Round round = new Round(without, with.pushedPerSecond(), with.deliveredPerSecond(), with.backlogAtEnd,
-                            rate, paced.pushedPerSecond(), h.getValueAtPercentile(50) / 1000.0,
-                            h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount());
-                    Suite.log(String.format(Locale.ROOT, "  delivered %.2f× pushed, pushes with %.2f× without, "
-                                    + "push-to-delivery p50 %.2f ms p99 %.2f ms (%d messages)", round.deliveryRatio(),
-                            round.pushRatio(), round.p50Ms(), round.p99Ms(), round.latencies()));
-                    result.rounds.add(round);
+                    result.rounds.add(round(load, receiver, r, ""));
                 }
                 result.duplicates = receiver.duplicates.get();
                 result.delivered = receiver.unique.size();
@@ -170,6 +135,152 @@ final class DestinationsPhase {
             receiver.close();
         }
         return result;
+    }
+
+    /**
+     * A/B in one run ({@code --jar-b PATH}, and {@code --settings-b k=v,k=v} for B's settings on top
+     * of A's): the service of {@code --jar} (A, on the benchmark's database) and that of
+     * {@code --jar-b} (B, on a database of its own, {@value #DATABASE_B}) run
+     * side by side, idle in turn: each round runs A's cells then B's, or B's then A's (alternating),
+     * so that the host's load, which drifts over minutes, weighs on both alike. Each is paced at half
+     * its own closed-loop rate of the round, so their latencies may be taken at different rates (the
+     * log gives both). The report holds A's rounds; the log gives B's and, per round, B ÷ A of each
+     * figure, and their medians.
+     */
+    private Result runAgainst(Path jarB) throws Exception {
+        Result a = new Result();
+        Result b = new Result();
+        s.truncateAll();
+        s.db.execute("TRUNCATE exactly.destinations, exactly.destination_state, exactly.destination_dead_letters, "
+                + "exactly.consumer_cursors, exactly.deliveries CASCADE");
+        s.db.prepareAnother(s.root, DATABASE_B);
+        Path jarA = Path.of(s.args.getOrDefault("jar", "target/quarkus-app/quarkus-run.jar"));
+        Map<String, String> settings = new LinkedHashMap<>(Suite.MODES.get("cache+fusion"));
+        settings.put("exactly.delivery.allowed-hosts", "127.0.0.1/32");
+        Map<String, String> settingsB = new LinkedHashMap<>(settings);
+        for (String kv : s.args.getOrDefault("settings-b", "").split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                settingsB.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+            }
+        }
+        a.settings = settings + " A: " + jarA + ", B: " + jarB + " " + settingsB;
+        Receiver receiverA = new Receiver();
+        Receiver receiverB = new Receiver();
+        try (ServerProcess serverA = ServerProcess.start(jarA, s.db.reactiveUrl(BenchDatabase.NAME), s.db.user(),
+                Suite.sha256(s.apiKey), settings, s.work.resolve("service-destinations-a.log"), s.recording("destinations-a"));
+             ServerProcess serverB = ServerProcess.start(jarB, s.db.reactiveUrl(DATABASE_B), s.db.user(),
+                Suite.sha256(s.apiKey), settingsB, s.work.resolve("service-destinations-b.log"), s.recording("destinations-b"))) {
+            serverA.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
+            serverB.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
+            Load loadA = new Load(serverA.baseUrl(), s.apiKey);
+            Load loadB = new Load(serverB.baseUrl(), s.apiKey);
+            try {
+                setUp(serverA.baseUrl(), loadA, receiverA);
+                setUp(serverB.baseUrl(), loadB, receiverB);
+                List<double[]> ratios = new ArrayList<>();
+                for (int r = 0; r < s.rounds; r++) {
+                    Round ra;
+                    Round rb;
+                    if (r % 2 == 0) {
+                        ra = round(loadA, receiverA, r, "A ");
+                        rb = round(loadB, receiverB, r, "B ");
+                    } else {
+                        rb = round(loadB, receiverB, r, "B ");
+                        ra = round(loadA, receiverA, r, "A ");
+                    }
+                    a.rounds.add(ra);
+                    b.rounds.add(rb);
+                    double[] q = {rb.p50Ms() / ra.p50Ms(), rb.p99Ms() / ra.p99Ms(), rb.deliveryRatio() / ra.deliveryRatio(),
+                            rb.pushRatio() / ra.pushRatio()};
+                    ratios.add(q);
+                    Suite.log(String.format(Locale.ROOT, "destinations A/B round %d: B÷A p50 %.2f, p99 %.2f, delivered÷pushed %.2f, "
+                            + "with÷without %.2f", r + 1, q[0], q[1], q[2], q[3]));
+                }
+                for (String arm : List.of("A", "B")) {
+                    Result x = arm.equals("A") ? a : b;
+                    Suite.log(String.format(Locale.ROOT, "destinations %s medians: p50 %.2f ms, p99 %.2f ms, delivered÷pushed %.2f, "
+                                    + "with÷without %.2f, paced at %.0f pushes/s (rounds p50: %s)", arm, x.median(Round::p50Ms),
+                            x.median(Round::p99Ms), x.median(Round::deliveryRatio), x.median(Round::pushRatio),
+                            x.median(Round::pacedRate), rounds(x, Round::p50Ms, 2)));
+                }
+                Suite.log(String.format(Locale.ROOT, "destinations A/B medians of the rounds' B÷A: p50 %.2f, p99 %.2f, "
+                                + "delivered÷pushed %.2f, with÷without %.2f", medianOf(ratios, 0), medianOf(ratios, 1),
+                        medianOf(ratios, 2), medianOf(ratios, 3)));
+                a.duplicates = receiverA.duplicates.get() + receiverB.duplicates.get();
+                a.delivered = receiverA.unique.size();
+                a.errors = loadA.errors.get() + loadB.errors.get();
+                a.firstError = loadA.firstError.get() != null ? loadA.firstError.get() : loadB.firstError.get();
+            } finally {
+                loadA.close();
+                loadB.close();
+            }
+        } catch (RuntimeException e) {
+            a.failed = e.toString();
+            Suite.log("destinations: " + e);
+        } finally {
+            receiverA.close();
+            receiverB.close();
+        }
+        return a;
+    }
+
+    private static double medianOf(List<double[]> rows, int i) {
+        double[] v = rows.stream().mapToDouble(x -> x[i]).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** Creates the partitions, then the destination, and warms the service up (not reported). */
+    private void setUp(URI base, Load load, Receiver receiver) throws Exception {
+        // the partitions exist before the destination, which starts at their ends
+        for (String q : List.of(WITHOUT, WITH)) {
+            load.run(q, 0, Duration.ZERO, Duration.ofMillis(300), null);
+        }
+        put(base, receiver.port());
+        load.pushedWith.set(0); // what was stored before the destination is not delivered to it
+        Suite.log("destinations warm-up (not reported)");
+        Duration warm = Duration.ofSeconds(Math.max(5, 2 * s.measure.toSeconds()));
+        for (int i = 0; i < 2; i++) {
+            load.run(WITHOUT, 0, Duration.ZERO, warm, null);
+            load.run(WITH, 0, Duration.ZERO, warm, receiver);
+            drain(receiver, load);
+        }
+        receiver.reset();
+    }
+
+    /** One round: closed loops without and with the destination (alternating which goes first), then paced at half. */
+    private Round round(Load load, Receiver receiver, int r, String label) throws InterruptedException {
+        double without = Double.NaN;
+        Run with = null;
+        for (int i = 0; i < 2; i++) {
+            boolean destination = (i + r) % 2 == 1;
+            Suite.log("destinations " + label + (destination ? "with" : "without") + " the destination, closed loop (round "
+                    + (r + 1) + "/" + s.rounds + ")");
+            Run run = load.run(destination ? WITH : WITHOUT, 0, s.warmup, s.measure, destination ? receiver : null);
+            log(run);
+            if (destination) {
+                with = run;
+                drain(receiver, load);
+            } else {
+                without = run.pushedPerSecond();
+            }
+        }
+        double rate = with.pushedPerSecond() / 2;
+        Suite.log(String.format(Locale.ROOT, "destinations %spaced at %.0f pushes/s (round %d/%d)", label, rate, r + 1, s.rounds));
+        Run paced = load.run(WITH, rate, s.warmup, s.measure, receiver);
+        drain(receiver, load);
+        log(paced);
+        Histogram h = paced.latency;
+        Round round = new Round(without, with.pushedPerSecond(), with.deliveredPerSecond(), with.backlogAtEnd,
+                rate, paced.pushedPerSecond(), h.getValueAtPercentile(50) / 1000.0,
+                h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount());
+        Suite.log(String.format(Locale.ROOT, "  delivered %.2f× pushed, pushes with %.2f× without, "
+                        + "push-to-delivery p50 %.2f ms p99 %.2f ms (%d messages)", round.deliveryRatio(),
+                round.pushRatio(), round.p50Ms(), round.p99Ms(), round.latencies()));
+        return round;
     }
 
     private static void log(Run r) {

@@ -39,6 +39,9 @@ import java.util.regex.Pattern;
  * {@code --rounds N} (3: every cell of a group runs once per round, interleaved with the cells it
  * is compared with, so drifting machine load hits them alike),
  * {@code --only lambda,jmh,sql,http,cold,floor,spread,destinations} (default: all), {@code --modes off,cache,cache+fusion},
+ * {@code --jar-b FILE} (the destinations phase as an A/B: the service of --jar beside this one,
+ * rounds interleaved; B's figures and B ÷ A go to the log; {@code --settings-b k=v,k=v}: B's
+ * settings on top of A's),
  * {@code --lambda-runs N} (5 starts), {@code --lambda-zip FILE} (target/bench/function.zip),
  * {@code --note TEXT} (printed under "Run conditions"), {@code --profile DIR} (records each
  * service with JFR, settings=profile: the http phase into DIR/service-MODE.jfr, the spread phase
