@@ -625,4 +625,23 @@ class DestinationTest {
         assertEquals(2, pool.preparedQuery("SELECT attempts FROM exactly.destination_dead_letters WHERE destination = $1")
                 .execute(Tuple.of(name2)).await().indefinitely().iterator().next().getInteger(0));
     }
+
+    /** A PUT that replaces a destination answers its state as stored, as the GET right after does. */
+    @Test
+    void aReplacingPutAnswersTheDestinationsState() throws Exception {
+        String queue = fresh("dest-replace");
+        String name = "replace-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        push(queue, "p", "r0", "{}");
+        push(queue, "p", "r1", "{}");
+        JsonPath answer = api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":3}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200).extract().jsonPath();
+        assertEquals(3, answer.getInt("maxAttempts"));
+        assertTrue(answer.getBoolean("state.paused"), answer.prettify());
+        assertEquals(2, answer.getLong("state.pending"), answer.prettify());
+        JsonPath listed = destinations(queue);
+        assertEquals(listed.getBoolean("destinations[0].state.paused"), answer.getBoolean("state.paused"));
+        assertEquals(listed.getLong("destinations[0].state.pending"), answer.getLong("state.pending"));
+    }
 }
