@@ -644,4 +644,28 @@ class DestinationTest {
         assertEquals(listed.getBoolean("destinations[0].state.paused"), answer.getBoolean("state.paused"));
         assertEquals(listed.getLong("destinations[0].state.pending"), answer.getLong("state.pending"));
     }
+
+    /**
+     * A number beyond the Java type of a field with a range of its own is refused with that range,
+     * not the type's: a destination's maxAttempts, timeoutMs, backoffMs, and a pop's batch.
+     */
+    @Test
+    void aNumberBeyondItsTypeIsRefusedWithTheFieldsRange() {
+        String queue = fresh("dest-range");
+        Map<String, String> bad = Map.of(
+                "maxAttempts", "must be between 1 and 100",
+                "timeoutMs", "must be between 1 and 60000",
+                "backoffMs", "must be between 1 and 3600000",
+                "backoffCapMs", "must be between 1 and 3600000");
+        bad.forEach((field, message) -> {
+            String answer = api().body("{\"url\":\"https://example.com/\",\"" + field + "\":99999999999}")
+                    .put("/api/v1/queues/" + queue + "/destinations/d1")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"" + field + "\"") && answer.contains(message) && !answer.contains("2147483647"),
+                    field + " -> " + answer);
+        });
+        String pop = api().body("{\"queue\":\"" + queue + "\",\"batch\":99999999999}").post("/api/v1/pop")
+                .then().statusCode(400).extract().asString();
+        assertTrue(pop.contains("must be between 1 and 1000") && !pop.contains("2147483647"), pop);
+    }
 }
