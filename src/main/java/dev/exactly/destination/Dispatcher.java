@@ -761,8 +761,9 @@ public class Dispatcher {
             }
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
-                tally.lastError = "attempt " + (attempt - 1) + " was cut off before its answer (the instance stopped or "
-                        + "its lease ended); it was the last of maxAttempts";
+                tally.lastError = "no attempt left: " + (attempt - 1) + " recorded, maxAttempts " + d.maxAttempts()
+                        + " (the last one ended without an answer, its instance stopped or its lease ended; or "
+                        + "maxAttempts was lowered)";
                 count(s.dead);
                 return Outcome.DEAD;
             }
