@@ -96,6 +96,10 @@ $$;
 --     this pop may write (see below); at most that many are written.
 --   p_pid: NULL, or the id of the partition p_partition names (the caller learnt it): then only
 --     that partition is looked at, and every read is of its own rows (exactly.pop_partition).
+--   p_no_retry_limit: true for a group that counts its attempts and dead-letters on its own (a
+--     destination's, dev.exactly.destination.Dispatcher): the queue's retry_limit does not apply,
+--     so this pop dead-letters nothing into the queue's dead-letter queue (an expired lease still
+--     ends a delivery of what it held, and attempts still grow).
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -106,6 +110,7 @@ $$;
 -- holds a lock) it delivers only the messages before it, and a later pop dead-letters it.
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[]);
+DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[], bigint);
 CREATE OR REPLACE FUNCTION exactly.pop(
     p_queue          text,
     p_partition      text,
@@ -115,7 +120,8 @@ CREATE OR REPLACE FUNCTION exactly.pop(
     p_max_bytes      bigint  DEFAULT NULL,
     p_dlq_ids        uuid[]  DEFAULT '{}',
     p_dlq_hashes     bytea[] DEFAULT '{}',
-    p_pid            bigint  DEFAULT NULL)
+    p_pid            bigint  DEFAULT NULL,
+    p_no_retry_limit boolean DEFAULT false)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
                lease_id uuid, lease_expires_at timestamptz)
@@ -153,6 +159,9 @@ BEGIN
     END IF;
     v_lease := COALESCE(p_lease_seconds, v_lease);
     v_dlq_name := exactly.dead_letter_queue(p_queue);
+    IF p_no_retry_limit THEN
+        v_limit := NULL; -- no limit: steps 1 and 3 dead-letter nothing
+    END IF;
 
     -- candidates: the hinted partition alone (a query that reads its rows only), or any of the queue
     IF p_pid IS NOT NULL THEN
@@ -186,7 +195,7 @@ BEGIN
         --    dead-letter partition row before the cursor row): a message the expired lease
         --    delivered for the last time, or one whose deliveries are used up already.
         v_dlq_pid := NULL;
-        IF NOT v_cand.missing AND v_ids > v_used AND (
+        IF v_limit IS NOT NULL AND NOT v_cand.missing AND v_ids > v_used AND (
                (v_cand.lid IS NOT NULL AND (v_limit = 0 OR EXISTS (
                     SELECT 1 FROM exactly.deliveries d
                     WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group
@@ -248,7 +257,7 @@ BEGIN
             SELECT d."offset" AS off, d.attempts AS att, d.last_outcome AS how, d.last_error AS err
             FROM exactly.deliveries d
             WHERE d.partition_id = v_cand.pid AND d.consumer_group = p_group AND d."offset" >= v_start
-              AND NOT d.settled AND d.attempts > v_limit
+              AND NOT d.settled AND d.attempts > v_limit AND v_limit IS NOT NULL
             ORDER BY d."offset"
         LOOP
             IF v_dlq_pid IS NULL OR v_used >= v_ids THEN
@@ -319,6 +328,7 @@ $$;
 -- it): exactly.pop limited to partition p_pid, which must be partition p_partition of p_queue
 -- (else nothing is answered). Its first argument is the partition id so that on Citus
 -- (sql/citus/distribute.sql) the call runs whole on the node holding the partition.
+DROP FUNCTION IF EXISTS exactly.pop_partition(bigint, text, text, text, integer, integer, bigint, uuid[], bytea[]);
 CREATE OR REPLACE FUNCTION exactly.pop_partition(
     p_pid            bigint,
     p_queue          text,
@@ -328,14 +338,15 @@ CREATE OR REPLACE FUNCTION exactly.pop_partition(
     p_lease_seconds  integer,
     p_max_bytes      bigint,
     p_dlq_ids        uuid[],
-    p_dlq_hashes     bytea[])
+    p_dlq_hashes     bytea[],
+    p_no_retry_limit boolean DEFAULT false)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text,
                payload bytea, content_type text, headers text, trace_id text, created_at timestamptz,
                attempts integer, lease_id uuid, lease_expires_at timestamptz)
 LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY SELECT * FROM exactly.pop(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
-                                           p_dlq_ids, p_dlq_hashes, p_pid);
+                                           p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit);
 END
 $$;
 

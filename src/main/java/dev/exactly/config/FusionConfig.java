@@ -2,6 +2,7 @@ package dev.exactly.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
 import org.hibernate.validator.constraints.time.DurationMin;
@@ -42,9 +43,14 @@ public interface FusionConfig {
      * already waits for the partition's row lock at the database while the one ahead holds it, so
      * the lock is not idle during the round trips between two flushes; flushes carry fewer
      * requests each, so it pays only where the CPU has room (bench/fusion/run). Each flush in
-     * flight holds one pooled connection.
+     * flight holds one pooled connection; at most {@value #MAX_PIPELINE}, so that one partition's
+     * flushes cannot take a pool's connections from every other request.
      */
     @WithDefault("1")
     @Min(1)
+    @Max(MAX_PIPELINE)
     int pipeline();
+
+    /** The deepest pipeline exactly.fusion.pipeline may set. */
+    int MAX_PIPELINE = 8;
 }

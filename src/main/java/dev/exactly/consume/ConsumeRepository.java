@@ -38,9 +38,13 @@ public class ConsumeRepository {
     private static final String POPPED = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
             + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at ";
 
-    private static final String POP = POPPED + "FROM exactly.pop($1, $2, $3, $4, $5, $6, $7, $8)";
+    private static final String POP = POPPED + "FROM exactly.pop(p_queue => $1, p_partition => $2, p_group => $3, "
+            + "p_batch => $4, p_lease_seconds => $5, p_max_bytes => $6, p_dlq_ids => $7, p_dlq_hashes => $8, "
+            + "p_no_retry_limit => $9)";
 
-    private static final String POP_PARTITION = POPPED + "FROM exactly.pop_partition($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    private static final String POP_PARTITION = POPPED + "FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
+            + "p_partition => $3, p_group => $4, p_batch => $5, p_lease_seconds => $6, p_max_bytes => $7, "
+            + "p_dlq_ids => $8, p_dlq_hashes => $9, p_no_retry_limit => $10)";
 
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
@@ -104,7 +108,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
-        return popRows(r).map(rows -> {
+        return popRows(r, false).map(rows -> {
             List<PoppedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(toMessage(r.queue(), row));
@@ -117,11 +121,14 @@ public class ConsumeRepository {
      * A pop as {@link #pop} makes it, answered with each message's stored bytes as they are (for
      * a destination, which sends the payload unchanged).
      *
-     * @param r the pop
+     * @param r              the pop
+     * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
+     *                       which counts its attempts and dead-letters on its own): nothing is moved
+     *                       to the queue's dead-letter queue
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
-    public Uni<List<LeasedMessage>> popStored(PopRequest r) {
-        return popRows(r).map(rows -> {
+    public Uni<List<LeasedMessage>> popStored(PopRequest r, boolean noRetryLimit) {
+        return popRows(r, noRetryLimit).map(rows -> {
             List<LeasedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
@@ -133,7 +140,7 @@ public class ConsumeRepository {
         });
     }
 
-    private Uni<RowSet<Row>> popRows(PopRequest r) {
+    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit) {
         int copies = Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
         Buffer[] dlqHashes = new Buffer[copies];
@@ -149,7 +156,7 @@ public class ConsumeRepository {
         }
         args.addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
                 .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
-                .addArrayOfUUID(dlqIds).addValue(dlqHashes);
+                .addArrayOfUUID(dlqIds).addValue(dlqHashes).addBoolean(noRetryLimit);
         return BorrowedConnections.execute(pool, pid != null ? POP_PARTITION : POP, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {

@@ -40,19 +40,29 @@ public class ConfiguredDestinations {
                     c.region().orElse(null), c.endpoint().orElse(null));
             String url = c.url().orElse(null);
             int before = broken.size();
+            Boolean ordered = ordered(c.ordered());
+            if (ordered == null) {
+                broken.add(key + "ordered must be true or false");
+            }
             DestinationRules.check(c.queue(), c.type(), url, c.signingSecret().orElse(null), c.timeoutMs(),
                     c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), aws, guard,
                     (f, why) -> broken.add(key + f.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase() + " " + why));
             if (broken.size() == before) {
                 found.put(name, new Destination(name, c.queue(), c.type(), url == null ? null : URI.create(url),
                         c.signingSecret().orElse(null), c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true,
-                        DestinationRules.HTTP.equals(c.type()) ? null : aws, c.ordered()));
+                        DestinationRules.HTTP.equals(c.type()) ? null : aws, ordered));
             }
         });
         if (!broken.isEmpty()) {
             throw new IllegalStateException("destinations: " + String.join("; ", broken));
         }
         this.byName = Collections.unmodifiableMap(found);
+    }
+
+    /** @return true or false for those words (any case), null for any other value */
+    static Boolean ordered(String value) {
+        String v = value.strip();
+        return v.equalsIgnoreCase("true") ? Boolean.TRUE : v.equalsIgnoreCase("false") ? Boolean.FALSE : null;
     }
 
     /** @return the configured destinations by name */

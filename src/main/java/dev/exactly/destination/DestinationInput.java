@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import dev.exactly.http.Bounds;
 import dev.exactly.http.Checked;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.function.BiConsumer;
@@ -30,7 +31,10 @@ import java.util.function.BiConsumer;
 @Checked
 public record DestinationInput(String type, String url, String signingSecret, String queueUrl, String eventBus,
                                String eventSource, String detailType, String region, String endpoint,
-                               Integer timeoutMs, Integer maxAttempts, Integer backoffMs, Integer backoffCapMs,
+                               @Bounds(min = 1, max = DestinationRules.MAX_TIMEOUT_MS) Integer timeoutMs,
+                               @Bounds(min = 1, max = DestinationRules.MAX_ATTEMPTS) Integer maxAttempts,
+                               @Bounds(min = 1, max = DestinationRules.MAX_BACKOFF_MS) Integer backoffMs,
+                               @Bounds(min = 1, max = DestinationRules.MAX_BACKOFF_MS) Integer backoffCapMs,
                                Boolean ordered)
         implements Checked.Rules {
 

@@ -96,8 +96,18 @@ public class DestinationResource {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
             }
             dispatcher.refreshSoon();
-            return Response.status(created ? 201 : 200).entity(view(d, null, null, 0)).build();
-        });
+            return created;
+        }).flatMap(created -> viewOf(d).map(v -> Response.status(created ? 201 : 200).entity(v).build()));
+    }
+
+    /** A destination of a queue with its state as stored now (as the GET of the queue's destinations answers it). */
+    private Uni<DestinationView> viewOf(Destination d) {
+        String queue = d.queue();
+        return store.figures(queue).flatMap(figures -> stats.groups(queue).flatMap(lags -> stats.size(queue).map(size -> {
+            DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
+            QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
+            return view(d, f, lag, size == null ? 0 : size.messages());
+        })));
     }
 
     /**

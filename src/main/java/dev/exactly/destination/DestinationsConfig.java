@@ -80,10 +80,12 @@ public interface DestinationsConfig {
         int backoffCapMs();
 
         /**
-         * true: a partition's messages are sent one at a time, in offset order; false: the messages of
-         * a leased batch are sent at once, each retried on its own.
+         * {@code true}: a partition's messages are sent one at a time, in offset order; {@code false}:
+         * the messages of a leased batch are sent at once, each retried on its own. Read as text and
+         * checked by {@link ConfiguredDestinations} (any other word stops the start naming the key),
+         * since SmallRye Config would read any word but true, yes, on, 1 as false.
          */
         @WithDefault("true")
-        boolean ordered();
+        String ordered();
     }
 }

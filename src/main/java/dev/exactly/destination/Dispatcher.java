@@ -46,7 +46,11 @@ import org.jboss.logging.Logger;
  * and acks what it settled. After a destination's last attempt a message is recorded as dead-lettered
  * for that destination alone and its group moves on. So order per partition, at-least-once delivery
  * (a lease that expires mid-delivery, e.g. the process killed, delivers its unacked messages again,
- * with the same messageId), and lag are those of consumer groups.
+ * with the same messageId), and lag are those of consumer groups. A destination counts its attempts
+ * per message itself (exactly.destination_attempts: attempt 1 once it failed, every later one
+ * before it is sent), so Exactly-Attempt and maxAttempts go on across leases; the queue's
+ * retryLimit does not apply to its group (its pops dead-letter nothing into the queue's
+ * dead-letter queue). A pause ends a backoff at once and the worker releases its lease.
  *
  * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
  * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other
@@ -131,6 +135,49 @@ public class Dispatcher {
         final Counter dead;
         final AtomicLong lagMessages = new AtomicLong();
         final AtomicLong oldestMillis = new AtomicLong();
+
+        /** Pauses or resumes the destination's workers here; a pause ends their backoff waits at once. */
+        void pause(boolean p) {
+            paused = p;
+            if (p) {
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+        }
+
+        /** Marks the destination deleted; its workers' backoff waits end at once. */
+        void remove() {
+            removed = true;
+            synchronized (this) {
+                notifyAll();
+            }
+        }
+
+        /**
+         * Waits {@code ms} milliseconds (a backoff) unless the destination is paused or deleted, or
+         * delivery stops, meanwhile.
+         *
+         * @return true when the whole wait passed; false when it was cut short
+         */
+        boolean sleep(long ms) {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            synchronized (this) {
+                while (running && !paused && !removed) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+                    if (left <= 0) {
+                        return true;
+                    }
+                    try {
+                        wait(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }
+            }
+            return false;
+        }
 
         Slot(Destination d) {
             this.d = d;
@@ -354,7 +401,7 @@ public class Dispatcher {
     public void forget(String name) {
         Slot s = slots.remove(name);
         if (s != null) {
-            s.removed = true;
+            s.remove();
             removed.add(s);
         }
     }
@@ -362,14 +409,15 @@ public class Dispatcher {
     /**
      * A pause or resume this instance has just stored: applied to the destination's workers at once,
      * so that once the API answers, this instance starts no batch and no attempt for a paused
-     * destination (an attempt already under way ends; its batch's unsent messages wait for the
-     * lease). Other instances read it at their next timer round ({@code exactly.delivery.poll-ms}).
+     * destination (an attempt already under way ends; a backoff ends at once; the worker then
+     * releases its lease, so that the resume delivers the batch's unsettled messages at once). Other
+     * instances read it at their next timer round ({@code exactly.delivery.poll-ms}).
      */
     public void paused(String name, boolean paused) {
         pausesChanged.incrementAndGet();
         Slot s = slots.get(name);
         if (s != null) {
-            s.paused = paused;
+            s.pause(paused);
         }
         refreshSoon();
     }
@@ -575,7 +623,7 @@ public class Dispatcher {
         Set<String> paused = repository.paused().await().atMost(DB_WAIT);
         if (pausesChanged.get() == pauses) { // else a pause made meanwhile stands, and the round it queued reads again
             for (Slot s : slots.values()) {
-                s.paused = paused.contains(s.d.name());
+                s.pause(paused.contains(s.d.name()));
             }
         }
         for (String name : repository.redrivesDue().await().atMost(DB_WAIT)) {
@@ -693,8 +741,11 @@ public class Dispatcher {
 
     /**
      * Sends one message until it is delivered, its attempts are used up, or the worker must stop.
-     * {@code failed} gets the number of each failed attempt that another follows (to record it),
-     * then {@code beforeWait} runs before its backoff (writing what is settled so far).
+     * {@code record} gets the number of attempt 1 once it failed and another follows, and the
+     * number of each later attempt before it is sent (write-ahead: an attempt cut off by a kill is
+     * counted; one cut off during attempt 1 repeats attempt 1, whose outcome is unknown). Then
+     * {@code beforeWait} runs before a backoff (writing what is settled so far). A {@code first}
+     * past maxAttempts (the last attempt was recorded, then cut off) dead-letters without sending.
      *
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
@@ -702,11 +753,19 @@ public class Dispatcher {
      *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
     private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper,
-                             java.util.function.IntConsumer failed, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
+                             java.util.function.IntConsumer record, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
             if (!running || s.paused || s.removed) {
                 return Outcome.ABORTED;
+            }
+            if (attempt > d.maxAttempts()) {
+                attemptsUsed[0] = attempt - 1;
+                tally.lastError = "no attempt left: " + (attempt - 1) + " recorded, maxAttempts " + d.maxAttempts()
+                        + " (the last one ended without an answer, its instance stopped or its lease ended; or "
+                        + "maxAttempts was lowered)";
+                count(s.dead);
+                return Outcome.DEAD;
             }
             if (outlasts(d.timeoutMs())) {
                 attemptsUsed[0] = attempt;
@@ -715,6 +774,9 @@ public class Dispatcher {
             }
             if (!keeper.keep(d.timeoutMs() + 5_000L)) {
                 return Outcome.ABORTED;
+            }
+            if (attempt > 1) {
+                record.accept(attempt);
             }
             attemptsUsed[0] = attempt;
             Sender.Result r = sender.send(d, out, attempt);
@@ -731,7 +793,9 @@ public class Dispatcher {
                 return Outcome.DEAD;
             }
             long wait = backoff(d, attempt, r.retryAfterMs());
-            failed.accept(attempt);
+            if (attempt == 1) {
+                record.accept(attempt);
+            }
             beforeWait.run();
             if (outlasts(wait + d.timeoutMs())) {
                 attemptsUsed[0] = attempt + 1;
@@ -741,10 +805,7 @@ public class Dispatcher {
             if (!keeper.keep(wait + d.timeoutMs() + 5_000L)) {
                 return Outcome.ABORTED;
             }
-            try {
-                Thread.sleep(wait);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!s.sleep(wait)) {
                 return Outcome.ABORTED;
             }
             attempt++;
@@ -758,13 +819,14 @@ public class Dispatcher {
             return false;
         }
         int leaseSeconds = leaseSeconds(d);
+        // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
         List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
-                leaseSeconds, 0)).await().atMost(DB_WAIT);
+                leaseSeconds, 0), true).await().atMost(DB_WAIT);
         if (batch.isEmpty()) {
             return false;
         }
         batches.incrementAndGet();
-        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L);
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
         return true;
     }
 
@@ -796,17 +858,20 @@ public class Dispatcher {
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
         batches.incrementAndGet();
-        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L);
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
         return true;
     }
 
     /**
      * Delivers a leased batch of one partition, acking what it settled: in offset order, one message
-     * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}).
+     * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}). A
+     * worker stopped by a pause releases the lease once it wrote what it settled.
+     *
+     * @param leasedBefore whether the batch was leased before (only then may attempts be recorded for it)
      */
-    private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+    private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
         if (!d.ordered() && batch.size() > 1) {
-            deliverAtOnce(s, d, batch, leaseEndsAt);
+            deliverAtOnce(s, d, batch, leaseEndsAt, leasedBefore);
             return;
         }
         long[] leaseEnds = {leaseEndsAt};
@@ -814,7 +879,8 @@ public class Dispatcher {
         Tally tally = new Tally();
         tally.partitionId = batch.get(0).partitionId();
         Runnable flush = () -> flush(d, acks, tally);
-        Map<Long, Integer> recorded = recordedAttempts(d, batch);
+        Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
+        boolean release = false;
         try {
             for (LeasedMessage m : batch) {
                 Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
@@ -829,7 +895,8 @@ public class Dispatcher {
                         a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT),
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
-                    return; // unacked from here: the lease expires and they are delivered again
+                    release = s.paused;
+                    return; // unacked from here: the lease expires (or is released) and they are delivered again
                 }
                 if (o == Outcome.PARKED) {
                     // kept for a later drain: the lease covers the wait and that drain's start
@@ -850,6 +917,22 @@ public class Dispatcher {
             }
         } finally {
             flush.run();
+            if (release) {
+                release(d, batch.get(0));
+            }
+        }
+    }
+
+    /**
+     * Ends a batch's lease now (a worker stopped by a pause), so that its unsettled messages are
+     * leased again at once after the resume instead of when the lease would have run out.
+     */
+    private void release(Destination d, LeasedMessage m) {
+        try {
+            consume.extend(m.leaseId(), 0).await().atMost(DB_WAIT);
+        } catch (RuntimeException e) {
+            LOG.debugf("destination %s: cannot release a lease on %s/%s; it runs out: %s", d.name(), m.queue(), m.partition(),
+                    e.toString());
         }
     }
 
@@ -862,7 +945,7 @@ public class Dispatcher {
      * drain park the partition at the first of them (a later drain resumes there and skips what was
      * settled meanwhile).
      */
-    private void deliverAtOnce(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt) {
+    private void deliverAtOnce(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
         Object lock = new Object();
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
@@ -873,7 +956,7 @@ public class Dispatcher {
                 flush(d, acks, tally);
             }
         };
-        Map<Long, Integer> recorded = recordedAttempts(d, batch);
+        Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
         int n = batch.size();
         Outcome[] outcomes = new Outcome[n];
         int[][] used = new int[n][];
@@ -940,7 +1023,10 @@ public class Dispatcher {
         long due = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
             if (outcomes[i] == Outcome.ABORTED) {
-                return; // unacked from here: the lease expires and they are delivered again
+                if (s.paused) {
+                    release(d, batch.get(0));
+                }
+                return; // unacked from here: the lease expires (or is released) and they are delivered again
             }
             if (outcomes[i] == Outcome.PARKED) {
                 first = first < 0 ? i : first;
@@ -961,10 +1047,10 @@ public class Dispatcher {
 
     /**
      * The attempts recorded for a batch's messages (a read only when the batch was leased before:
-     * a message is recorded only after a failed attempt).
+     * a message is recorded only once an attempt at it was made under a lease).
      */
-    private Map<Long, Integer> recordedAttempts(Destination d, List<LeasedMessage> batch) {
-        if (batch.stream().noneMatch(m -> m.attempts() > 1)) {
+    private Map<Long, Integer> recordedAttempts(Destination d, List<LeasedMessage> batch, boolean leasedBefore) {
+        if (!leasedBefore) {
             return Map.of();
         }
         LeasedMessage first = batch.get(0);
@@ -973,12 +1059,12 @@ public class Dispatcher {
     }
 
     /**
-     * A message's next attempt: after those recorded for it, and never below the number of times it
-     * was leased (an attempt under a lease that ended without recording it, e.g. a crash, counts).
+     * A message's next attempt: the one after those recorded for it (exactly.destination_attempts),
+     * whatever the number of times it was leased (a lease may end before its messages were sent).
      */
     private static int firstAttempt(LeasedMessage m, Map<Long, Integer> recorded) {
         Integer made = recorded.get(m.offset());
-        return made == null ? m.attempts() : Math.max(m.attempts(), made + 1);
+        return made == null ? 1 : made + 1;
     }
 
     /** Adds a message's figures to its batch's, under the batch's lock. */

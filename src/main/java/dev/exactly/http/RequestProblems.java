@@ -88,6 +88,10 @@ public class RequestProblems {
         }
         StreamReadException read = cause(e, StreamReadException.class);
         if (read instanceof InputCoercionException c) {
+            String bounds = boundsOf(body, at);
+            if (bounds != null) {
+                return invalid(body, List.of(error(body, at, bounds)));
+            }
             boolean isLong = c.getTargetType() == Long.class || c.getTargetType() == long.class;
             return invalid(body, List.of(error(body, at, "must be an integer from " + (isLong ? Long.MIN_VALUE : Integer.MIN_VALUE)
                     + " to " + (isLong ? Long.MAX_VALUE : Integer.MAX_VALUE))));
@@ -109,6 +113,51 @@ public class RequestProblems {
                 : e instanceof MismatchedInputException m ? expected(m.getTargetType())
                 : e.getOriginalMessage().lines().findFirst().orElse("invalid");
         return at.isEmpty() ? ApiProblem.invalid(null, null, "the body " + why) : invalid(body, List.of(error(body, at, why)));
+    }
+
+    /**
+     * The range a number field declares ({@link Bounds}, or {@code @Min} with {@code @Max} on its
+     * accessor), in the words of its check: "must be between 1 and 100".
+     *
+     * @param body the record the body was bound to
+     * @param at   the field's path from the body ({@code [maxAttempts]}, {@code [items, 2, batch]})
+     * @return the message, or null when the field declares no range
+     */
+    static String boundsOf(Class<?> body, List<Object> at) {
+        Class<?> type = body;
+        java.lang.reflect.Type generic = body;
+        java.lang.reflect.RecordComponent leaf = null;
+        for (Object part : at) {
+            if (part instanceof Integer) {
+                if (generic instanceof java.lang.reflect.ParameterizedType p && p.getActualTypeArguments().length == 1
+                        && p.getActualTypeArguments()[0] instanceof Class<?> element) {
+                    type = element;
+                    generic = element;
+                    leaf = null;
+                    continue;
+                }
+                return null;
+            }
+            if (type == null || !type.isRecord()) {
+                return null;
+            }
+            leaf = Arrays.stream(type.getRecordComponents()).filter(rc -> rc.getName().equals(part)).findFirst().orElse(null);
+            if (leaf == null) {
+                return null;
+            }
+            type = leaf.getType();
+            generic = leaf.getGenericType();
+        }
+        if (leaf == null) {
+            return null;
+        }
+        Bounds b = leaf.getAnnotation(Bounds.class);
+        if (b != null) {
+            return "must be between " + b.min() + " and " + b.max();
+        }
+        jakarta.validation.constraints.Min min = leaf.getAccessor().getAnnotation(jakarta.validation.constraints.Min.class);
+        jakarta.validation.constraints.Max max = leaf.getAccessor().getAnnotation(jakarta.validation.constraints.Max.class);
+        return min == null || max == null ? null : "must be between " + min.value() + " and " + max.value();
     }
 
     /** What a value of the type must be, in the API's words. */

@@ -331,7 +331,7 @@
         return;
       }
       holder.appendChild(h('table', { id: 'destinations-table' },
-        h('thead', null, h('tr', null, ['Destination', 'Type', 'Target', 'State'].map(function (t) {
+        h('thead', null, h('tr', null, ['Destination', 'Type', 'Target', 'Order', 'State'].map(function (t) {
           return h('th', { scope: 'col', text: t });
         }), ['Delivered', 'Pending', 'Oldest undelivered', 'Failed attempts', 'Dead letters'].map(function (t) {
           return h('th', { scope: 'col', class: 'num', text: t });
@@ -340,6 +340,7 @@
           var st = d.state || {};
           return h('tr', null, h('th', { scope: 'row', text: d.name }), h('td', { text: d.type }),
             h('td', { text: d.url || d.queueUrl || d.eventBus || '–' }),
+            h('td', { text: d.ordered === false ? 'unordered' : 'in order' }),
             h('td', { text: st.paused ? 'paused' : 'delivering' }),
             h('td', { class: 'num', text: num(st.delivered) }), h('td', { class: 'num', text: num(st.pending) }),
             h('td', { class: 'num', text: age(st.oldestUndeliveredAgeSeconds) }),

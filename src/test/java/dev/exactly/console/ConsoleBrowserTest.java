@@ -320,7 +320,8 @@ class ConsoleBrowserTest {
         driver.navigate().refresh();
         WebElement table = await(By.id("destinations-table"));
         String row = table.findElement(By.cssSelector("tbody tr")).getText();
-        assertTrue(row.contains("d-" + q) && row.contains("http://127.0.0.2:9/hook") && row.contains("delivering"), row);
+        assertTrue(row.contains("d-" + q) && row.contains("http://127.0.0.2:9/hook") && row.contains("in order")
+                && row.contains("delivering"), row);
         assertTrue(table.findElement(By.cssSelector("tbody tr td:last-child")).getText().length() > 1, row);
         assertTrue(driver.findElement(By.id("groups")).getText().contains("destination:d-" + q));
         screenshot("queue-destinations");

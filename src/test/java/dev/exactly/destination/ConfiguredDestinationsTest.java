@@ -31,7 +31,7 @@ class ConfiguredDestinationsTest {
         @Override public int maxAttempts() { return 10; }
         @Override public int backoffMs() { return 1_000; }
         @Override public int backoffCapMs() { return 300_000; }
-        @Override public boolean ordered() { return !"false".equals(v.get("ordered")); }
+        @Override public String ordered() { return v.getOrDefault("ordered", "true"); }
     }
 
     private static ConfiguredDestinations configured(Map<String, DestinationsConfig.Destination> all) {
@@ -65,6 +65,28 @@ class ConfiguredDestinationsTest {
         assertEquals("eu-west-1", bus.aws().region());
         assertEquals(false, bus.ordered());
         assertEquals("us-east-2", AwsClients.busRegion("arn:aws:events:us-east-2:123456789012:event-bus/orders"));
+    }
+
+    /**
+     * {@code ordered=maybe} read through SmallRye Config (which would read it as false) stops the
+     * start naming the key, as the API refuses it; {@code FALSE} and {@code true} are read.
+     */
+    @Test
+    void anOrderedThatIsNeitherTrueNorFalseStopsTheStart() {
+        java.util.function.Function<String, ConfiguredDestinations> start = ordered -> {
+            io.smallrye.config.SmallRyeConfig config = new io.smallrye.config.SmallRyeConfigBuilder()
+                    .withMapping(DestinationsConfig.class)
+                    .withSources(new io.smallrye.config.PropertiesConfigSource(Map.of(
+                            "exactly.destinations.hook.queue", "orders",
+                            "exactly.destinations.hook.url", "https://example.com/hook",
+                            "exactly.destinations.hook.ordered", ordered), "test", 500))
+                    .build();
+            return configured(config.getConfigMapping(DestinationsConfig.class).all());
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> start.apply("maybe"));
+        assertTrue(e.getMessage().contains("exactly.destinations.hook.ordered must be true or false"), e.getMessage());
+        assertEquals(false, start.apply("FALSE").all().get("hook").ordered());
+        assertEquals(true, start.apply("true").all().get("hook").ordered());
     }
 
     @Test

@@ -59,6 +59,9 @@ class DestinationTest {
     final AtomicInteger slowNext = new AtomicInteger();
     final AtomicInteger paceMs = new AtomicInteger();
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
+    /** transactionId -> the attempt the receiver holds unanswered until {@link #release} counts down (or 20 s). */
+    final Map<String, String> hangAt = new ConcurrentHashMap<>();
+    final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 
     @BeforeEach
     void receiver() throws Exception {
@@ -74,7 +77,19 @@ class DestinationTest {
             headers.put(":path", ex.getRequestURI().getPath());
             String txn = headers.get("exactly-transaction-id");
             int status = 200;
-            if (txn != null && alwaysFail.containsKey(URLDecoder.decode(txn, StandardCharsets.UTF_8))) {
+            String decoded = txn == null ? null : URLDecoder.decode(txn, StandardCharsets.UTF_8);
+            if (decoded != null && hangAt.containsKey(decoded) && hangAt.get(decoded).equals(headers.get("exactly-attempt"))) {
+                received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), -1));
+                try {
+                    release.await(20, java.util.concurrent.TimeUnit.SECONDS); // an attempt in flight
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ex.sendResponseHeaders(500, -1);
+                ex.close();
+                return;
+            }
+            if (decoded != null && alwaysFail.containsKey(decoded)) {
                 status = 500;
             } else if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 status = 500;
@@ -107,6 +122,7 @@ class DestinationTest {
 
     @AfterEach
     void stop() {
+        release.countDown();
         server.stop(0);
         // no destination of these tests keeps delivering (or retrying) while other test classes run
         deleteAll(pool);
@@ -424,7 +440,9 @@ class DestinationTest {
         api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
         await("delivered after the lease expired", () -> of(queue).size() == 2);
         assertEquals(leased, of(queue).stream().map(r -> r.h("webhook-id")).toList(), "the same ids, in offset order");
-        assertEquals(List.of("2", "2"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
+        // no attempt of this destination was recorded for them: whatever the dead instance sent, its
+        // outcome is unknown, and the message's first recorded attempt is the one made now
+        assertEquals(List.of("1", "1"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
     }
 
     /**
@@ -482,5 +500,172 @@ class DestinationTest {
                         "SELECT count(*) FROM exactly.destination_attempts WHERE destination = $1")
                 .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0) == 0);
         assertEquals(made, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+    }
+
+    /** Messages of the queue's dead-letter queue (0 when it was never made). */
+    private long inQueueDlq(String queue) {
+        return pool.preparedQuery("SELECT count(*) FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
+                        + "JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = $1")
+                .execute(Tuple.of(queue + ".dlq")).await().indefinitely().iterator().next().getLong(0);
+    }
+
+    /** Whether the destination's group holds an unexpired lease on a partition of its queue. */
+    private boolean leaseHeld(String name) {
+        return pool.preparedQuery("SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $1 "
+                        + "AND lease_id IS NOT NULL AND lease_expires_at > now()")
+                .execute(Tuple.of("destination:" + name)).await().indefinitely().iterator().next().getLong(0) > 0;
+    }
+
+    /**
+     * A pause in the middle of a retry, then the lease's expiry (as after a restart), on a queue
+     * whose own retryLimit is 0: the expired lease is not charged against the queue's retry limit,
+     * so nothing goes to the queue's dead-letter queue; after the resume the failed message is sent
+     * again as attempt 2, and the messages its lease held but never sent arrive once each, in order,
+     * as attempt 1.
+     */
+    @Test
+    void aPauseInTheMiddleOfARetryMovesNothingToTheQueueDeadLetters() throws Exception {
+        String queue = fresh("dest-midretry");
+        String name = "midretry-" + queue;
+        api().body(Map.of("queue", queue, "options", Map.of("retryLimit", 0))).post("/api/v1/configure").then().statusCode(200);
+        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":5000,\"backoffCapMs\":5000}", 201);
+        alwaysFail.put("m0", true);
+        for (int i = 0; i < 3; i++) {
+            push(queue, "p", "m" + i, "{\"m\":" + i + "}");
+        }
+        await("attempt 1", () -> of(queue).size() == 1);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        alwaysFail.remove("m0");
+        Thread.sleep(500);
+        // the lease ends as if its instance had been restarted (a no-op once the pause released it)
+        pool.preparedQuery("UPDATE exactly.consumer_cursors SET lease_expires_at = now() - interval '1 second' "
+                + "WHERE consumer_group = $1 AND lease_id IS NOT NULL").execute(Tuple.of("destination:" + name)).await().indefinitely();
+        Thread.sleep(6_000);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await("three delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() >= 3);
+        Thread.sleep(300); // anything extra would arrive now
+        List<Received> got = of(queue);
+        assertEquals(List.of("m0", "m0", "m1", "m2"), got.stream().map(r -> r.h("Exactly-Transaction-Id")).toList(), got.toString());
+        assertEquals(List.of("1", "2", "1", "1"), got.stream().map(r -> r.h("Exactly-Attempt")).toList());
+        assertEquals(0, inQueueDlq(queue), "nothing in the queue's dead-letter queue");
+        await("nothing pending", () -> destinations(queue).getLong("destinations[0].state.pending") == 0);
+        assertEquals(3, destinations(queue).getLong("destinations[0].state.delivered"));
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.deadLetters"));
+    }
+
+    /**
+     * A pause ends a retry's backoff at once and releases the worker's lease: the resume delivers
+     * right away, not after the backoff (20 s) nor after the lease (30 s).
+     */
+    @Test
+    void aPauseEndsARetryWaitAndReleasesTheLease() throws Exception {
+        String queue = fresh("dest-pausewait");
+        String name = "pausewait-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":20000,\"backoffCapMs\":20000}", 201);
+        alwaysFail.put("w0", true);
+        push(queue, "p", "w0", "{}");
+        push(queue, "p", "w1", "{}");
+        await("attempt 1", () -> of(queue).size() == 1);
+        assertTrue(leaseHeld(name), "the worker holds its lease through the backoff");
+        long paused = System.nanoTime();
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        alwaysFail.remove("w0");
+        while (leaseHeld(name) && System.nanoTime() - paused < 5_000_000_000L) {
+            Thread.sleep(20);
+        }
+        assertFalse(leaseHeld(name), "the lease is released once the pause stopped the worker");
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        long resumed = System.nanoTime();
+        await("both delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() == 2);
+        assertTrue(System.nanoTime() - resumed < 10_000_000_000L, "delivered before the backoff or the lease would have ended");
+        assertEquals(List.of("1", "2", "1"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
+    }
+
+    /**
+     * A retry's number is recorded before it is sent: while attempt 2 is in flight the database
+     * already counts 2, so an instance killed then would not repeat it. A message whose recorded
+     * attempts reach maxAttempts (its last attempt cut off) is dead-lettered for the destination
+     * without another attempt.
+     */
+    @Test
+    void aRetryIsRecordedBeforeItIsSentAndNoAttemptPassesMaxAttempts() throws Exception {
+        String queue = fresh("dest-ahead");
+        String name = "ahead-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":10,\"timeoutMs\":30000}", 201);
+        alwaysFail.put("a0", true);
+        hangAt.put("a0", "2");
+        push(queue, "p", "a0", "{}");
+        await("attempt 2 in flight", () -> of(queue).size() == 2);
+        assertEquals(2, pool.preparedQuery("SELECT attempts FROM exactly.destination_attempts WHERE destination = $1")
+                .execute(Tuple.of(name)).await().indefinitely().iterator().next().getInteger(0), "attempt 2 recorded before its answer");
+        alwaysFail.remove("a0");
+        release.countDown();
+        await("delivered", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
+        assertEquals(List.of("1", "2", "3"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
+
+        // the last attempt of a message (maxAttempts 2) was cut off: recorded, never answered
+        String queue2 = fresh("dest-cutoff");
+        String name2 = "cutoff-" + queue2;
+        put(queue2, name2, "{\"url\":\"" + url() + "\",\"maxAttempts\":2}", 201);
+        api().post("/api/v1/queues/" + queue2 + "/destinations/" + name2 + "/pause").then().statusCode(204);
+        push(queue2, "p", "cut", "{}");
+        push(queue2, "p", "next", "{}");
+        // the instance that made attempt 2 held them under a lease (1 s) and died
+        api().body("{\"queue\":\"" + queue2 + "\",\"consumerGroup\":\"destination:" + name2
+                + "\",\"batch\":10,\"leaseSeconds\":1}").post("/api/v1/pop").then().statusCode(200);
+        pool.preparedQuery("INSERT INTO exactly.destination_attempts (destination, partition_id, \"offset\", attempts) "
+                        + "SELECT $1, p.id, 0, 2 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                        + "WHERE q.name = $2 AND p.name = 'p'")
+                .execute(Tuple.of(name2, queue2)).await().indefinitely();
+        Thread.sleep(1_200);
+        api().post("/api/v1/queues/" + queue2 + "/destinations/" + name2 + "/resume").then().statusCode(204);
+        await("the next message", () -> of(queue2).size() == 1);
+        assertEquals("next", of(queue2).get(0).h("Exactly-Transaction-Id"), "no third attempt at the cut-off message");
+        await("dead-lettered", () -> destinations(queue2).getLong("destinations[0].state.deadLetters") == 1);
+        assertEquals(2, pool.preparedQuery("SELECT attempts FROM exactly.destination_dead_letters WHERE destination = $1")
+                .execute(Tuple.of(name2)).await().indefinitely().iterator().next().getInteger(0));
+    }
+
+    /** A PUT that replaces a destination answers its state as stored, as the GET right after does. */
+    @Test
+    void aReplacingPutAnswersTheDestinationsState() throws Exception {
+        String queue = fresh("dest-replace");
+        String name = "replace-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        push(queue, "p", "r0", "{}");
+        push(queue, "p", "r1", "{}");
+        JsonPath answer = api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":3}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200).extract().jsonPath();
+        assertEquals(3, answer.getInt("maxAttempts"));
+        assertTrue(answer.getBoolean("state.paused"), answer.prettify());
+        assertEquals(2, answer.getLong("state.pending"), answer.prettify());
+        JsonPath listed = destinations(queue);
+        assertEquals(listed.getBoolean("destinations[0].state.paused"), answer.getBoolean("state.paused"));
+        assertEquals(listed.getLong("destinations[0].state.pending"), answer.getLong("state.pending"));
+    }
+
+    /**
+     * A number beyond the Java type of a field with a range of its own is refused with that range,
+     * not the type's: a destination's maxAttempts, timeoutMs, backoffMs, and a pop's batch.
+     */
+    @Test
+    void aNumberBeyondItsTypeIsRefusedWithTheFieldsRange() {
+        String queue = fresh("dest-range");
+        Map<String, String> bad = Map.of(
+                "maxAttempts", "must be between 1 and 100",
+                "timeoutMs", "must be between 1 and 60000",
+                "backoffMs", "must be between 1 and 3600000",
+                "backoffCapMs", "must be between 1 and 3600000");
+        bad.forEach((field, message) -> {
+            String answer = api().body("{\"url\":\"https://example.com/\",\"" + field + "\":99999999999}")
+                    .put("/api/v1/queues/" + queue + "/destinations/d1")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"" + field + "\"") && answer.contains(message) && !answer.contains("2147483647"),
+                    field + " -> " + answer);
+        });
+        String pop = api().body("{\"queue\":\"" + queue + "\",\"batch\":99999999999}").post("/api/v1/pop")
+                .then().statusCode(400).extract().asString();
+        assertTrue(pop.contains("must be between 1 and 1000") && !pop.contains("2147483647"), pop);
     }
 }
