@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import dev.exactly.http.NoFields;
 import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
@@ -190,26 +191,32 @@ public class DestinationResource {
      * Pauses a destination: no instance sends to it until it is resumed; its messages wait in the
      * queue (a retry in progress stops; its message is sent again after the resume). 204.
      *
-     * @throws ApiProblem 404 when the queue has no such destination
+     * @param body none, or {@code {}} ({@link NoFields})
+     * @throws ApiProblem 400 for a body with any field or not JSON, 404 when the queue has no such destination
      */
     @POST
     @Path("/{name}/pause")
+    @Consumes(MediaType.WILDCARD)
     @APIResponse(responseCode = "204", description = "Paused")
     @Operation(operationId = "pauseDestination", summary = "Pause a destination: nothing is sent to it until it is resumed")
-    public Uni<Void> pause(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+    public Uni<Void> pause(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                          @Valid NoFields body) {
         return paused(queue, name, true);
     }
 
     /**
      * Resumes a paused destination. 204.
      *
-     * @throws ApiProblem 404 when the queue has no such destination
+     * @param body none, or {@code {}} ({@link NoFields})
+     * @throws ApiProblem 400 for a body with any field or not JSON, 404 when the queue has no such destination
      */
     @POST
     @Path("/{name}/resume")
+    @Consumes(MediaType.WILDCARD)
     @APIResponse(responseCode = "204", description = "Resumed")
     @Operation(operationId = "resumeDestination", summary = "Resume a paused destination")
-    public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+    public Uni<Void> resume(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                          @Valid NoFields body) {
         return paused(queue, name, false);
     }
 
