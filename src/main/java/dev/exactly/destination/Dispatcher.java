@@ -35,6 +35,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -50,7 +51,10 @@ import org.jboss.logging.Logger;
  * per message itself (exactly.destination_attempts: attempt 1 once it failed, every later one
  * before it is sent), so Exactly-Attempt and maxAttempts go on across leases; the queue's
  * retryLimit does not apply to its group (its pops dead-letter nothing into the queue's
- * dead-letter queue). A pause ends a backoff at once and the worker releases its lease.
+ * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
+ * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
+ * resume, or a restart, delivers at once. Each attempt reads the destination as it is then: a PUT
+ * reaches a message already being retried at its next attempt.
  *
  * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
  * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other
@@ -70,6 +74,8 @@ public class Dispatcher {
     private static final int MAX_ERROR_CHARS = 1000;
     /** Kept free before a drain's deadline: an attempt (or backoff) that would end later parks its partition. */
     static final long DRAIN_MARGIN_MS = 1_000;
+    /** At the stop, how long a batch's worker waits for its interrupted senders before it writes what they settled. */
+    private static final long STOP_SETTLE_MS = 2_000;
     /**
      * Invocation mode: how long this instance trusts what it read of a queue having a destination
      * defined through the API. A destination another instance adds is noticed by this one's stores
@@ -746,19 +752,23 @@ public class Dispatcher {
      * counted; one cut off during attempt 1 repeats attempt 1, whose outcome is unknown). Then
      * {@code beforeWait} runs before a backoff (writing what is settled so far). A {@code first}
      * past maxAttempts (the last attempt was recorded, then cut off) dead-letters without sending.
+     * Each attempt reads the slot's destination as it is then (URL, type, timeout, maxAttempts,
+     * backoff), so a PUT reaches the next attempt; a maxAttempts lowered below the attempts made
+     * dead-letters. An attempt that fails because the stop cut it off is {@link Outcome#ABORTED}.
      *
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
      *         {@code attemptsUsed[1]} the milliseconds until it is due
      */
-    private Outcome attempts(Slot s, Destination d, Sender.Outgoing out, int first, Keeper keeper,
+    private Outcome attempts(Slot s, Sender.Outgoing out, int first, Keeper keeper,
                              java.util.function.IntConsumer record, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
             if (!running || s.paused || s.removed) {
                 return Outcome.ABORTED;
             }
+            Destination d = s.d; // as it is now: a PUT reaches the next attempt
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
                 tally.lastError = "no attempt left: " + (attempt - 1) + " recorded, maxAttempts " + d.maxAttempts()
@@ -784,6 +794,9 @@ public class Dispatcher {
                 tally.delivered++;
                 count(s.delivered);
                 return Outcome.DELIVERED;
+            }
+            if (!running) {
+                return Outcome.ABORTED; // cut off by the stop: its outcome is unknown, nothing is counted
             }
             tally.failed++;
             count(s.failed);
@@ -865,7 +878,9 @@ public class Dispatcher {
     /**
      * Delivers a leased batch of one partition, acking what it settled: in offset order, one message
      * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}). A
-     * worker stopped by a pause releases the lease once it wrote what it settled.
+     * worker stopped by a pause, a deletion, a lost lease or the stop releases the lease once it
+     * wrote what it settled (at the stop with its interrupt flag cleared for those statements); a
+     * parked batch keeps it.
      *
      * @param leasedBefore whether the batch was leased before (only then may attempts be recorded for it)
      */
@@ -881,6 +896,7 @@ public class Dispatcher {
         Runnable flush = () -> flush(d, acks, tally);
         Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
         boolean release = false;
+        boolean parked = false;
         try {
             for (LeasedMessage m : batch) {
                 Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
@@ -891,15 +907,16 @@ public class Dispatcher {
                 };
                 int first = firstAttempt(m, recorded);
                 int[] used = {first, 0};
-                Outcome o = attempts(s, d, out, first, lease,
+                Outcome o = attempts(s, out, first, lease,
                         a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT),
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
-                    release = s.paused;
-                    return; // unacked from here: the lease expires (or is released) and they are delivered again
+                    release = true;
+                    return; // unacked from here: released, they are delivered again at once
                 }
                 if (o == Outcome.PARKED) {
                     // kept for a later drain: the lease covers the wait and that drain's start
+                    parked = true;
                     flush.run();
                     if (lease.keep(used[1] + leaseSeconds(d) * 1000L)) {
                         drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[0], used[1]).await().atMost(DB_WAIT);
@@ -915,18 +932,47 @@ public class Dispatcher {
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
             }
+        } catch (RuntimeException e) {
+            release = !running && !parked; // cut off by the stop
+            throw e;
         } finally {
-            flush.run();
             if (release) {
-                release(d, batch.get(0));
+                uninterrupted(() -> settleAndRelease(d, batch.get(0), flush));
+            } else {
+                flush.run();
             }
         }
     }
 
     /**
-     * Ends a batch's lease now (a worker stopped by a pause), so that its unsettled messages are
-     * leased again at once after the resume instead of when the lease would have run out.
+     * Writes what a batch settled, then ends its lease (a worker stopped by a pause, a deletion, a
+     * lost lease or the stop), so that its unsettled messages are leased again at once instead of
+     * when the lease would have run out.
      */
+    private void settleAndRelease(Destination d, LeasedMessage m, Runnable flush) {
+        try {
+            flush.run();
+        } finally {
+            release(d, m);
+        }
+    }
+
+    /**
+     * Runs {@code what} with this thread's interrupt flag cleared (the stop interrupts the workers,
+     * and a statement awaited on an interrupted thread fails), then sets the flag again if it was set.
+     */
+    private static void uninterrupted(Runnable what) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            what.run();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
         try {
             consume.extend(m.leaseId(), 0).await().atMost(DB_WAIT);
@@ -943,7 +989,9 @@ public class Dispatcher {
      * what is settled is acked before any backoff, and the rest once every message settled. Dead
      * letters stay per message. In invocation mode, messages whose next attempt would outlast the
      * drain park the partition at the first of them (a later drain resumes there and skips what was
-     * settled meanwhile).
+     * settled meanwhile). A message cut off (a pause, a deletion, a lost lease, the stop) leaves the
+     * rest of the batch to settle, then the lease is released; at the stop the worker waits up to
+     * {@link #STOP_SETTLE_MS} for its interrupted senders first.
      */
     private void deliverAtOnce(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
         Object lock = new Object();
@@ -960,14 +1008,17 @@ public class Dispatcher {
         int n = batch.size();
         Outcome[] outcomes = new Outcome[n];
         int[][] used = new int[n][];
+        // per message: 0 not started, 1 sending, 2 ended (or will never start)
+        AtomicIntegerArray state = new AtomicIntegerArray(n);
         List<java.util.concurrent.Future<?>> running = new ArrayList<>(n);
+        boolean release = false;
         try {
             for (int i = 0; i < n; i++) {
                 int at = i;
                 LeasedMessage m = batch.get(i);
                 int first = firstAttempt(m, recorded);
                 used[i] = new int[] {first, 0};
-                Runnable one = () -> {
+                Runnable body = () -> {
                     Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
                             m.offset(), m.transactionId(), m.contentType(), m.payload());
                     Keeper lease = needMs -> {
@@ -979,7 +1030,7 @@ public class Dispatcher {
                         }
                     };
                     Tally mine = new Tally();
-                    Outcome o = attempts(s, d, out, first, lease,
+                    Outcome o = attempts(s, out, first, lease,
                             a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT), () -> {
                         merge(lock, tally, mine);
                         flush.run();
@@ -999,6 +1050,19 @@ public class Dispatcher {
                     }
                     outcomes[at] = o;
                 };
+                Runnable one = () -> {
+                    if (!state.compareAndSet(at, 0, 1)) {
+                        return; // the batch was given up before this message's turn
+                    }
+                    try {
+                        body.run();
+                    } finally {
+                        state.set(at, 2);
+                        synchronized (state) {
+                            state.notifyAll();
+                        }
+                    }
+                };
                 running.add(senders.submit(one));
             }
             for (var f : running) {
@@ -1008,26 +1072,38 @@ public class Dispatcher {
                     throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
                 }
             }
+            for (Outcome o : outcomes) {
+                // a message cut off (a pause, a deletion, a lost lease, the stop): unacked from here, and
+                // released once the others settled, so that they are delivered again at once
+                release |= o == Outcome.ABORTED;
+            }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            // the stop: the senders were interrupted too, what they settle meanwhile is written below
+            release = true;
             running.forEach(f -> f.cancel(true));
-            return;
+            awaitEnded(state, STOP_SETTLE_MS);
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             running.forEach(f -> f.cancel(true));
+            if (!this.running) {
+                release = true; // cut off by the stop
+                uninterrupted(() -> awaitEnded(state, STOP_SETTLE_MS));
+            }
             throw e;
         } finally {
-            flush.run();
+            if (release) {
+                uninterrupted(() -> settleAndRelease(d, batch.get(0), flush));
+            } else {
+                flush.run();
+            }
+        }
+        if (release) {
+            return;
         }
         // invocation mode: park at the first message left for a later drain, due when the first of them is
         int first = -1;
         long due = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
-            if (outcomes[i] == Outcome.ABORTED) {
-                if (s.paused) {
-                    release(d, batch.get(0));
-                }
-                return; // unacked from here: the lease expires (or is released) and they are delivered again
-            }
             if (outcomes[i] == Outcome.PARKED) {
                 first = first < 0 ? i : first;
                 due = Math.min(due, used[i][1]);
@@ -1041,6 +1117,33 @@ public class Dispatcher {
             };
             if (lease.keep(due + leaseSeconds(d) * 1000L)) {
                 drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[first][0], (int) due).await().atMost(DB_WAIT);
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@code ms} for the senders of a batch given up to end (those not started never
+     * will: they are marked ended); returns early when interrupted.
+     */
+    private static void awaitEnded(AtomicIntegerArray state, long ms) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        synchronized (state) {
+            for (int i = 0; i < state.length(); i++) {
+                state.compareAndSet(i, 0, 2);
+            }
+            for (int i = 0; i < state.length(); i++) {
+                while (state.get(i) != 2) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+                    if (left <= 0) {
+                        return;
+                    }
+                    try {
+                        state.wait(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
             }
         }
     }
@@ -1108,7 +1211,7 @@ public class Dispatcher {
         };
         Tally tally = new Tally();
         int[] used = {1, 0};
-        Outcome o = attempts(s, d, out, 1, claim, a -> { }, () -> { }, tally, used);
+        Outcome o = attempts(s, out, 1, claim, a -> { }, () -> { }, tally, used);
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
         } else if (o == Outcome.DEAD) {

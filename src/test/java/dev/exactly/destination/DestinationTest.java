@@ -59,6 +59,8 @@ class DestinationTest {
     final AtomicInteger slowNext = new AtomicInteger();
     final AtomicInteger paceMs = new AtomicInteger();
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
+    /** Paths the receiver always answers 500. */
+    final java.util.Set<String> failPaths = ConcurrentHashMap.newKeySet();
     /** transactionId -> the attempt the receiver holds unanswered until {@link #release} counts down (or 20 s). */
     final Map<String, String> hangAt = new ConcurrentHashMap<>();
     final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
@@ -89,7 +91,7 @@ class DestinationTest {
                 ex.close();
                 return;
             }
-            if (decoded != null && alwaysFail.containsKey(decoded)) {
+            if (decoded != null && alwaysFail.containsKey(decoded) || failPaths.contains(headers.get(":path"))) {
                 status = 500;
             } else if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 status = 500;
@@ -579,6 +581,30 @@ class DestinationTest {
         await("both delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() == 2);
         assertTrue(System.nanoTime() - resumed < 10_000_000_000L, "delivered before the backoff or the lease would have ended");
         assertEquals(List.of("1", "2", "1"), of(queue).stream().map(r -> r.h("Exactly-Attempt")).toList());
+    }
+
+    /**
+     * A PUT that replaces a destination reaches a message already being retried: its next attempt
+     * goes to the new URL (here, one that answers), so it is delivered, not dead-lettered.
+     */
+    @Test
+    void aReplacingPutReachesARetryInProgress() throws Exception {
+        String queue = fresh("dest-reput");
+        String name = "reput-" + queue;
+        String base = "http://127.0.0.2:" + server.getAddress().getPort();
+        String settings = ",\"maxAttempts\":10,\"backoffMs\":2000,\"backoffCapMs\":2000}";
+        failPaths.add("/a");
+        put(queue, name, "{\"url\":\"" + base + "/a\"" + settings, 201);
+        push(queue, "p", "r0", "{}");
+        await("attempt 2", () -> of(queue).size() == 2);
+        put(queue, name, "{\"url\":\"" + base + "/b\"" + settings, 200); // during the 1 to 2 s backoff
+        await("delivered or dead-lettered", () -> of(queue).stream().anyMatch(r -> r.answered() == 200)
+                || destinations(queue).getLong("destinations[0].state.deadLetters") > 0);
+        List<Received> got = of(queue);
+        assertEquals(List.of("/a", "/a", "/b"), got.stream().map(r -> r.h(":path")).toList());
+        assertEquals(List.of("1", "2", "3"), got.stream().map(r -> r.h("Exactly-Attempt")).toList());
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.deadLetters"));
     }
 
     /**

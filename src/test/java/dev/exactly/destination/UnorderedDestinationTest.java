@@ -48,6 +48,12 @@ class UnorderedDestinationTest {
     final List<Received> received = new CopyOnWriteArrayList<>();
     final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     final Set<String> alwaysFail = ConcurrentHashMap.newKeySet();
+    /** transactionId -> how long the receiver takes to answer it (else 150 ms). */
+    final Map<String, Integer> slowMs = new ConcurrentHashMap<>();
+    /** transactionIds answered 500 once, then 200. */
+    final Set<String> failOnce = ConcurrentHashMap.newKeySet();
+    /** "transactionId#attempt" -> System.nanoTime() when the request arrived. */
+    final Map<String, Long> arrivedAt = new ConcurrentHashMap<>();
 
     @BeforeEach
     void receiver() throws Exception {
@@ -59,12 +65,13 @@ class UnorderedDestinationTest {
             AtomicInteger now = inFlight.computeIfAbsent(ex.getRequestHeaders().getFirst("Exactly-Queue") + "/" + partition,
                     k -> new AtomicInteger());
             int at = now.incrementAndGet();
+            arrivedAt.put(txn + "#" + ex.getRequestHeaders().getFirst("Exactly-Attempt"), System.nanoTime());
             try {
-                Thread.sleep(150); // answered in time, but slowly: requests that overlap are seen overlapping
+                Thread.sleep(slowMs.getOrDefault(txn, 150)); // answered in time, but slowly: requests that overlap are seen overlapping
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            int status = alwaysFail.contains(txn) ? 500 : 200;
+            int status = alwaysFail.contains(txn) || failOnce.remove(txn) ? 500 : 200;
             received.add(new Received(partition, txn, ex.getRequestHeaders().getFirst("Exactly-Attempt"), at, status));
             now.decrementAndGet();
             ex.sendResponseHeaders(status, -1);
@@ -170,6 +177,33 @@ class UnorderedDestinationTest {
         long rows = pool.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND attempts = 2")
                 .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0);
         assertEquals(1, rows, "the dead letter is that message's alone");
+    }
+
+    /**
+     * A pause and resume while other messages of an unordered batch are still in flight: the
+     * message whose retry the pause cut off is sent again soon after the resume, once the batch's
+     * other messages settled (the batch's lease is released), not when the lease would have run out.
+     */
+    @Test
+    void aPauseAndResumeDuringABatchSendsTheCutOffRetrySoonAfterTheResume() throws Exception {
+        String queue = fresh("unpause");
+        String name = "unpause-" + queue;
+        slowMs.put("s1-0", 5_000);
+        slowMs.put("s1-1", 5_000);
+        failOnce.add("s1-2");
+        // the retry of s1-2 waits 1 to 2 s; the lease is 33 s (timeoutMs 10 s)
+        deliver(queue, name, ",\"ordered\":false,\"maxAttempts\":5,\"timeoutMs\":10000,\"backoffMs\":2000,\"backoffCapMs\":2000",
+                List.of("s1"), 3);
+        await("s1-2 failed once", () -> of("s1-2").size() == 1);
+        String base = "/api/v1/queues/" + queue + "/destinations/" + name;
+        api().post(base + "/pause").then().statusCode(204); // during the retry's backoff, s1-0 and s1-1 in flight
+        Thread.sleep(1_200);
+        api().post(base + "/resume").then().statusCode(204); // before s1-0 and s1-1 are answered
+        long resumed = System.nanoTime();
+        await("attempt 2 of s1-2", () -> arrivedAt.containsKey("s1-2#2"));
+        long after = (arrivedAt.get("s1-2#2") - resumed) / 1_000_000;
+        assertTrue(after < 10_000, "attempt 2 came " + after + " ms after the resume (the lease is 33 s)");
+        await("all three delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 3);
     }
 
     @Test
