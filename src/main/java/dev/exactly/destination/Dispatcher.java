@@ -936,11 +936,16 @@ public class Dispatcher {
             release = !running && !parked; // cut off by the stop
             throw e;
         } finally {
-            if (release) {
-                uninterrupted(() -> settleAndRelease(d, batch.get(0), flush));
-            } else {
-                flush.run();
-            }
+            settle(release, d, batch.get(0), flush);
+        }
+    }
+
+    /** Writes what a batch settled; with {@code release}, also ends its lease ({@link #settleAndRelease}). */
+    private void settle(boolean release, Destination d, LeasedMessage first, Runnable flush) {
+        if (release) {
+            uninterrupted(() -> settleAndRelease(d, first, flush));
+        } else {
+            flush.run();
         }
     }
 
@@ -1091,11 +1096,7 @@ public class Dispatcher {
             }
             throw e;
         } finally {
-            if (release) {
-                uninterrupted(() -> settleAndRelease(d, batch.get(0), flush));
-            } else {
-                flush.run();
-            }
+            settle(release, d, batch.get(0), flush);
         }
         if (release) {
             return;
