@@ -139,7 +139,9 @@ public class JsonBodyReader implements ServerMessageBodyReader<Record> {
         }
         CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder(); // reports what is ill-formed
         ByteBuffer in = ByteBuffer.wrap(body);
-        CharBuffer out = CharBuffer.allocate(8192);
+        // decoded only to be checked: a buffer of at most the body's length (UTF-8 never decodes to
+        // more chars than bytes), at least 2 (a surrogate pair), at most 4,096 chars, reused
+        CharBuffer out = CharBuffer.allocate(Math.max(2, Math.min(body.length, 4096)));
         for (CoderResult r; !(r = utf8.decode(in, out, true)).isUnderflow(); out.clear()) {
             if (r.isError()) {
                 throw ApiProblem.invalid(null, null, "the body must be well-formed UTF-8 (RFC 3629): "

@@ -97,4 +97,19 @@ class JsonBodyReaderTest {
         assertNull(JsonBodyReader.read(Envelope.class, new byte[0]).items());
         assertNull(JsonBodyReader.read(Envelope.class, utf8(" \n")).items());
     }
+
+    @Test
+    void utf8IsCheckedWholeWhateverTheBodysLength() {
+        // supplementary characters (a surrogate pair once decoded) at every offset around the
+        // decode buffer's sizes, then a lone continuation byte at the very end of a long body
+        for (int pad : new int[] {0, 1, 2, 3, 4093, 4094, 4095, 4096, 4097, 9000}) {
+            String raw = "\"" + "a".repeat(pad) + "\uD83D\uDE00\"";
+            Item item = JsonBodyReader.read(Envelope.class, utf8("{\"items\":[{\"raw\":" + raw + "}]}")).items().get(0);
+            assertEquals(raw, new String(item.raw().bytes(), StandardCharsets.UTF_8));
+            byte[] bad = utf8("{\"items\":[{\"raw\":\"" + "a".repeat(pad) + "\"}]}  ");
+            bad[bad.length - 1] = (byte) 0x80;
+            Problem p = assertThrows(ApiProblem.class, () -> JsonBodyReader.read(Envelope.class, bad)).toProblem();
+            assertTrue(p.detail().contains("at byte " + (bad.length - 1)), p.detail());
+        }
+    }
 }
