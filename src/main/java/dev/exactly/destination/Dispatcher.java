@@ -858,7 +858,7 @@ public class Dispatcher {
         if (p == null) {
             return false;
         }
-        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds, true).await().atMost(DB_WAIT);
         drains.unpark(d.name(), p.partitionId()).await().atMost(DB_WAIT);
         if (e == null || !e.extended()) {
             LOG.debugf("destination %s: a parked partition's lease expired; the group delivers it again", d.name());
@@ -980,7 +980,7 @@ public class Dispatcher {
     /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
         try {
-            consume.extend(m.leaseId(), 0).await().atMost(DB_WAIT);
+            consume.extend(m.leaseId(), 0, true).await().atMost(DB_WAIT);
         } catch (RuntimeException e) {
             LOG.debugf("destination %s: cannot release a lease on %s/%s; it runs out: %s", d.name(), m.queue(), m.partition(),
                     e.toString());
@@ -1255,7 +1255,7 @@ public class Dispatcher {
             return leaseEnds;
         }
         int ask = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, needMs / 1000 + 30);
-        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask, true).await().atMost(DB_WAIT);
         if (e == null || !e.extended()) {
             LOG.warnf("a destination lost its lease on %s/%s; another worker delivers from there", m.queue(), m.partition());
             return -1;
