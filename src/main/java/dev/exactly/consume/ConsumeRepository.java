@@ -51,8 +51,8 @@ public class ConsumeRepository {
      * commits without waiting for its WAL flush ({@code synchronous_commit} off for that
      * transaction only; a later synchronous commit, or the WAL writer within a fraction of a second,
      * makes it durable). Only for the bookkeeping of Exactly's own destinations, whose loss in a
-     * database crash delivers a message again with the same id (docs/destinations.md, "What a
-     * database crash may repeat"); never for what a client's request writes. It takes effect when the
+     * database crash delivers a message again with the same id (docs/destinations.md, "A database
+     * crash"); never for what a client's request writes. It takes effect when the
      * call returns a row: a call that returns none has written nothing worth a flush.
      */
     public static final String ASYNC_COMMIT = ", set_config('synchronous_commit', 'off', true) AS async_commit";

@@ -54,7 +54,10 @@ import org.jboss.logging.Logger;
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
  * resume, or a restart, delivers at once. Each attempt reads the destination as it is then: a PUT
- * reaches a message already being retried at its next attempt.
+ * reaches a message already being retried at its next attempt. Its pops, acks, lease extensions
+ * and releases, figures and dead letters commit asynchronously ({@link ConsumeRepository#ASYNC_COMMIT}):
+ * lost in a database crash, they deliver a message again with its id; its attempt records commit
+ * synchronously.
  *
  * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
  * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other
