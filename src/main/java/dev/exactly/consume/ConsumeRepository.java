@@ -46,8 +46,23 @@ public class ConsumeRepository {
             + "p_partition => $3, p_group => $4, p_batch => $5, p_lease_seconds => $6, p_max_bytes => $7, "
             + "p_dlq_ids => $8, p_dlq_hashes => $9, p_no_retry_limit => $10)";
 
+    /**
+     * Appended to a statement whose FROM list is one set-returning function call: the transaction
+     * commits without waiting for its WAL flush ({@code synchronous_commit} off for that
+     * transaction only; a later synchronous commit, or the WAL writer within a fraction of a second,
+     * makes it durable). Only for the bookkeeping of Exactly's own destinations, whose loss in a
+     * database crash delivers a message again with the same id (docs/destinations.md, "A database
+     * crash"); never for what a client's request writes. It takes effect when the
+     * call returns a row: a call that returns none has written nothing worth a flush.
+     */
+    public static final String ASYNC_COMMIT = ", set_config('synchronous_commit', 'off', true) AS async_commit";
+
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
+
+    private static final String POP_ASYNC = POP + ASYNC_COMMIT;
+
+    private static final String POP_PARTITION_ASYNC = POP_PARTITION + ASYNC_COMMIT;
 
     private static final String ACK = ack(false, 1);
 
@@ -81,6 +96,7 @@ public class ConsumeRepository {
     private static final String SPREAD = "SELECT spread_partitions FROM exactly.queues WHERE name = $1";
     private static final String EXTEND = "SELECT extended, queue, partition, consumer_group, lease_from, lease_to, "
             + "lease_expires_at FROM exactly.extend_lease($1, $2)";
+    private static final String EXTEND_ASYNC = EXTEND + ASYNC_COMMIT;
 
     private static final Buffer NO_HASH = Buffer.buffer(new byte[TransactionHash.BYTES]);
 
@@ -108,7 +124,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
-        return popRows(r, false).map(rows -> {
+        return popRows(r, false, false).map(rows -> {
             List<PoppedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(toMessage(r.queue(), row));
@@ -119,7 +135,8 @@ public class ConsumeRepository {
 
     /**
      * A pop as {@link #pop} makes it, answered with each message's stored bytes as they are (for
-     * a destination, which sends the payload unchanged).
+     * a destination, which sends the payload unchanged). Its transaction commits asynchronously
+     * ({@link #ASYNC_COMMIT}): a lease lost in a database crash delivers its messages again.
      *
      * @param r              the pop
      * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
@@ -128,7 +145,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<LeasedMessage>> popStored(PopRequest r, boolean noRetryLimit) {
-        return popRows(r, noRetryLimit).map(rows -> {
+        return popRows(r, noRetryLimit, true).map(rows -> {
             List<LeasedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
@@ -140,7 +157,7 @@ public class ConsumeRepository {
         });
     }
 
-    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit) {
+    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit) {
         int copies = Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
         Buffer[] dlqHashes = new Buffer[copies];
@@ -157,7 +174,8 @@ public class ConsumeRepository {
         args.addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
                 .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes).addBoolean(noRetryLimit);
-        return BorrowedConnections.execute(pool, pid != null ? POP_PARTITION : POP, args)
+        String sql = asyncCommit ? (pid != null ? POP_PARTITION_ASYNC : POP_ASYNC) : (pid != null ? POP_PARTITION : POP);
+        return BorrowedConnections.execute(pool, sql, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     for (Row row : rows) {
@@ -233,7 +251,22 @@ public class ConsumeRepository {
      * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
      */
     public Uni<Extension> extend(UUID leaseId, Integer seconds) {
-        return BorrowedConnections.execute(pool, EXTEND, Tuple.of(leaseId, seconds))
+        return extend(leaseId, seconds, false);
+    }
+
+    /**
+     * Extends a pop lease as {@link #extend(UUID, Integer)} does; with {@code asyncCommit}, its
+     * transaction commits asynchronously ({@link #ASYNC_COMMIT}: a destination's own lease, whose
+     * extension or release lost in a database crash only ends it earlier or later).
+     *
+     * @param leaseId     the lease a pop handed out
+     * @param seconds     seconds from now (0 ends it now), or null for the queue's leaseTime
+     * @param asyncCommit true: commit without waiting for the WAL flush
+     * @return what was found; null when no consumer group holds the lease
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's failure) when the database is away
+     */
+    public Uni<Extension> extend(UUID leaseId, Integer seconds, boolean asyncCommit) {
+        return BorrowedConnections.execute(pool, asyncCommit ? EXTEND_ASYNC : EXTEND, Tuple.of(leaseId, seconds))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
                     if (rows.size() == 0) {

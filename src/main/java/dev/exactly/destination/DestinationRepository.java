@@ -48,10 +48,11 @@ public class DestinationRepository {
             + "AND NOT EXISTS (SELECT 1 FROM exactly.destination_state s WHERE s.name = $1)";
     private static final String DROP_ORPHAN_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $2 "
             + "AND NOT EXISTS (SELECT 1 FROM exactly.destination_state s WHERE s.name = $1)";
-    private static final String FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3 WHERE name = $1";
-    private static final String FIGURES_ERROR = "UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1";
+    // the dispatcher's bookkeeping commits asynchronously (asyncCommit): FIGURES, DEAD_LETTER and the acks
+    private static final String FIGURES = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3 WHERE name = $1");
+    private static final String FIGURES_ERROR = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
+            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1");
     // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
     // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
     // are deleted; then the ack's parameters
@@ -59,15 +60,17 @@ public class DestinationRepository {
     private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
     private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
     private static final String ACK_FIGURES_ERROR_BATCH = ackFigures(false, true);
+    // committed synchronously, unlike the rest of the dispatcher's bookkeeping: the record written ahead of an
+    // attempt is what bounds a message's attempts by maxAttempts, through a database crash too
     private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
             + "attempts) VALUES ($1, $2, $3, $4) ON CONFLICT (destination, partition_id, \"offset\") "
             + "DO UPDATE SET attempts = GREATEST(a.attempts, EXCLUDED.attempts)";
     private static final String ATTEMPTS = "SELECT \"offset\", attempts FROM exactly.destination_attempts "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" BETWEEN $3 AND $4";
     private static final String DELETE_ATTEMPTS = "DELETE FROM exactly.destination_attempts WHERE destination = $1";
-    private static final String DEAD_LETTER = "INSERT INTO exactly.destination_dead_letters "
+    private static final String DEAD_LETTER = asyncCommit("INSERT INTO exactly.destination_dead_letters "
             + "(destination, partition_id, \"offset\", message_id, attempts, error) VALUES ($1, $2, $3, $4, $5, $6) "
-            + "ON CONFLICT DO NOTHING";
+            + "ON CONFLICT DO NOTHING");
     private static final String STATE = "SELECT s.name, s.delivered, s.failed_attempts, s.paused, s.last_error, s.last_error_at, "
             + "(SELECT count(*) FROM exactly.destination_dead_letters d WHERE d.destination = s.name) AS dead_letters "
             + "FROM exactly.destination_state s WHERE s.queue = $1";
@@ -195,7 +198,7 @@ public class DestinationRepository {
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
-    /** Adds to a destination's figures; {@code lastError} null keeps the last one. */
+    /** Adds to a destination's figures; {@code lastError} null keeps the last one. Commits asynchronously. */
     public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError) {
         return BorrowedConnections.execute(pool, lastError == null ? FIGURES : FIGURES_ERROR,
                         lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
@@ -204,7 +207,8 @@ public class DestinationRepository {
     }
 
     /**
-     * Acks a destination's settled messages and adds to its figures, in one statement.
+     * Acks a destination's settled messages and adds to its figures, in one statement, committed
+     * asynchronously (an ack lost in a database crash delivers its messages again, same ids).
      *
      * @param consume        the acks' repository
      * @param acks           the acks, not empty
@@ -241,7 +245,11 @@ public class DestinationRepository {
                 });
     }
 
-    /** Records a message dead-lettered for a destination (a repeat of the same one changes nothing). */
+    /**
+     * Records a message dead-lettered for a destination (a repeat of the same one changes nothing).
+     * Commits asynchronously: lost in a database crash, so is the ack after it; the message is
+     * leased again and dead-lettered again (without a send when its last attempt was recorded).
+     */
     public Uni<Void> deadLetter(String name, long partitionId, long offset, UUID messageId, int attempts, String error) {
         return BorrowedConnections.execute(pool, DEAD_LETTER,
                         Tuple.from(new Object[] {name, partitionId, offset, messageId, attempts, error}))
@@ -403,7 +411,17 @@ public class DestinationRepository {
                 + (error ? "last_error = $4, last_error_at = now() " : "last_error = COALESCE($4::text, last_error) ")
                 + "WHERE name = $1), "
                 + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
-                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7);
+                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7) + ConsumeRepository.ASYNC_COMMIT;
+    }
+
+    /**
+     * A write of the dispatcher's own bookkeeping whose transaction commits without waiting for its
+     * WAL flush (synchronous_commit off for that transaction only; {@link ConsumeRepository#ASYNC_COMMIT}
+     * says when that is right): the write as a CTE, which runs whatever the query reads of it, and
+     * set_config in the query, which runs once.
+     */
+    private static String asyncCommit(String write) {
+        return "WITH w AS (" + write + ") SELECT set_config('synchronous_commit', 'off', true)";
     }
 
     private static Destination.Aws aws(Destination d) {

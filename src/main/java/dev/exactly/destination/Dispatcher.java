@@ -54,7 +54,10 @@ import org.jboss.logging.Logger;
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
  * resume, or a restart, delivers at once. Each attempt reads the destination as it is then: a PUT
- * reaches a message already being retried at its next attempt.
+ * reaches a message already being retried at its next attempt. Its pops, acks, lease extensions
+ * and releases, figures and dead letters commit asynchronously ({@link ConsumeRepository#ASYNC_COMMIT}):
+ * lost in a database crash, they deliver a message again with its id; its attempt records commit
+ * synchronously.
  *
  * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
  * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other
@@ -858,7 +861,7 @@ public class Dispatcher {
         if (p == null) {
             return false;
         }
-        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds, true).await().atMost(DB_WAIT);
         drains.unpark(d.name(), p.partitionId()).await().atMost(DB_WAIT);
         if (e == null || !e.extended()) {
             LOG.debugf("destination %s: a parked partition's lease expired; the group delivers it again", d.name());
@@ -980,7 +983,7 @@ public class Dispatcher {
     /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
         try {
-            consume.extend(m.leaseId(), 0).await().atMost(DB_WAIT);
+            consume.extend(m.leaseId(), 0, true).await().atMost(DB_WAIT);
         } catch (RuntimeException e) {
             LOG.debugf("destination %s: cannot release a lease on %s/%s; it runs out: %s", d.name(), m.queue(), m.partition(),
                     e.toString());
@@ -1255,7 +1258,7 @@ public class Dispatcher {
             return leaseEnds;
         }
         int ask = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, needMs / 1000 + 30);
-        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask, true).await().atMost(DB_WAIT);
         if (e == null || !e.extended()) {
             LOG.warnf("a destination lost its lease on %s/%s; another worker delivers from there", m.queue(), m.partition());
             return -1;

@@ -1,0 +1,139 @@
+package dev.exactly.destination;
+
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.destinations;
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.exactly.reliability.RestartablePostgres;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which commits wait for their WAL flush: a push's do, a destination's own bookkeeping (pop, ack,
+ * figures) does not. Observed through the server's count of WAL syncs ({@code pg_stat_wal.wal_sync})
+ * on a PostgreSQL of the tests' own with synchronous_commit on and fsync on
+ * ({@link RestartablePostgres}), its WAL writer slowed to one flush per 10 s so that the syncs
+ * counted are mostly the committing backends' own. Pushes alone (the destination paused) must add at
+ * least one sync each; the deliveries of as many messages, one at a time (one partition, batches of
+ * one: each a pop and an ack), fewer than one per two messages (synchronous pops and acks add one per
+ * commit: two per message). Backends report their WAL figures within 10 s of
+ * going idle, so each count is read after 11 s of quiet.
+ */
+@QuarkusTest
+@TestProfile(DestinationCommitsTest.OwnServer.class)
+class DestinationCommitsTest {
+
+    /** The application on a database of its own on {@link RestartablePostgres}, delivering batches of one message. */
+    public static class OwnServer implements QuarkusTestProfile {
+
+        static final String DATABASE = "destination_commits";
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            RestartablePostgres pg = RestartablePostgres.shared();
+            pg.start();
+            try (Connection c = pg.connect("postgres"); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + DATABASE + "'")) {
+                rs.next();
+                if (rs.getInt(1) == 0) {
+                    s.execute("CREATE DATABASE " + DATABASE);
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            return Map.of(
+                    "quarkus.datasource.reactive.url", pg.reactiveUrl(DATABASE, pg.port()),
+                    "quarkus.datasource.username", "postgres",
+                    "quarkus.datasource.password", "",
+                    "exactly.delivery.batch", "1");
+        }
+    }
+
+    private static final int N = 20;
+    private static final long QUIET_MS = 11_000;
+
+    static HttpServer server;
+    static final Set<String> ids = ConcurrentHashMap.newKeySet();
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        serverSetting("ALTER SYSTEM SET wal_writer_delay = '10s'");
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            ids.add(ex.getRequestHeaders().getFirst("webhook-id"));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        server.start();
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        if (server != null) {
+            server.stop(0);
+        }
+        serverSetting("ALTER SYSTEM RESET wal_writer_delay");
+    }
+
+    private static void serverSetting(String sql) throws Exception {
+        try (Connection c = RestartablePostgres.shared().connect("postgres"); Statement s = c.createStatement()) {
+            s.execute(sql);
+            s.execute("SELECT pg_reload_conf()");
+        }
+    }
+
+    /** The server's WAL syncs so far, read after {@link #QUIET_MS} for the backends to report theirs. */
+    private static long walSyncs() throws Exception {
+        Thread.sleep(QUIET_MS);
+        try (Connection c = RestartablePostgres.shared().connect(OwnServer.DATABASE); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT wal_sync FROM pg_stat_wal")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void pushesWaitForTheirFlushTheDestinationsBookkeepingDoesNot() throws Exception {
+        String queue = fresh("dest-commits");
+        String name = "commits-" + queue;
+        String url = "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+        api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+
+        long start = walSyncs();
+        for (int i = 0; i < N; i++) {
+            push(queue, "p", "c" + i, "{\"i\":" + i + "}");
+        }
+        long pushed = walSyncs();
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        await(N + " delivered", () -> ids.size() >= N);
+        await("acked", () -> destinations(queue).getLong("destinations[0].state.delivered") == N);
+        long delivered = walSyncs();
+
+        assertEquals(N, ids.size());
+        long pushSyncs = pushed - start;
+        long deliverySyncs = delivered - pushed;
+        assertTrue(pushSyncs >= N, "each push waits for its own WAL flush: " + pushSyncs + " syncs for " + N + " pushes");
+        // synchronous pops and acks: about 2 x N; asynchronous ones: the WAL writer's few (one per 10 s, or per
+        // page of WAL written), the resume's own and those of the application's other timers
+        assertTrue(deliverySyncs < N / 2, "the deliveries' pops and acks commit asynchronously: " + deliverySyncs
+                + " syncs for " + N + " messages delivered one at a time (" + pushSyncs + " for as many pushes)");
+    }
+}
