@@ -4,6 +4,8 @@ import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,7 +100,7 @@ class UnorderedDestinationTest {
     private void deliver(String queue, String name, String settings, List<String> partitions, int n) {
         api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
                 .then().statusCode(201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         StringBuilder items = new StringBuilder();
         for (int i = 0; i < n; i++) {
             for (String p : partitions) {
@@ -108,7 +110,7 @@ class UnorderedDestinationTest {
             }
         }
         api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
     }
 
     private List<Received> of(String partitionPrefix) {
@@ -195,10 +197,9 @@ class UnorderedDestinationTest {
         deliver(queue, name, ",\"ordered\":false,\"maxAttempts\":5,\"timeoutMs\":10000,\"backoffMs\":2000,\"backoffCapMs\":2000",
                 List.of("s1"), 3);
         await("s1-2 failed once", () -> of("s1-2").size() == 1);
-        String base = "/api/v1/queues/" + queue + "/destinations/" + name;
-        api().post(base + "/pause").then().statusCode(204); // during the retry's backoff, s1-0 and s1-1 in flight
+        pause(queue, name); // during the retry's backoff, s1-0 and s1-1 in flight
         Thread.sleep(1_200);
-        api().post(base + "/resume").then().statusCode(204); // before s1-0 and s1-1 are answered
+        resume(queue, name); // before s1-0 and s1-1 are answered
         long resumed = System.nanoTime();
         await("attempt 2 of s1-2", () -> arrivedAt.containsKey("s1-2#2"));
         long after = (arrivedAt.get("s1-2#2") - resumed) / 1_000_000;
