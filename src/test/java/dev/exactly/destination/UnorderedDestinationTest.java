@@ -56,6 +56,8 @@ class UnorderedDestinationTest {
     final Set<String> failOnce = ConcurrentHashMap.newKeySet();
     /** "transactionId#attempt" -> System.nanoTime() when the request arrived. */
     final Map<String, Long> arrivedAt = new ConcurrentHashMap<>();
+    /** "transactionId#attempt" -> System.currentTimeMillis() just before it was answered. */
+    final Map<String, Long> answeredAt = new ConcurrentHashMap<>();
 
     @BeforeEach
     void receiver() throws Exception {
@@ -76,6 +78,7 @@ class UnorderedDestinationTest {
             int status = alwaysFail.contains(txn) || failOnce.remove(txn) ? 500 : 200;
             received.add(new Received(partition, txn, ex.getRequestHeaders().getFirst("Exactly-Attempt"), at, status));
             now.decrementAndGet();
+            answeredAt.put(txn + "#" + ex.getRequestHeaders().getFirst("Exactly-Attempt"), System.currentTimeMillis());
             ex.sendResponseHeaders(status, -1);
             ex.close();
         });
@@ -115,6 +118,29 @@ class UnorderedDestinationTest {
 
     private List<Received> of(String partitionPrefix) {
         return received.stream().filter(r -> r.txn().startsWith(partitionPrefix)).toList();
+    }
+
+    /**
+     * A destination's last error is timed when the failing attempt ended, not when its batch did: in
+     * an unordered batch, a message whose only attempt (maxAttempts 1) fails records its error before
+     * the receiver answers the other message, 3 s later.
+     */
+    @Test
+    void theLastErrorIsTimedAtTheFailedAttemptNotAtTheBatchsEnd() throws Exception {
+        String queue = fresh("errat");
+        alwaysFail.add("e1-0");
+        slowMs.put("e1-1", 3_000);
+        deliver(queue, "errat-" + queue, ",\"ordered\":false,\"maxAttempts\":1", List.of("e1"), 2);
+        await("both answered", () -> of("e1-").size() == 2);
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1
+                && destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        JsonPath state = destinations(queue);
+        assertEquals("answered HTTP 500", state.getString("destinations[0].state.lastError"));
+        long lastErrorAt = java.time.OffsetDateTime.parse(state.getString("destinations[0].state.lastErrorAt"))
+                .toInstant().toEpochMilli();
+        assertTrue(lastErrorAt >= answeredAt.get("e1-0#1") - 1_000, "not before the failed attempt: " + state.prettify());
+        assertTrue(lastErrorAt < answeredAt.get("e1-1#1"), "before the other message was answered ("
+                + answeredAt.get("e1-1#1") + "): " + state.prettify());
     }
 
     @Test
