@@ -64,6 +64,7 @@ class DestinationTest {
     final AtomicInteger failNext = new AtomicInteger();
     final AtomicInteger slowNext = new AtomicInteger();
     final AtomicInteger paceMs = new AtomicInteger();
+    /** transactionIds, or "transactionId@path" for one path alone, the receiver answers 500. */
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
     /** Paths the receiver always answers 500. */
     final java.util.Set<String> failPaths = ConcurrentHashMap.newKeySet();
@@ -97,7 +98,8 @@ class DestinationTest {
                 ex.close();
                 return;
             }
-            if (decoded != null && alwaysFail.containsKey(decoded) || failPaths.contains(headers.get(":path"))) {
+            if (decoded != null && (alwaysFail.containsKey(decoded) || alwaysFail.containsKey(decoded + "@" + headers.get(":path")))
+                    || failPaths.contains(headers.get(":path"))) {
                 status = 500;
             } else if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 status = 500;
@@ -147,6 +149,18 @@ class DestinationTest {
         return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook?x=1";
     }
 
+
+    /**
+     * Creates the queue's destination {@code prefix-queue} sending to the receiver, expecting 201.
+     *
+     * @param settings JSON members after the url, each preceded by a comma ("" for none)
+     * @return its name
+     */
+    private String destination(String queue, String prefix, String settings) {
+        String name = prefix + "-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"" + settings + "}", 201);
+        return name;
+    }
 
     private static void put(String queue, String name, String body, int status) {
         api().body(body).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(status);
@@ -272,8 +286,7 @@ class DestinationTest {
     @Test
     void aDeletedDestinationGetsNothingMoreAndLeavesNoCursor() throws Exception {
         String queue = fresh("dest-del");
-        String name = "del-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"timeoutMs\":5000}", 201);
+        String name = destination(queue, "del", ",\"timeoutMs\":5000");
         paceMs.set(150);
         try {
             for (int i = 0; i < 20; i++) {
@@ -383,7 +396,7 @@ class DestinationTest {
         String base = "http://127.0.0.2:" + server.getAddress().getPort();
         put(queue, "a-" + queue, "{\"url\":\"" + base + "/a\",\"maxAttempts\":1}", 201);
         put(queue, "b-" + queue, "{\"url\":\"" + base + "/b\"}", 201);
-        alwaysFail.put("poison-r", true);
+        alwaysFail.put("poison-r@/a", true); // b is answered at once: it sees each message once
         push(queue, "p", "poison-r", "{\"bad\":true}");
         push(queue, "p", "fine-r", "{\"bad\":false}");
         await("b got both", () -> of(queue).stream().filter(r -> r.h(":path").equals("/b")).count() == 2);
@@ -391,7 +404,7 @@ class DestinationTest {
         await("a delivered the next", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
         String firstId = of(queue).stream().filter(r -> r.h(":path").equals("/a") && r.answered() == 500).findFirst()
                 .orElseThrow().h("webhook-id");
-        alwaysFail.remove("poison-r");
+        alwaysFail.remove("poison-r@/a");
         JsonPath redriven = api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
                 .then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(firstId), redriven.getList("redriven"));
@@ -410,8 +423,7 @@ class DestinationTest {
     @Test
     void aPausedDestinationGetsNothingUntilResumed() throws Exception {
         String queue = fresh("dest-pause");
-        String name = "pause-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        String name = destination(queue, "pause", "");
         pause(queue, name);
         assertTrue(destinations(queue).getBoolean("destinations[0].state.paused"));
         for (int i = 0; i < 3; i++) {
@@ -471,8 +483,7 @@ class DestinationTest {
     @Test
     void aPauseAnsweredHoldsBackWhatIsPushedRightAfterIt() throws Exception {
         String queue = fresh("dest-hold");
-        String name = "hold-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        String name = destination(queue, "hold", "");
         push(queue, "p", "first", "{}");
         await("the first message delivered", () -> of(queue).size() == 1);
         for (int i = 0; i < 10; i++) {
@@ -494,8 +505,7 @@ class DestinationTest {
     @Test
     void attemptsGoOnCountingAcrossLeases() throws Exception {
         String queue = fresh("dest-count");
-        String name = "count-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":20,\"maxAttempts\":8}", 201);
+        String name = destination(queue, "count", ",\"backoffMs\":10,\"backoffCapMs\":20,\"maxAttempts\":8");
         alwaysFail.put("again", true);
         push(queue, "p", "again", "{}");
         await("three failed attempts", () -> of(queue).size() >= 3);
@@ -589,8 +599,7 @@ class DestinationTest {
     @Test
     void aPauseEndsARetryWaitAndReleasesTheLease() throws Exception {
         String queue = fresh("dest-pausewait");
-        String name = "pausewait-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":20000,\"backoffCapMs\":20000}", 201);
+        String name = destination(queue, "pausewait", ",\"backoffMs\":20000,\"backoffCapMs\":20000");
         alwaysFail.put("w0", true);
         push(queue, "p", "w0", "{}");
         push(queue, "p", "w1", "{}");
@@ -639,8 +648,7 @@ class DestinationTest {
     @Test
     void aRetryIsRecordedBeforeItIsSentAndNoAttemptPassesMaxAttempts() throws Exception {
         String queue = fresh("dest-ahead");
-        String name = "ahead-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":10,\"timeoutMs\":30000}", 201);
+        String name = destination(queue, "ahead", ",\"backoffMs\":10,\"backoffCapMs\":10,\"timeoutMs\":30000");
         alwaysFail.put("a0", true);
         hangAt.put("a0", "2");
         push(queue, "p", "a0", "{}");
@@ -684,8 +692,7 @@ class DestinationTest {
     @Test
     void theGracefulStopReleasesTheLeaseOfABatchInFlight() throws Exception {
         String queue = fresh("dest-stop");
-        String name = "stop-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"timeoutMs\":30000}", 201);
+        String name = destination(queue, "stop", ",\"timeoutMs\":30000");
         hangAt.put("s0", "1");
         push(queue, "p", "s0", "{}");
         push(queue, "p", "s1", "{}");
@@ -708,8 +715,7 @@ class DestinationTest {
     @Test
     void aReplacingPutAnswersTheDestinationsState() throws Exception {
         String queue = fresh("dest-replace");
-        String name = "replace-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        String name = destination(queue, "replace", "");
         pause(queue, name);
         push(queue, "p", "r0", "{}");
         push(queue, "p", "r1", "{}");
