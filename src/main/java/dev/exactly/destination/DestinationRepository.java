@@ -410,8 +410,8 @@ public class DestinationRepository {
 
     /**
      * The statement of {@link #ackAndCount}, for an ack routed by partition id or not, with a last
-     * error or not (a whole statement, so that the SQL checks read it as one; no now() inside a
-     * CASE, which Citus refuses in an UPDATE).
+     * error (and its time, $7, the ack's parameters from $8) or not (the ack's from $7); a whole
+     * statement, so that the SQL checks read it as one.
      */
     private static String ackFigures(boolean partition, boolean error) {
         return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
