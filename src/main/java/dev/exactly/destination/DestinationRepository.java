@@ -52,10 +52,10 @@ public class DestinationRepository {
     private static final String FIGURES = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3 WHERE name = $1");
     private static final String FIGURES_ERROR = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = now() WHERE name = $1");
+            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = $5 WHERE name = $1");
     // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
     // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
-    // are deleted; then the ack's parameters
+    // are deleted; with a last error, $7 when it happened; then the ack's parameters
     private static final String ACK_FIGURES_PARTITION = ackFigures(true, false);
     private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
     private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
@@ -198,10 +198,15 @@ public class DestinationRepository {
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
-    /** Adds to a destination's figures; {@code lastError} null keeps the last one. Commits asynchronously. */
-    public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError) {
+    /**
+     * Adds to a destination's figures; {@code lastError} null keeps the last one, else
+     * {@code lastErrorAt} is when it happened (the failed attempt's end, by this instance's clock).
+     * Commits asynchronously.
+     */
+    public Uni<Void> addFigures(String name, long delivered, long failedAttempts, String lastError, OffsetDateTime lastErrorAt) {
         return BorrowedConnections.execute(pool, lastError == null ? FIGURES : FIGURES_ERROR,
-                        lastError == null ? Tuple.of(name, delivered, failedAttempts) : Tuple.of(name, delivered, failedAttempts, lastError))
+                        lastError == null ? Tuple.of(name, delivered, failedAttempts)
+                                : Tuple.of(name, delivered, failedAttempts, lastError, lastErrorAt))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }
@@ -216,15 +221,18 @@ public class DestinationRepository {
      * @param delivered      messages delivered since the last figures written
      * @param failedAttempts attempts that did not deliver since then
      * @param lastError      the last of their errors, or null: the last one is kept
+     * @param lastErrorAt    when it happened (the failed attempt's end, by this instance's clock), with a last error
      * @param partitionId    the acks' partition
      * @param settled        the offsets acked: their recorded attempts are deleted
      */
     public Uni<Void> ackAndCount(ConsumeRepository consume, List<dev.exactly.consume.AckCommand> acks,
-                                 String name, long delivered, long failedAttempts, String lastError, long partitionId,
-                                 List<Long> settled) {
+                                 String name, long delivered, long failedAttempts, String lastError,
+                                 OffsetDateTime lastErrorAt, long partitionId, List<Long> settled) {
+        Object[] args = lastError == null
+                ? new Object[] {name, delivered, failedAttempts, null, partitionId, settled.toArray(Long[]::new)}
+                : new Object[] {name, delivered, failedAttempts, lastError, partitionId, settled.toArray(Long[]::new), lastErrorAt};
         return consume.ackWith(acks, lastError == null ? ACK_FIGURES_PARTITION : ACK_FIGURES_ERROR_PARTITION,
-                lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(new Object[] {name, delivered, failedAttempts, lastError, partitionId,
-                settled.toArray(Long[]::new)})).replaceWithVoid();
+                lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(args)).replaceWithVoid();
     }
 
     /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */
@@ -402,16 +410,16 @@ public class DestinationRepository {
 
     /**
      * The statement of {@link #ackAndCount}, for an ack routed by partition id or not, with a last
-     * error or not (a whole statement, so that the SQL checks read it as one; no now() inside a
-     * CASE, which Citus refuses in an UPDATE).
+     * error (and its time, $7, the ack's parameters from $8) or not (the ack's from $7); a whole
+     * statement, so that the SQL checks read it as one.
      */
     private static String ackFigures(boolean partition, boolean error) {
         return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
                 + "failed_attempts = failed_attempts + $3, "
-                + (error ? "last_error = $4, last_error_at = now() " : "last_error = COALESCE($4::text, last_error) ")
+                + (error ? "last_error = $4, last_error_at = $7 " : "last_error = COALESCE($4::text, last_error) ")
                 + "WHERE name = $1), "
                 + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
-                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, 7) + ConsumeRepository.ASYNC_COMMIT;
+                + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, error ? 8 : 7) + ConsumeRepository.ASYNC_COMMIT;
     }
 
     /**

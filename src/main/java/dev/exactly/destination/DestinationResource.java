@@ -142,12 +142,16 @@ public class DestinationResource {
     /**
      * Deletes a destination defined through the API, with its state and dead letters (answered 204).
      *
-     * @throws ApiProblem 404 when the queue has no such destination, 409 for one the configuration defines
+     * @param body none, or {@code {}} ({@link NoFields})
+     * @throws ApiProblem 400 for a body with any field or not JSON (nothing deleted), 404 when the queue
+     *                    has no such destination, 409 for one the configuration defines
      */
     @DELETE
     @Path("/{name}")
+    @Consumes(MediaType.WILDCARD)
     @Operation(operationId = "deleteDestination", summary = "Delete a destination defined through the API, with its state and dead letters")
-    public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+    public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                            @Valid NoFields body) {
         if (configured.all().containsKey(name)) {
             throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
                     + "(exactly.destinations." + name + ".*): remove it there");

@@ -45,7 +45,7 @@ public record DestinationView(String name, String queue, String type, String url
      * @param failedAttempts              attempts that did not deliver
      * @param deadLetters                 messages dead-lettered for this destination after its last attempt
      * @param lastError                   the last failed attempt's error; absent when none failed
-     * @param lastErrorAt                 when; absent when none failed
+     * @param lastErrorAt                 when that attempt ended; absent when none failed
      */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -734,6 +734,8 @@ public class Dispatcher {
         long delivered;
         long failed;
         String lastError;
+        /** When {@link #lastError} happened (the failed attempt's end), or null with it. */
+        java.time.OffsetDateTime lastErrorAt;
         /** The batch's partition. */
         long partitionId;
         /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
@@ -774,6 +776,7 @@ public class Dispatcher {
             Destination d = s.d; // as it is now: a PUT reaches the next attempt
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
+                tally.lastErrorAt = java.time.OffsetDateTime.now();
                 tally.lastError = "no attempt left: " + (attempt - 1) + " recorded, maxAttempts " + d.maxAttempts()
                         + " (the last one ended without an answer, its instance stopped or its lease ended; or "
                         + "maxAttempts was lowered)";
@@ -804,6 +807,7 @@ public class Dispatcher {
             tally.failed++;
             count(s.failed);
             tally.lastError = clip(r.error());
+            tally.lastErrorAt = java.time.OffsetDateTime.now();
             if (attempt >= d.maxAttempts() || r.permanent()) {
                 count(s.dead);
                 return Outcome.DEAD;
@@ -1179,8 +1183,9 @@ public class Dispatcher {
         synchronized (lock) {
             into.delivered += from.delivered;
             into.failed += from.failed;
-            if (from.lastError != null) {
-                into.lastError = from.lastError;
+            if (from.lastError != null && (into.lastErrorAt == null || !from.lastErrorAt.isBefore(into.lastErrorAt))) {
+                into.lastError = from.lastError; // the latest of the batch's errors
+                into.lastErrorAt = from.lastErrorAt;
             }
         }
         from.delivered = 0;
@@ -1222,7 +1227,7 @@ public class Dispatcher {
             repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).await().atMost(DB_WAIT);
         }
         if (tally.delivered > 0 || tally.failed > 0) {
-            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).await().atMost(DB_WAIT);
         }
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
@@ -1231,19 +1236,21 @@ public class Dispatcher {
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
             repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
-                    tally.partitionId, List.copyOf(tally.recorded)).await().atMost(DB_WAIT);
+                    tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).await().atMost(DB_WAIT);
             acks.clear();
             tally.recorded.clear();
             tally.delivered = 0;
             tally.failed = 0;
             tally.lastError = null;
+            tally.lastErrorAt = null;
             return;
         }
         if (tally.delivered > 0 || tally.failed > 0) {
-            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError).await().atMost(DB_WAIT);
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).await().atMost(DB_WAIT);
             tally.delivered = 0;
             tally.failed = 0;
             tally.lastError = null;
+            tally.lastErrorAt = null;
         }
     }
 

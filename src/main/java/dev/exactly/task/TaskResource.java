@@ -1,5 +1,6 @@
 package dev.exactly.task;
 
+import dev.exactly.http.NoFields;
 import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.problem.FieldError;
@@ -179,15 +180,22 @@ public class TaskResource {
                 .map(ch -> answer(queue(queue), id, ch));
     }
 
-    /** Deletes a task. */
+    /**
+     * Deletes a task.
+     *
+     * @param body none, or {@code {}} ({@link NoFields})
+     * @throws ApiProblem 400 for a body with any field or not JSON (nothing deleted), 404 when the queue
+     *                    has no such task, 409 for a running task whose lease is held and not named
+     */
     @DELETE
     @Path("/{id}")
     @Operation(summary = "Delete a task",
             description = "?queue= names the queue (default \"default\"). A running task whose lease is still "
                     + "held needs ?leaseId= (its current lease), else 409. 204 when deleted; its id and its "
-                    + "autoDedupe key are free again.")
+                    + "autoDedupe key are free again. No body, or {}.")
     public Uni<Void> delete(@PathParam("id") @Name String id, @QueryParam("queue") @Name String queue,
-                            @QueryParam("leaseId") @Pattern(regexp = UUID_TEXT, message = "must be a UUID") String leaseId) {
+                            @QueryParam("leaseId") @Pattern(regexp = UUID_TEXT, message = "must be a UUID") String leaseId,
+                            @Valid NoFields body) {
         String q = queue(queue);
         return tasks.delete(q, id, leaseId == null ? null : UUID.fromString(leaseId)).map(ch -> {
             answer(q, id, ch);

@@ -9,8 +9,9 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
- * What the destination test classes share: fresh names, a push of one message, a queue's
- * destinations as GET answers them, waiting for a condition, and deleting every destination after
+ * What the destination test classes share: fresh names, a push of one message, a pause and a
+ * resume, a pop under a destination's group, a queue's destinations as GET answers them, waiting
+ * for a condition, and deleting every destination after
  * a test so that none keeps delivering (or retrying) while other test classes run.
  */
 final class DestinationFixtures {
@@ -32,6 +33,29 @@ final class DestinationFixtures {
         return api().body("{\"items\":[{\"queue\":\"" + queue + "\",\"partition\":\"" + partition + "\",\"transactionId\":\"" + txn
                         + "\",\"payload\":" + payload + "}]}")
                 .post("/api/v1/push").then().statusCode(200).extract().path("results[0].messageId");
+    }
+
+    /** Pauses the queue's destination through the API, expecting 204. */
+    static void pause(String queue, String name) {
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+    }
+
+    /** Resumes the queue's destination through the API, expecting 204. */
+    static void resume(String queue, String name) {
+        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+    }
+
+    /**
+     * Leases the destination's messages under its consumer group through the pop API, as another
+     * instance of it would (batch 10), expecting 200.
+     *
+     * @param leaseSeconds the lease's length, in seconds
+     * @return the answer
+     */
+    static JsonPath popAsDestination(String queue, String name, int leaseSeconds) {
+        return api().body("{\"queue\":\"" + queue + "\",\"consumerGroup\":\"" + Destination.GROUP_PREFIX + name
+                        + "\",\"batch\":10,\"leaseSeconds\":" + leaseSeconds + "}")
+                .post("/api/v1/pop").then().statusCode(200).extract().jsonPath();
     }
 
     /** GET /api/v1/queues/{queue}/destinations, expecting 200. */

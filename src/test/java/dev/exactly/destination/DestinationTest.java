@@ -4,7 +4,10 @@ import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
+import static dev.exactly.destination.DestinationFixtures.popAsDestination;
 import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,11 +56,15 @@ class DestinationTest {
     @Inject
     Pool pool;
 
+    @Inject
+    Dispatcher dispatcher;
+
     HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();
     final AtomicInteger failNext = new AtomicInteger();
     final AtomicInteger slowNext = new AtomicInteger();
     final AtomicInteger paceMs = new AtomicInteger();
+    /** transactionIds, or "transactionId@path" for one path alone, the receiver answers 500. */
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
     /** Paths the receiver always answers 500. */
     final java.util.Set<String> failPaths = ConcurrentHashMap.newKeySet();
@@ -91,17 +98,25 @@ class DestinationTest {
                 ex.close();
                 return;
             }
-            if (decoded != null && alwaysFail.containsKey(decoded) || failPaths.contains(headers.get(":path"))) {
+            if (decoded != null && (alwaysFail.containsKey(decoded) || alwaysFail.containsKey(decoded + "@" + headers.get(":path")))
+                    || failPaths.contains(headers.get(":path"))) {
                 status = 500;
             } else if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 status = 500;
                 ex.getResponseHeaders().add("Retry-After", "0");
             } else if (slowNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), -1));
-                try {
-                    Thread.sleep(1_500); // processed, but answered after the destination's timeout
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                Received slow = new Received(headers, new String(body, StandardCharsets.UTF_8), -1);
+                received.add(slow);
+                // processed, but answered only once the destination's timeout has sent the same id again (or after 60 s)
+                long end = System.nanoTime() + 60_000_000_000L;
+                while (System.nanoTime() < end && received.stream()
+                        .noneMatch(r -> r != slow && java.util.Objects.equals(r.h("webhook-id"), slow.h("webhook-id")))) {
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 }
                 ex.sendResponseHeaders(200, -1);
                 ex.close();
@@ -134,6 +149,18 @@ class DestinationTest {
         return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook?x=1";
     }
 
+
+    /**
+     * Creates the queue's destination {@code prefix-queue} sending to the receiver, expecting 201.
+     *
+     * @param settings JSON members after the url, each preceded by a comma ("" for none)
+     * @return its name
+     */
+    private String destination(String queue, String prefix, String settings) {
+        String name = prefix + "-" + queue;
+        put(queue, name, "{\"url\":\"" + url() + "\"" + settings + "}", 201);
+        return name;
+    }
 
     private static void put(String queue, String name, String body, int status) {
         api().body(body).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(status);
@@ -231,10 +258,15 @@ class DestinationTest {
         assertEquals("answered HTTP 500", s.getString("destinations[0].state.lastError"));
     }
 
+    /**
+     * A receiver that processes a message but answers after the destination's timeout gets it again,
+     * with the same id, as attempt 2. The slow answer is held until the repeat arrived, so it is
+     * late however loaded the host; the timeout (5 s) leaves a prompt answer time to arrive.
+     */
     @Test
     void aReceiverSlowerThanTheTimeoutGetsTheSameIdAgain() throws Exception {
         String queue = fresh("dest-slow");
-        put(queue, "slow-" + queue, "{\"url\":\"" + url() + "\",\"timeoutMs\":300,\"backoffMs\":10}", 201);
+        put(queue, "slow-" + queue, "{\"url\":\"" + url() + "\",\"timeoutMs\":5000,\"backoffMs\":10}", 201);
         slowNext.set(1);
         push(queue, "p", "slow-1", "{\"slow\":true}");
         await("the repeat", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
@@ -243,7 +275,7 @@ class DestinationTest {
         assertEquals(got.get(0).h("webhook-id"), got.get(1).h("webhook-id"));
         assertEquals("2", got.get(1).h("Exactly-Attempt"));
         await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
-        assertTrue(destinations(queue).getString("destinations[0].state.lastError").contains("300 ms"));
+        assertEquals("no answer within 5000 ms (timeoutMs)", destinations(queue).getString("destinations[0].state.lastError"));
     }
 
     /**
@@ -254,8 +286,7 @@ class DestinationTest {
     @Test
     void aDeletedDestinationGetsNothingMoreAndLeavesNoCursor() throws Exception {
         String queue = fresh("dest-del");
-        String name = "del-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"timeoutMs\":5000}", 201);
+        String name = destination(queue, "del", ",\"timeoutMs\":5000");
         paceMs.set(150);
         try {
             for (int i = 0; i < 20; i++) {
@@ -365,7 +396,7 @@ class DestinationTest {
         String base = "http://127.0.0.2:" + server.getAddress().getPort();
         put(queue, "a-" + queue, "{\"url\":\"" + base + "/a\",\"maxAttempts\":1}", 201);
         put(queue, "b-" + queue, "{\"url\":\"" + base + "/b\"}", 201);
-        alwaysFail.put("poison-r", true);
+        alwaysFail.put("poison-r@/a", true); // b is answered at once: it sees each message once
         push(queue, "p", "poison-r", "{\"bad\":true}");
         push(queue, "p", "fine-r", "{\"bad\":false}");
         await("b got both", () -> of(queue).stream().filter(r -> r.h(":path").equals("/b")).count() == 2);
@@ -373,7 +404,7 @@ class DestinationTest {
         await("a delivered the next", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
         String firstId = of(queue).stream().filter(r -> r.h(":path").equals("/a") && r.answered() == 500).findFirst()
                 .orElseThrow().h("webhook-id");
-        alwaysFail.remove("poison-r");
+        alwaysFail.remove("poison-r@/a");
         JsonPath redriven = api().body("{}").post("/api/v1/queues/" + queue + "/destinations/a-" + queue + "/redrive")
                 .then().statusCode(200).extract().jsonPath();
         assertEquals(List.of(firstId), redriven.getList("redriven"));
@@ -392,9 +423,8 @@ class DestinationTest {
     @Test
     void aPausedDestinationGetsNothingUntilResumed() throws Exception {
         String queue = fresh("dest-pause");
-        String name = "pause-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        String name = destination(queue, "pause", "");
+        pause(queue, name);
         assertTrue(destinations(queue).getBoolean("destinations[0].state.paused"));
         for (int i = 0; i < 3; i++) {
             push(queue, "p", "w" + i, "{}");
@@ -402,7 +432,7 @@ class DestinationTest {
         Thread.sleep(1_000); // ten delivery timer rounds (exactly.delivery.poll-ms=100 in tests) and the pushes' wake-ups
         assertTrue(of(queue).isEmpty(), "nothing is sent while paused");
         assertEquals(3, destinations(queue).getLong("destinations[0].state.pending"));
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
         await("three after the resume", () -> of(queue).size() == 3);
         assertFalse(destinations(queue).getBoolean("destinations[0].state.paused"));
         api().post("/api/v1/queues/" + queue + "/destinations/nope/pause").then().statusCode(404);
@@ -431,15 +461,13 @@ class DestinationTest {
         String name = "crash-" + queue;
         push(queue, "p", "before", "{}");
         put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         push(queue, "p", "c0", "{\"c\":0}");
         push(queue, "p", "c1", "{\"c\":1}");
         // an instance takes the partition under the destination's group and dies before acking (as kill -9 would)
-        List<String> leased = api().body("{\"queue\":\"" + queue + "\",\"consumerGroup\":\"destination:" + name
-                        + "\",\"batch\":10,\"leaseSeconds\":1}").post("/api/v1/pop").then().statusCode(200)
-                .extract().jsonPath().getList("messages.messageId");
+        List<String> leased = popAsDestination(queue, name, 1).getList("messages.messageId");
         assertEquals(2, leased.size());
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
         await("delivered after the lease expired", () -> of(queue).size() == 2);
         assertEquals(leased, of(queue).stream().map(r -> r.h("webhook-id")).toList(), "the same ids, in offset order");
         // no attempt of this destination was recorded for them: whatever the dead instance sent, its
@@ -455,17 +483,15 @@ class DestinationTest {
     @Test
     void aPauseAnsweredHoldsBackWhatIsPushedRightAfterIt() throws Exception {
         String queue = fresh("dest-hold");
-        String name = "hold-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
+        String name = destination(queue, "hold", "");
         push(queue, "p", "first", "{}");
         await("the first message delivered", () -> of(queue).size() == 1);
-        String base = "/api/v1/queues/" + queue + "/destinations/" + name;
         for (int i = 0; i < 10; i++) {
-            api().post(base + "/pause").then().statusCode(204);
+            pause(queue, name);
             push(queue, "p", "held-" + i, "{}");
             Thread.sleep(100);
             assertEquals(i + 1, of(queue).size(), "nothing is sent while paused: " + of(queue));
-            api().post(base + "/resume").then().statusCode(204);
+            resume(queue, name);
             int expected = i + 2;
             await("delivered after the resume", () -> of(queue).size() == expected);
         }
@@ -479,19 +505,18 @@ class DestinationTest {
     @Test
     void attemptsGoOnCountingAcrossLeases() throws Exception {
         String queue = fresh("dest-count");
-        String name = "count-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":20,\"maxAttempts\":8}", 201);
+        String name = destination(queue, "count", ",\"backoffMs\":10,\"backoffCapMs\":20,\"maxAttempts\":8");
         alwaysFail.put("again", true);
         push(queue, "p", "again", "{}");
         await("three failed attempts", () -> of(queue).size() >= 3);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         Thread.sleep(500); // five timer rounds: the worker stops at its next attempt
         int made = of(queue).size();
         // the lease ends as if its instance had died, instead of after its 30 s
         pool.preparedQuery("UPDATE exactly.consumer_cursors SET lease_expires_at = now() - interval '1 second' "
                 + "WHERE consumer_group = $1").execute(Tuple.of("destination:" + name)).await().indefinitely();
         alwaysFail.remove("again");
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
         await("delivered", () -> of(queue).stream().anyMatch(r -> r.answered() == 200));
         List<Received> got = of(queue);
         assertEquals(made + 1, got.size(), got.toString());
@@ -518,6 +543,18 @@ class DestinationTest {
                 .execute(Tuple.of("destination:" + name)).await().indefinitely().iterator().next().getLong(0) > 0;
     }
 
+    /** Whether the destination's group holds no unexpired lease within {@code seconds}, polling every 20 ms. */
+    private boolean leaseReleasedWithin(String name, int seconds) throws InterruptedException {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        while (leaseHeld(name)) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
     /**
      * A pause in the middle of a retry, then the lease's expiry (as after a restart), on a queue
      * whose own retryLimit is 0: the expired lease is not charged against the queue's retry limit,
@@ -536,14 +573,14 @@ class DestinationTest {
             push(queue, "p", "m" + i, "{\"m\":" + i + "}");
         }
         await("attempt 1", () -> of(queue).size() == 1);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         alwaysFail.remove("m0");
         Thread.sleep(500);
         // the lease ends as if its instance had been restarted (a no-op once the pause released it)
         pool.preparedQuery("UPDATE exactly.consumer_cursors SET lease_expires_at = now() - interval '1 second' "
                 + "WHERE consumer_group = $1 AND lease_id IS NOT NULL").execute(Tuple.of("destination:" + name)).await().indefinitely();
         Thread.sleep(6_000);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
         await("three delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() >= 3);
         Thread.sleep(300); // anything extra would arrive now
         List<Received> got = of(queue);
@@ -562,21 +599,16 @@ class DestinationTest {
     @Test
     void aPauseEndsARetryWaitAndReleasesTheLease() throws Exception {
         String queue = fresh("dest-pausewait");
-        String name = "pausewait-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":20000,\"backoffCapMs\":20000}", 201);
+        String name = destination(queue, "pausewait", ",\"backoffMs\":20000,\"backoffCapMs\":20000");
         alwaysFail.put("w0", true);
         push(queue, "p", "w0", "{}");
         push(queue, "p", "w1", "{}");
         await("attempt 1", () -> of(queue).size() == 1);
         assertTrue(leaseHeld(name), "the worker holds its lease through the backoff");
-        long paused = System.nanoTime();
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         alwaysFail.remove("w0");
-        while (leaseHeld(name) && System.nanoTime() - paused < 5_000_000_000L) {
-            Thread.sleep(20);
-        }
-        assertFalse(leaseHeld(name), "the lease is released once the pause stopped the worker");
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        assertTrue(leaseReleasedWithin(name, 5), "the lease is released once the pause stopped the worker");
+        resume(queue, name);
         long resumed = System.nanoTime();
         await("both delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() == 2);
         assertTrue(System.nanoTime() - resumed < 10_000_000_000L, "delivered before the backoff or the lease would have ended");
@@ -616,8 +648,7 @@ class DestinationTest {
     @Test
     void aRetryIsRecordedBeforeItIsSentAndNoAttemptPassesMaxAttempts() throws Exception {
         String queue = fresh("dest-ahead");
-        String name = "ahead-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\",\"backoffMs\":10,\"backoffCapMs\":10,\"timeoutMs\":30000}", 201);
+        String name = destination(queue, "ahead", ",\"backoffMs\":10,\"backoffCapMs\":10,\"timeoutMs\":30000");
         alwaysFail.put("a0", true);
         hangAt.put("a0", "2");
         push(queue, "p", "a0", "{}");
@@ -633,18 +664,17 @@ class DestinationTest {
         String queue2 = fresh("dest-cutoff");
         String name2 = "cutoff-" + queue2;
         put(queue2, name2, "{\"url\":\"" + url() + "\",\"maxAttempts\":2}", 201);
-        api().post("/api/v1/queues/" + queue2 + "/destinations/" + name2 + "/pause").then().statusCode(204);
+        pause(queue2, name2);
         push(queue2, "p", "cut", "{}");
         push(queue2, "p", "next", "{}");
         // the instance that made attempt 2 held them under a lease (1 s) and died
-        api().body("{\"queue\":\"" + queue2 + "\",\"consumerGroup\":\"destination:" + name2
-                + "\",\"batch\":10,\"leaseSeconds\":1}").post("/api/v1/pop").then().statusCode(200);
+        popAsDestination(queue2, name2, 1);
         pool.preparedQuery("INSERT INTO exactly.destination_attempts (destination, partition_id, \"offset\", attempts) "
                         + "SELECT $1, p.id, 0, 2 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
                         + "WHERE q.name = $2 AND p.name = 'p'")
                 .execute(Tuple.of(name2, queue2)).await().indefinitely();
         Thread.sleep(1_200);
-        api().post("/api/v1/queues/" + queue2 + "/destinations/" + name2 + "/resume").then().statusCode(204);
+        resume(queue2, name2);
         await("the next message", () -> of(queue2).size() == 1);
         assertEquals("next", of(queue2).get(0).h("Exactly-Transaction-Id"), "no third attempt at the cut-off message");
         await("dead-lettered", () -> destinations(queue2).getLong("destinations[0].state.deadLetters") == 1);
@@ -652,13 +682,41 @@ class DestinationTest {
                 .execute(Tuple.of(name2)).await().indefinitely().iterator().next().getInteger(0));
     }
 
+    /**
+     * The graceful stop (the application's shutdown observer) releases the lease of a batch whose
+     * attempt it cut off, once the batch wrote what it settled: the destination's group can lease
+     * the partition again at once, and gets the message in flight and the one after it, not after
+     * the lease (93 s for a 30 s timeout) runs out. Delivery is started again afterwards, as the
+     * next start-up would.
+     */
+    @Test
+    void theGracefulStopReleasesTheLeaseOfABatchInFlight() throws Exception {
+        String queue = fresh("dest-stop");
+        String name = destination(queue, "stop", ",\"timeoutMs\":30000");
+        hangAt.put("s0", "1");
+        push(queue, "p", "s0", "{}");
+        push(queue, "p", "s1", "{}");
+        await("attempt 1 in flight", () -> of(queue).size() == 1);
+        assertTrue(leaseHeld(name), "the worker holds its lease while attempt 1 is in flight");
+        List<String> popped;
+        try {
+            dispatcher.onStop(null); // returns once the workers ended, or after 5 s
+            assertTrue(leaseReleasedWithin(name, 20), "the stop released the lease (it runs 93 s)");
+            assertEquals(List.of("s0"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).toList(),
+                    "nothing was sent after the stop");
+            popped = popAsDestination(queue, name, 1).getList("messages.transactionId");
+        } finally {
+            dispatcher.onStart(null);
+        }
+        assertEquals(List.of("s0", "s1"), popped, "both leased again at once, in offset order");
+    }
+
     /** A PUT that replaces a destination answers its state as stored, as the GET right after does. */
     @Test
     void aReplacingPutAnswersTheDestinationsState() throws Exception {
         String queue = fresh("dest-replace");
-        String name = "replace-" + queue;
-        put(queue, name, "{\"url\":\"" + url() + "\"}", 201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        String name = destination(queue, "replace", "");
+        pause(queue, name);
         push(queue, "p", "r0", "{}");
         push(queue, "p", "r1", "{}");
         JsonPath answer = api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":3}")

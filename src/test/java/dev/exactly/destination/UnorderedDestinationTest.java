@@ -4,6 +4,8 @@ import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,6 +56,8 @@ class UnorderedDestinationTest {
     final Set<String> failOnce = ConcurrentHashMap.newKeySet();
     /** "transactionId#attempt" -> System.nanoTime() when the request arrived. */
     final Map<String, Long> arrivedAt = new ConcurrentHashMap<>();
+    /** "transactionId#attempt" -> System.currentTimeMillis() just before it was answered. */
+    final Map<String, Long> answeredAt = new ConcurrentHashMap<>();
 
     @BeforeEach
     void receiver() throws Exception {
@@ -74,6 +78,7 @@ class UnorderedDestinationTest {
             int status = alwaysFail.contains(txn) || failOnce.remove(txn) ? 500 : 200;
             received.add(new Received(partition, txn, ex.getRequestHeaders().getFirst("Exactly-Attempt"), at, status));
             now.decrementAndGet();
+            answeredAt.put(txn + "#" + ex.getRequestHeaders().getFirst("Exactly-Attempt"), System.currentTimeMillis());
             ex.sendResponseHeaders(status, -1);
             ex.close();
         });
@@ -98,7 +103,7 @@ class UnorderedDestinationTest {
     private void deliver(String queue, String name, String settings, List<String> partitions, int n) {
         api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
                 .then().statusCode(201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        pause(queue, name);
         StringBuilder items = new StringBuilder();
         for (int i = 0; i < n; i++) {
             for (String p : partitions) {
@@ -108,11 +113,34 @@ class UnorderedDestinationTest {
             }
         }
         api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
     }
 
     private List<Received> of(String partitionPrefix) {
         return received.stream().filter(r -> r.txn().startsWith(partitionPrefix)).toList();
+    }
+
+    /**
+     * A destination's last error is timed when the failing attempt ended, not when its batch did: in
+     * an unordered batch, a message whose only attempt (maxAttempts 1) fails records its error before
+     * the receiver answers the other message, 3 s later.
+     */
+    @Test
+    void theLastErrorIsTimedAtTheFailedAttemptNotAtTheBatchsEnd() throws Exception {
+        String queue = fresh("errat");
+        alwaysFail.add("e1-0");
+        slowMs.put("e1-1", 3_000);
+        deliver(queue, "errat-" + queue, ",\"ordered\":false,\"maxAttempts\":1", List.of("e1"), 2);
+        await("both answered", () -> of("e1-").size() == 2);
+        await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1
+                && destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        JsonPath state = destinations(queue);
+        assertEquals("answered HTTP 500", state.getString("destinations[0].state.lastError"));
+        long lastErrorAt = java.time.OffsetDateTime.parse(state.getString("destinations[0].state.lastErrorAt"))
+                .toInstant().toEpochMilli();
+        assertTrue(lastErrorAt >= answeredAt.get("e1-0#1") - 1_000, "not before the failed attempt: " + state.prettify());
+        assertTrue(lastErrorAt < answeredAt.get("e1-1#1"), "before the other message was answered ("
+                + answeredAt.get("e1-1#1") + "): " + state.prettify());
     }
 
     @Test
@@ -195,10 +223,9 @@ class UnorderedDestinationTest {
         deliver(queue, name, ",\"ordered\":false,\"maxAttempts\":5,\"timeoutMs\":10000,\"backoffMs\":2000,\"backoffCapMs\":2000",
                 List.of("s1"), 3);
         await("s1-2 failed once", () -> of("s1-2").size() == 1);
-        String base = "/api/v1/queues/" + queue + "/destinations/" + name;
-        api().post(base + "/pause").then().statusCode(204); // during the retry's backoff, s1-0 and s1-1 in flight
+        pause(queue, name); // during the retry's backoff, s1-0 and s1-1 in flight
         Thread.sleep(1_200);
-        api().post(base + "/resume").then().statusCode(204); // before s1-0 and s1-1 are answered
+        resume(queue, name); // before s1-0 and s1-1 are answered
         long resumed = System.nanoTime();
         await("attempt 2 of s1-2", () -> arrivedAt.containsKey("s1-2#2"));
         long after = (arrivedAt.get("s1-2#2") - resumed) / 1_000_000;

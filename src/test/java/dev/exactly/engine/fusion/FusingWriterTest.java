@@ -210,6 +210,22 @@ class FusingWriterTest {
         return out;
     }
 
+    /**
+     * Pushes one message (partition "p") with transactionId {@code first}, holds its flush in flight
+     * at the gate, then once it reached the store pushes {@code second}, whose flush the gate holds
+     * too (with pipeline depth 2 it is sent at once, beside the first).
+     *
+     * @return the two pushes' answers, first then second
+     */
+    private List<CompletableFuture<List<PushVerdict>>> twoFlushesHeld(PushEngine engine, String queue, String first,
+                                                                     String second) {
+        gate.closeNext();
+        CompletableFuture<List<PushVerdict>> a = engine.push(List.of(cmd(queue, "p", first))).subscribeAsCompletionStage();
+        await(() -> gate.writes.get() == 1);
+        gate.closeNext();
+        return List.of(a, engine.push(List.of(cmd(queue, "p", second))).subscribeAsCompletionStage());
+    }
+
     /** Submits requests in order without waiting: they are all in flight together. */
     private static List<CompletableFuture<List<PushVerdict>>> submit(PushEngine engine, List<List<PushCommand>> requests) {
         List<CompletableFuture<List<PushVerdict>>> out = new ArrayList<>();
@@ -661,11 +677,9 @@ class FusingWriterTest {
         FusingWriter fusing = fusing(1000, 2);
         PushEngine engine = new PushEngine(fusing, store);
         long before = store.calls();
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> a = engine.push(List.of(cmd("q", "p", "a"))).subscribeAsCompletionStage();
-        await(() -> gate.writes.get() == 1);
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> b = engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage();
+        List<CompletableFuture<List<PushVerdict>>> held = twoFlushesHeld(engine, "q", "a", "b");
+        CompletableFuture<List<PushVerdict>> a = held.get(0);
+        CompletableFuture<List<PushVerdict>> b = held.get(1);
         assertEquals(2, gate.writes.get(), "a free slot: b went at once, behind a's flush");
         List<CompletableFuture<List<PushVerdict>>> rest = submit(engine,
                 List.of(List.of(cmd("q", "p", "c")), List.of(cmd("q", "p", "a")), List.of(cmd("q", "p", "d"))));
@@ -727,11 +741,9 @@ class FusingWriterTest {
         FusingWriter fusing = fusing(1000, 2);
         PushEngine engine = new PushEngine(fusing, store);
         gate.failWrite = 1;
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> a = engine.push(List.of(cmd("q", "p", "a"))).subscribeAsCompletionStage();
-        await(() -> gate.writes.get() == 1);
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> b = engine.push(List.of(cmd("q", "p", "b"))).subscribeAsCompletionStage();
+        List<CompletableFuture<List<PushVerdict>>> held = twoFlushesHeld(engine, "q", "a", "b");
+        CompletableFuture<List<PushVerdict>> a = held.get(0);
+        CompletableFuture<List<PushVerdict>> b = held.get(1);
         assertEquals(2, gate.writes.get());
         gate.open(1);
         Throwable t = failure(a);
@@ -785,11 +797,9 @@ class FusingWriterTest {
         new QueueRepository(pool).write("nodedup", Map.of(QueueOption.DEDUP_WINDOW_SECONDS, 0), false).await().atMost(WAIT);
         FusingWriter fusing = fusing(1000, 2);
         PushEngine engine = new PushEngine(fusing, store);
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> first = engine.push(List.of(cmd("nodedup", "p", "first"))).subscribeAsCompletionStage();
-        await(() -> gate.writes.get() == 1);
-        gate.closeNext();
-        CompletableFuture<List<PushVerdict>> x = engine.push(List.of(cmd("nodedup", "p", "x"))).subscribeAsCompletionStage();
+        List<CompletableFuture<List<PushVerdict>>> held = twoFlushesHeld(engine, "nodedup", "first", "x");
+        CompletableFuture<List<PushVerdict>> first = held.get(0);
+        CompletableFuture<List<PushVerdict>> x = held.get(1);
         List<CompletableFuture<List<PushVerdict>>> same = submit(engine,
                 List.of(List.of(cmd("nodedup", "p", "same")), List.of(cmd("nodedup", "p", "same"))));
         await(() -> fusing.submissions() == 4);
