@@ -1,5 +1,6 @@
 package dev.exactly.lambda;
 
+import dev.exactly.push.HotPathPriming;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -80,7 +81,7 @@ public class SnapStartHooks {
     /** Before the snapshot: primes the push path, then reports the pooled database connections (none expected). */
     void checkpoint() {
         try {
-            priming.prime();
+            priming.prime(true, "SnapStart: before checkpoint");
         } catch (RuntimeException e) {
             // a snapshot without priming still serves: its first pushes are slower
             LOG.warnf(e, "SnapStart: before checkpoint, priming the push path failed");
