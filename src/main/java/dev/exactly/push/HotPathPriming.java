@@ -58,6 +58,7 @@ public class HotPathPriming {
     private final ObjectMapper json;
     private final Validator validator;
     private final int rounds;
+    private final java.util.concurrent.atomic.AtomicLong roundsRun = new java.util.concurrent.atomic.AtomicLong();
 
     /** Constructor injection: the application's ObjectMapper (the answers'), validator and {@code exactly.priming.rounds}. */
     public HotPathPriming(ObjectMapper json, Validator validator, ExactlyConfig config) {
@@ -69,6 +70,11 @@ public class HotPathPriming {
     /** The configured rounds ({@code exactly.priming.rounds}; 0: no priming). */
     public int rounds() {
         return rounds;
+    }
+
+    /** Rounds run by {@link #prime} since the application started (the start-up's own included). */
+    public long roundsRun() {
+        return roundsRun.get();
     }
 
     /**
@@ -89,6 +95,7 @@ public class HotPathPriming {
         for (int i = 0; i < rounds; i++) {
             bytes += round();
         }
+        roundsRun.addAndGet(rounds);
         long done = System.nanoTime();
         if (preloadClasses) {
             LOG.infof("%s, classes preloaded in %d ms, %d rounds of the push path in %d ms",
