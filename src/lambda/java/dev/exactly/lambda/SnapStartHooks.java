@@ -84,7 +84,7 @@ public class SnapStartHooks {
     void checkpoint() {
         try {
             priming.prime(true, "SnapStart: before checkpoint");
-            HttpEventPriming.prime(priming.rounds());
+            HttpEventPriming.prime(Math.max(1, priming.rounds() / 5));
         } catch (RuntimeException e) {
             // a snapshot without priming still serves: its first pushes are slower
             LOG.warnf(e, "SnapStart: before checkpoint, priming the push path failed");

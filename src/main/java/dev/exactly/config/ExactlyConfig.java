@@ -53,7 +53,7 @@ public interface ExactlyConfig {
      */
     interface Priming {
         /** Rounds of a one-item push bound, validated, grouped, hashed, encoded and answered (0: none). */
-        @WithDefault("10000")
+        @WithDefault("2000")
         @Min(0)
         int rounds();
     }
