@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -58,7 +59,7 @@ public class HotPathPriming {
     private final ObjectMapper json;
     private final Validator validator;
     private final int rounds;
-    private final java.util.concurrent.atomic.AtomicLong roundsRun = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong roundsRun = new AtomicLong();
 
     /** Constructor injection: the application's ObjectMapper (the answers'), validator and {@code exactly.priming.rounds}. */
     public HotPathPriming(ObjectMapper json, Validator validator, ExactlyConfig config) {
