@@ -31,7 +31,8 @@ import java.util.UUID;
  * [--pg-url jdbc:postgresql://HOST:PORT/postgres (default: an embedded PostgreSQL, durable commits)]
  * [--jar target/quarkus-app/quarkus-run.jar] [--starts no-archive,app-cds]}. A start is
  * {@code no-archive} or {@code app-cds}, optionally followed by {@code :rounds=K}, the push path's
- * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none), e.g.
+ * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
+ * and by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
  * {@code --starts app-cds:rounds=0,app-cds} compares the start without priming and with the default. Run from the repository root after
  * {@code mvn -B -q -Pserver,bench package -DskipTests} and the bench classpath (see bench/run).
  * Loopback only.
@@ -78,12 +79,17 @@ public final class ServerFirstPushesBench {
             for (int run = 1; run <= runs; run++) {
                 for (String start : starts) {
                     // -Xshare:on: a start that cannot use the archive fails instead of measuring a start without it
-                    List<String> jvm = start.startsWith("app-cds")
-                            ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of();
-                    int colon = start.indexOf(":rounds=");
-                    Map<String, String> settings = colon < 0 ? Map.of()
-                            : Map.of("exactly.priming.rounds", start.substring(colon + ":rounds=".length()));
-                    Path log = work.resolve("service-" + start.replace(':', '-') + "-" + run + ".log");
+                    List<String> jvm = new ArrayList<>(start.startsWith("app-cds")
+                            ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of());
+                    Map<String, String> settings = new LinkedHashMap<>();
+                    for (String part : start.split(":")) {
+                        if (part.startsWith("rounds=")) {
+                            settings.put("exactly.priming.rounds", part.substring("rounds=".length()));
+                        } else if (part.startsWith("jvm=")) {
+                            jvm.add(part.substring("jvm=".length()));
+                        }
+                    }
+                    Path log = work.resolve("service-" + start.replaceAll("[^A-Za-z0-9=-]", "-") + "-" + run + ".log");
                     double firstPushMs;
                     double[] rates;
                     try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
