@@ -32,7 +32,7 @@ import java.util.UUID;
  * [--jar target/quarkus-app/quarkus-run.jar] [--starts no-archive,app-cds]}. A start is
  * {@code no-archive} or {@code app-cds}, optionally followed by {@code :rounds=K}, the push path's
  * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
- * and by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
+ * and last by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
  * {@code --starts app-cds:rounds=0,app-cds} compares the start without priming and with the default. Run from the repository root after
  * {@code mvn -B -q -Pserver,bench package -DskipTests} and the bench classpath (see bench/run).
  * Loopback only.
@@ -82,11 +82,13 @@ public final class ServerFirstPushesBench {
                     List<String> jvm = new ArrayList<>(start.startsWith("app-cds")
                             ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of());
                     Map<String, String> settings = new LinkedHashMap<>();
-                    for (String part : start.split(":")) {
+                    int option = start.indexOf(":jvm=");
+                    if (option >= 0) {
+                        jvm.add(start.substring(option + ":jvm=".length())); // the rest: an option may hold a colon
+                    }
+                    for (String part : (option < 0 ? start : start.substring(0, option)).split(":")) {
                         if (part.startsWith("rounds=")) {
                             settings.put("exactly.priming.rounds", part.substring("rounds=".length()));
-                        } else if (part.startsWith("jvm=")) {
-                            jvm.add(part.substring("jvm=".length()));
                         }
                     }
                     Path log = work.resolve("service-" + start.replaceAll("[^A-Za-z0-9=-]", "-") + "-" + run + ".log");
