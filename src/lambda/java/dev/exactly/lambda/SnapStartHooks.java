@@ -1,5 +1,6 @@
 package dev.exactly.lambda;
 
+import dev.exactly.push.HotPathPriming;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,7 +15,9 @@ import org.jboss.logging.Logger;
 /**
  * SnapStart runtime hooks (CRaC "Resource": beforeCheckpoint, afterRestore). Before the checkpoint
  * the push path is run in memory ({@link HotPathPriming}: the classes, JSON, validation, the engine,
- * the SQL client's codecs; no database), so that the first pushes after a restore run warm. The
+ * the SQL client's codecs; no database), then as HTTP events refused for their key
+ * ({@link HttpEventPriming}: the Lambda HTTP handler, Vert.x, the router, the key check), so that
+ * the first pushes after a restore run warm. The
  * Lambda shape opens no database connection while it initialises, so a snapshot holds no socket;
  * before the checkpoint this hook also states how many pooled database connections are open (0 expected; a
  * connection in the snapshot would be dead after a restore, and the closed-connection retry would
@@ -80,7 +83,8 @@ public class SnapStartHooks {
     /** Before the snapshot: primes the push path, then reports the pooled database connections (none expected). */
     void checkpoint() {
         try {
-            priming.prime();
+            priming.prime(true, "SnapStart: before checkpoint");
+            HttpEventPriming.prime(Math.max(1, priming.rounds() / 5));
         } catch (RuntimeException e) {
             // a snapshot without priming still serves: its first pushes are slower
             LOG.warnf(e, "SnapStart: before checkpoint, priming the push path failed");

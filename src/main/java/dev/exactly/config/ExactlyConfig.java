@@ -31,6 +31,9 @@ public interface ExactlyConfig {
      */
     Embedded embedded();
 
+    /** The push path run in memory before serving ({@code dev.exactly.push.HotPathPriming}). */
+    Priming priming();
+
     /** Push API limits. */
     interface Push {
         /** Most items one request may carry; more is a 400. */
@@ -42,6 +45,17 @@ public interface ExactlyConfig {
         @WithDefault("6291456")
         @Min(1)
         long maxBodyBytes();
+    }
+
+    /**
+     * The push path run in memory before serving: by the server shape at start-up, before its
+     * HTTP listener opens, and by the Lambda shape before a SnapStart checkpoint only.
+     */
+    interface Priming {
+        /** Rounds of a one-item push bound, validated, grouped, hashed, encoded and answered (0: none). */
+        @WithDefault("2000")
+        @Min(0)
+        int rounds();
     }
 
     /** Schema migrations. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.push.HotPathPriming;
 import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -75,19 +76,18 @@ class ColdStartTest {
      * What runs before a SnapStart checkpoint (the push path in memory, HotPathPriming) connects to
      * nothing, so the snapshot holds no socket and the database sees no write, and it does the
      * push's work: each round encodes push_bundle's arguments (hashes, ids, payload bytes) and
-     * writes the answers. The class is the Lambda build's own (src/lambda/java), which the server
-     * build's test compilation does not see: it is looked up by name.
+     * writes the answers.
      */
     @Test
-    void primingThePushPathConnectsNothing() throws ReflectiveOperationException {
-        Class<?> type = Class.forName("dev.exactly.lambda.HotPathPriming", true, Thread.currentThread().getContextClassLoader());
-        Object priming = Arc.container().instance(type).get();
+    void primingThePushPathConnectsNothing() {
+        HotPathPriming priming = Arc.container().instance(HotPathPriming.class).get();
         int before = Listener.attempts.get();
-        long bytes = (long) type.getMethod("prime").invoke(priming);
+        long bytes = priming.prime(true, "test");
         assertEquals(before, Listener.attempts.get(), "connections opened while priming");
-        long oneRound = (long) type.getMethod("round").invoke(priming);
+        long oneRound = priming.round();
         assertTrue(oneRound > 0, "a round encodes the push's arguments and answers");
-        assertEquals(type.getField("ROUNDS").getInt(null) * oneRound, bytes, "every round did the same work");
+        assertTrue(priming.rounds() > 0, "rounds configured");
+        assertEquals(priming.rounds() * oneRound, bytes, "every round did the same work");
     }
 
     /** The lambda config profile with the datasource on the counting listener. */

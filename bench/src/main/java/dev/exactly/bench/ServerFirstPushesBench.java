@@ -29,7 +29,11 @@ import java.util.UUID;
  *
  * <p>Arguments: {@code [--runs R (2)] [--pushes N (1000)] [--steady-after M (3000)]
  * [--pg-url jdbc:postgresql://HOST:PORT/postgres (default: an embedded PostgreSQL, durable commits)]
- * [--jar target/quarkus-app/quarkus-run.jar]}. Run from the repository root after
+ * [--jar target/quarkus-app/quarkus-run.jar] [--starts no-archive,app-cds]}. A start is
+ * {@code no-archive} or {@code app-cds}, optionally followed by {@code :rounds=K}, the push path's
+ * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
+ * and last by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
+ * {@code --starts app-cds:rounds=0,app-cds} compares the start without priming and with the default. Run from the repository root after
  * {@code mvn -B -q -Pserver,bench package -DskipTests} and the bench classpath (see bench/run).
  * Loopback only.
  */
@@ -48,6 +52,7 @@ public final class ServerFirstPushesBench {
         int steadyAfter = 3000;
         String pgUrl = null;
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        List<String> starts = List.of("no-archive", "app-cds");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -55,6 +60,7 @@ public final class ServerFirstPushesBench {
                 case "--steady-after" -> steadyAfter = Integer.parseInt(args[++i]);
                 case "--pg-url" -> pgUrl = args[++i];
                 case "--jar" -> jar = Path.of(args[++i]);
+                case "--starts" -> starts = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -68,21 +74,31 @@ public final class ServerFirstPushesBench {
         try (BenchDatabase db = pgUrl == null ? BenchDatabase.embedded("on") : BenchDatabase.external(pgUrl)) {
             db.prepare(Path.of("").toAbsolutePath());
             System.out.printf("load average at start: %s%n", loadAverage());
-            System.out.printf("%-12s %4s %12s %18s %18s %8s%n", "start", "run", "first push ms", "first N pushes/s",
+            System.out.printf("%-22s %4s %12s %18s %18s %8s%n", "start", "run", "first push ms", "first N pushes/s",
                     "steady pushes/s", "ratio");
             for (int run = 1; run <= runs; run++) {
-                for (String start : List.of("no-archive", "app-cds")) {
+                for (String start : starts) {
                     // -Xshare:on: a start that cannot use the archive fails instead of measuring a start without it
-                    List<String> jvm = start.equals("app-cds")
-                            ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of();
-                    Path log = work.resolve("service-" + start + "-" + run + ".log");
+                    List<String> jvm = new ArrayList<>(start.startsWith("app-cds")
+                            ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of());
+                    Map<String, String> settings = new LinkedHashMap<>();
+                    int option = start.indexOf(":jvm=");
+                    if (option >= 0) {
+                        jvm.add(start.substring(option + ":jvm=".length())); // the rest: an option may hold a colon
+                    }
+                    for (String part : (option < 0 ? start : start.substring(0, option)).split(":")) {
+                        if (part.startsWith("rounds=")) {
+                            settings.put("exactly.priming.rounds", part.substring("rounds=".length()));
+                        }
+                    }
+                    Path log = work.resolve("service-" + start.replaceAll("[^A-Za-z0-9=-]", "-") + "-" + run + ".log");
                     double firstPushMs;
                     double[] rates;
                     try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
-                            Suite.sha256(apiKey), Map.of(), log.toAbsolutePath(), jvm, true)) {
+                            Suite.sha256(apiKey), settings, log.toAbsolutePath(), jvm, true)) {
                         firstPushMs = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
                         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                        String queue = "first-pushes-" + start + "-" + run;
+                        String queue = "first-pushes-" + start.replaceAll("[^a-z0-9-]", "-") + "-" + run;
                         long first = timed(http, server.baseUrl(), apiKey, queue, "a", pushes);
                         timed(http, server.baseUrl(), apiKey, queue, "b", steadyAfter);
                         long steady = timed(http, server.baseUrl(), apiKey, queue, "c", pushes);
@@ -90,7 +106,7 @@ public final class ServerFirstPushesBench {
                     }
                     double ratio = rates[0] / rates[1];
                     ratios.computeIfAbsent(start, k -> new ArrayList<>()).add(ratio);
-                    System.out.printf("%-12s %4d %12.0f %18.0f %18.0f %8.2f%n", start, run, firstPushMs, rates[0], rates[1], ratio);
+                    System.out.printf("%-22s %4d %12.0f %18.0f %18.0f %8.2f%n", start, run, firstPushMs, rates[0], rates[1], ratio);
                 }
             }
             System.out.printf("load average at end: %s%n", loadAverage());

@@ -23,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  * what a snapshot would hold, without the restore's own costs. Ratio = the first N's pushes/s ÷ the
  * steady N's. The database is the tests' embedded PostgreSQL.
  *
- * <p>Arguments: {@code [--runs R (2)] [--pushes N (1000)] [--steady-after M (3000)] [ZIP (target/function.zip)]}.
+ * <p>Arguments: {@code [--runs R (2)] [--pushes N (1000)] [--steady-after M (3000)]
+ * [--starts on-demand,snap-start] [ZIP (target/function.zip)]}; a start is {@code on-demand} or
+ * {@code snap-start}, optionally followed by {@code :rounds=K} (the rounds primed before the
+ * checkpoint, {@code exactly.priming.rounds}), e.g. {@code --starts snap-start:rounds=1000,snap-start}.
  * Run from the repository root, as bench/lambda-cold-start runs ColdStartBench.
  */
 public final class FirstPushesBench {
@@ -42,8 +45,10 @@ public final class FirstPushesBench {
         int pushes = 1000;
         int steadyAfter = 3000;
         Path zip = Path.of("target", "function.zip");
+        List<String> starts = List.of("on-demand", "snap-start");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--starts" -> starts = List.of(args[++i].split(","));
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--pushes" -> pushes = Integer.parseInt(args[++i]);
                 case "--steady-after" -> steadyAfter = Integer.parseInt(args[++i]);
@@ -54,18 +59,23 @@ public final class FirstPushesBench {
         Map<String, String> env = ColdStartBench.environment(TestDatabase.reactiveUrl(db), "postgres");
         Path task = FunctionProcess.unzipped(zip, Path.of("target", "lambda-task-first-pushes"));
         System.out.printf("load average at start: %s%n", ColdStartBench.loadAverage());
-        System.out.printf("%-10s %4s %18s %18s %8s%n", "start", "run", "first N pushes/s", "steady pushes/s", "ratio");
-        Map<String, List<Double>> ratios = new HashMap<>();
+        System.out.printf("%-22s %4s %18s %18s %8s%n", "start", "run", "first N pushes/s", "steady pushes/s", "ratio");
+        Map<String, List<Double>> ratios = new java.util.LinkedHashMap<>();
         for (int run = 1; run <= runs; run++) {
-            for (String start : List.of("on-demand", "snap-start")) {
+            for (String start : starts) {
                 Map<String, String> e = new HashMap<>(env);
-                if (start.equals("snap-start")) {
+                boolean snapStart = start.startsWith("snap-start");
+                if (snapStart) {
                     e.put("AWS_LAMBDA_INITIALIZATION_TYPE", "snap-start");
                 }
-                double[] rates = measure(start + "-" + run, e, task, pushes, steadyAfter, start.equals("snap-start"));
+                int colon = start.indexOf(":rounds=");
+                if (colon >= 0) {
+                    e.put("EXACTLY_PRIMING_ROUNDS", start.substring(colon + ":rounds=".length()));
+                }
+                double[] rates = measure(start.replace(':', '-').replace('=', '-') + "-" + run, e, task, pushes, steadyAfter, snapStart);
                 double ratio = rates[0] / rates[1];
                 ratios.computeIfAbsent(start, k -> new ArrayList<>()).add(ratio);
-                System.out.printf("%-10s %4d %18.0f %18.0f %8.2f%n", start, run, rates[0], rates[1], ratio);
+                System.out.printf("%-22s %4d %18.0f %18.0f %8.2f%n", start, run, rates[0], rates[1], ratio);
             }
         }
         System.out.printf("load average at end: %s%n", ColdStartBench.loadAverage());

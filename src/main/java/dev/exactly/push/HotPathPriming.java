@@ -1,6 +1,7 @@
-package dev.exactly.lambda;
+package dev.exactly.push;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.config.ExactlyConfig;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.PushCommand;
 import dev.exactly.engine.PushItem;
@@ -11,9 +12,6 @@ import dev.exactly.engine.RequestGrouping;
 import dev.exactly.engine.Segment;
 import dev.exactly.http.JsonBodyReader;
 import dev.exactly.problem.ApiProblem;
-import dev.exactly.push.PushRequest;
-import dev.exactly.push.PushResponse;
-import dev.exactly.push.PushResult;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.quarkus.runtime.PreloadClassesRecorder;
@@ -27,29 +25,29 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
- * The push path's work in memory, done before a SnapStart checkpoint so that the snapshot holds it
- * loaded, initialised and compiled, and the first pushes after a restore run at the steady speed:
- * every class of Quarkus' preload list (META-INF/quarkus-generated-preload-classes.txt, the
- * application's), then {@value #ROUNDS} rounds of a one-item push as the HTTP path does it without
- * the database: binding ({@link JsonBodyReader}, as requests are bound), validation (Hibernate
+ * The push path's work in memory, run before the service serves so that its first pushes find the
+ * code loaded, initialised and compiled: optionally every class of Quarkus' preload list
+ * (META-INF/quarkus-generated-preload-classes.txt, the application's), then
+ * {@code exactly.priming.rounds} rounds of a one-item push as the HTTP path does it without the
+ * database: binding ({@link JsonBodyReader}, as requests are bound), validation (Hibernate
  * Validator), the engine's grouping and hashing, the {@code push_bundle} arguments with the
  * PostgreSQL client's binary encoding of each and the decoding of the answer's column types (on a
  * buffer), the answer's JSON, and two refusals (an unknown field, a broken constraint) as
  * problem+json. Nothing connects to the database and nothing is written.
  *
- * <p>Run only by {@link SnapStartHooks} before a checkpoint: a start without SnapStart runs none of
- * it, as all of it would be paid in its cold start.
+ * <p>Run by the server shape at start-up, before its HTTP listener opens
+ * ({@code dev.exactly.server.StartupPriming}), and by the Lambda shape before a SnapStart
+ * checkpoint only ({@code dev.exactly.lambda.SnapStartHooks}): a Lambda start without SnapStart
+ * runs none of it, as all of it would be paid in its cold start.
  */
 @ApplicationScoped
 public class HotPathPriming {
 
     private static final Logger LOG = Logger.getLogger(HotPathPriming.class);
-
-    /** Rounds of the push path: enough for the JIT (C1 compiles a method after about 200 calls). */
-    public static final int ROUNDS = 1000;
 
     private static final byte[] PUSH = body("{\"items\":[{\"queue\":\"priming\",\"transactionId\":\"t-1\","
             + "\"payload\":{\"n\":1,\"s\":\"text\"},\"traceId\":\"trace\"}]}");
@@ -60,28 +58,52 @@ public class HotPathPriming {
 
     private final ObjectMapper json;
     private final Validator validator;
+    private final int rounds;
+    private final AtomicLong roundsRun = new AtomicLong();
 
-    /** Constructor injection: the application's ObjectMapper (the answers') and validator. */
-    public HotPathPriming(ObjectMapper json, Validator validator) {
+    /** Constructor injection: the application's ObjectMapper (the answers'), validator and {@code exactly.priming.rounds}. */
+    public HotPathPriming(ObjectMapper json, Validator validator, ExactlyConfig config) {
         this.json = json;
         this.validator = validator;
+        this.rounds = config.priming().rounds();
+    }
+
+    /** The configured rounds ({@code exactly.priming.rounds}; 0: no priming). */
+    public int rounds() {
+        return rounds;
+    }
+
+    /** Rounds run by {@link #prime} since the application started (the start-up's own included). */
+    public long roundsRun() {
+        return roundsRun.get();
     }
 
     /**
-     * Preloads the application's classes and runs the push path's in-memory work {@value #ROUNDS} times.
+     * Runs the push path's in-memory work {@link #rounds()} times, after preloading the
+     * application's classes if asked; logs what it took, prefixed with {@code when}.
      *
+     * @param preloadClasses load and initialise every class of Quarkus' preload list first
+     * @param when           the log line's prefix (e.g. "SnapStart: before checkpoint")
      * @return bytes encoded for the database over all rounds (keeps the work from being optimised away; for the log)
      */
-    public long prime() {
+    public long prime(boolean preloadClasses, String when) {
         long start = System.nanoTime();
-        PreloadClassesRecorder.preloadClasses(true);
+        if (preloadClasses) {
+            PreloadClassesRecorder.preloadClasses(true);
+        }
         long preloaded = System.nanoTime();
         long bytes = 0;
-        for (int i = 0; i < ROUNDS; i++) {
+        for (int i = 0; i < rounds; i++) {
             bytes += round();
         }
-        LOG.infof("SnapStart: before checkpoint, classes preloaded in %d ms, %d rounds of the push path in %d ms",
-                (preloaded - start) / 1_000_000, ROUNDS, (System.nanoTime() - preloaded) / 1_000_000);
+        roundsRun.addAndGet(rounds);
+        long done = System.nanoTime();
+        if (preloadClasses) {
+            LOG.infof("%s, classes preloaded in %d ms, %d rounds of the push path in %d ms",
+                    when, (preloaded - start) / 1_000_000, rounds, (done - preloaded) / 1_000_000);
+        } else {
+            LOG.infof("%s, %d rounds of the push path in %d ms", when, rounds, (done - preloaded) / 1_000_000);
+        }
         return bytes;
     }
 
