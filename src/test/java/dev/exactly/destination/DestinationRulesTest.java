@@ -68,6 +68,28 @@ class DestinationRulesTest {
     }
 
     @Test
+    void aConfiguredDestinationFollowsTheSameRulesNamingItsKey() {
+        DeliveryConfig delivery = (DeliveryConfig) java.lang.reflect.Proxy.newProxyInstance(DeliveryConfig.class.getClassLoader(),
+                new Class<?>[] {DeliveryConfig.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("allowedHosts")) {
+                        return java.util.Optional.empty();
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        java.util.Map<String, DestinationsConfig.Destination> all = java.util.Map.of(
+                "big", new ConfiguredDestinationsTest.Keys("orders", "http", java.util.Map.of("url", "http://example.com:99999/hook",
+                        "signing-secret", "whsec_tAxzQS0vg3psOSLPV+jK/zsAZVAez9m3jQPz3SPGCw8")),
+                "zero", new ConfiguredDestinationsTest.Keys("orders", "sqs", java.util.Map.of("queue-url",
+                        "https://sqs.eu-west-1.amazonaws.com/123456789012/o", "endpoint", "http://example.com:0")));
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> new ConfiguredDestinations(() -> all, delivery));
+        String m = e.getMessage();
+        assertTrue(m.contains("exactly.destinations.big.url must have a port from 1 to 65535"), m);
+        assertTrue(m.contains("exactly.destinations.big.signing-secret must be whsec_ followed by standard base64"), m);
+        assertTrue(m.contains("exactly.destinations.zero.endpoint must have a port from 1 to 65535"), m);
+    }
+
+    @Test
     void messagesUseTheRightArticleAndNumber() {
         assertEquals("a unique-local", AddressGuard.article("unique-local"));
         assertEquals("an unspecified (0.0.0.0/8)", AddressGuard.article("unspecified (0.0.0.0/8)"));
