@@ -833,8 +833,8 @@ public class Dispatcher {
     }
 
     /**
-     * Makes one attempt. A sender that throws (a setting its client refuses, such as a URL stored
-     * before the rules refused it, or a fault of the client) fails that attempt with the exception
+     * Makes one attempt. A sender that throws (a setting its client refuses, such as a stored URL
+     * whose port no client takes, or a fault of the client) fails that attempt with the exception
      * as its error: it is retried and dead-lettered like any failed attempt, rather than stopping
      * the worker, which would hold the partition with no attempt counted. Senders make no database
      * call, so no such exception means the database is away.
