@@ -203,9 +203,13 @@ public final class AddressGuard {
         return ipv4Kind(((Inet4Address) a).getAddress());
     }
 
-    /** @return the kind with its indefinite article: "a loopback", "an unspecified (0.0.0.0/8)" */
-    private static String article(String kind) {
-        return ("aeiou".indexOf(kind.charAt(0)) >= 0 ? "an " : "a ") + kind;
+    /**
+     * @return the kind with its indefinite article, by its first sound: "a loopback", "an
+     *         unspecified (0.0.0.0/8)", "a unique-local" ("uni" sounds as "you")
+     */
+    static String article(String kind) {
+        boolean vowelSound = "aeiou".indexOf(kind.charAt(0)) >= 0 && !kind.startsWith("uni");
+        return (vowelSound ? "an " : "a ") + kind;
     }
 
     private static String ipv4Kind(byte[] b) {

@@ -12,8 +12,10 @@ import java.util.function.BiConsumer;
  * default a configured destination has. A field of another type than {@code type} is refused.
  *
  * @param type          {@code http} (the default), {@code sqs} or {@code eventbridge}
- * @param url           http: where messages are POSTed (http or https); required
- * @param signingSecret http: Standard Webhooks secret, {@code whsec_} + base64 of 24 to 64 bytes; absent: unsigned
+ * @param url           http: where messages are POSTed (http or https; an ASCII host name or an IP literal; a
+ *                      port, if any, 1 to 65535); required
+ * @param signingSecret http: Standard Webhooks secret, {@code whsec_} + standard base64 with its padding of 24 to 64
+ *                      bytes; absent: unsigned
  * @param queueUrl      sqs: the queue's URL; required ({@code .fifo} at the end: a FIFO queue)
  * @param eventBus      eventbridge: the event bus's name or ARN (default {@code default})
  * @param eventSource   eventbridge: the events' Source, 1 to 256 characters (default {@code exactly})

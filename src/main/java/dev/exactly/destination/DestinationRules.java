@@ -239,6 +239,39 @@ public final class DestinationRules {
         return colon >= 0 && !h.startsWith("[") ? h.substring(0, colon) : h;
     }
 
+    /**
+     * @return the port written in a URI's raw authority (what follows the host's last colon, after
+     *         an IPv6 literal's bracket), "" for a colon with no port, or null when there is none
+     */
+    private static String portOf(String authority) {
+        if (authority == null) {
+            return null;
+        }
+        String h = authority.substring(authority.lastIndexOf('@') + 1);
+        int colon = h.lastIndexOf(':');
+        return colon < 0 || colon < h.lastIndexOf(']') || (h.startsWith("[") && h.lastIndexOf(']') < 0) ? null
+                : h.substring(colon + 1);
+    }
+
+    /**
+     * Why a URL's authority names no host java.net.URI reads as one (an internationalized name, an
+     * underscore): the host must be an ASCII host name or an IP literal; an internationalized name
+     * is shown in its punycode form (RFC 3492, as java.net.IDN writes it).
+     */
+    private static String hostless(String authority) {
+        String why = "must name a host: an ASCII host name (letters, digits, hyphens and dots; an internationalized "
+                + "name in its punycode form, xn--…) or an IP literal";
+        String host = authority == null ? null : hostOf(authority);
+        if (host != null && !host.isEmpty() && !host.chars().allMatch(c -> c < 128)) {
+            try {
+                return why + ", here " + java.net.IDN.toASCII(host, java.net.IDN.ALLOW_UNASSIGNED);
+            } catch (IllegalArgumentException e) {
+                return why;
+            }
+        }
+        return why;
+    }
+
     /** @return null when {@code url} is an http(s) URL a destination may have, else why not */
     static String url(String url, AddressGuard guard) {
         URI u;
@@ -256,8 +289,13 @@ public final class DestinationRules {
             return "must write an IPv4 address as four decimal numbers without leading zeros (e.g. 10.0.0.1): "
                     + "clients read forms such as 0177.0.0.1, 0x7f.1 or 127.1 as different addresses";
         }
+        String port = portOf(u.getRawAuthority());
+        if (port != null && !port.isEmpty() && !(port.matches("[0-9]{1,5}") && Integer.parseInt(port) >= 1
+                && Integer.parseInt(port) <= 65535)) {
+            return "must have a port from 1 to 65535, or none (80 for http, 443 for https)";
+        }
         if (u.getHost() == null || u.getHost().isEmpty()) {
-            return "must name a host";
+            return hostless(u.getRawAuthority());
         }
         if (u.getRawUserInfo() != null) {
             return "must not carry user information (put credentials in the URL's path or query, or sign with signingSecret)";
@@ -276,11 +314,19 @@ public final class DestinationRules {
         if (!secret.startsWith(SECRET_PREFIX)) {
             return "must be a Standard Webhooks secret: whsec_ followed by the base64 key";
         }
+        String encoded = secret.substring(SECRET_PREFIX.length());
+        String canonical = "must be whsec_ followed by standard base64 (RFC 4648 section 4, alphabet A-Z a-z 0-9 + /) "
+                + "with its = padding, as receivers' decoders require";
         byte[] key;
         try {
-            key = Base64.getDecoder().decode(secret.substring(SECRET_PREFIX.length()));
+            key = Base64.getDecoder().decode(encoded);
         } catch (IllegalArgumentException e) {
-            return "must be whsec_ followed by base64 (RFC 4648): the rest is not base64";
+            return canonical + ": the rest is not base64";
+        }
+        // Java's decoder takes a missing padding and stray low bits that others (Python's b64decode) refuse:
+        // only the one encoding of the key is accepted
+        if (!Base64.getEncoder().encodeToString(key).equals(encoded)) {
+            return canonical + ": the rest is not in that form (missing = padding, or not the key's one encoding)";
         }
         if (key.length < 24 || key.length > 64) {
             return "must hold a key of 24 to 64 bytes (Standard Webhooks), this one has " + key.length;

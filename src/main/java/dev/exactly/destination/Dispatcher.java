@@ -795,7 +795,7 @@ public class Dispatcher {
                 record.accept(attempt);
             }
             attemptsUsed[0] = attempt;
-            Sender.Result r = sender.send(d, out, attempt);
+            Sender.Result r = send(d, out, attempt);
             if (r.delivered()) {
                 tally.delivered++;
                 count(s.delivered);
@@ -830,6 +830,28 @@ public class Dispatcher {
             }
             attempt++;
         }
+    }
+
+    /**
+     * Makes one attempt. A sender that throws (a setting its client refuses, such as a stored URL
+     * whose port no client takes, or a fault of the client) fails that attempt with the exception
+     * as its error: it is retried and dead-lettered like any failed attempt, rather than stopping
+     * the worker, which would hold the partition with no attempt counted. Senders make no database
+     * call, so no such exception means the database is away.
+     */
+    private Sender.Result send(Destination d, Sender.Outgoing out, int attempt) {
+        try {
+            return sender.send(d, out, attempt);
+        } catch (RuntimeException e) {
+            LOG.debugf(e, "destination %s: attempt %d failed in the sender", d.name(), attempt);
+            return new Sender.Result(false, 0, null, "attempt failed before an answer: " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+    }
+
+    /** @return "1 attempt", "2 attempts": a count of attempts for a log line */
+    static String attemptCount(int n) {
+        return n + (n == 1 ? " attempt" : " attempts");
     }
 
     /** Leases one partition, delivers what it got; false when nothing was available. */
@@ -933,8 +955,8 @@ public class Dispatcher {
                 if (o == Outcome.DEAD) {
                     repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
                             tally.lastError).await().atMost(DB_WAIT);
-                    LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
-                            d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
+                    LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
+                            d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[0]), tally.lastError);
                 }
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
@@ -1051,8 +1073,8 @@ public class Dispatcher {
                     if (o == Outcome.DEAD) {
                         repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
                                 mine.lastError).await().atMost(DB_WAIT);
-                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %d attempts: %s",
-                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), used[at][0], mine.lastError);
+                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
+                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[at][0]), mine.lastError);
                     }
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {

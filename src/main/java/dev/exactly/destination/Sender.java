@@ -40,7 +40,8 @@ interface Sender extends AutoCloseable {
      * @param d       the destination
      * @param m       the message
      * @param attempt the attempt's number, 1 the first time
-     * @return what it came to (never throws for the receiver's or the network's faults)
+     * @return what it came to (never throws for the receiver's or the network's faults; the dispatcher counts
+     *         anything thrown as a failed attempt)
      */
     Result send(Destination d, Outgoing m, int attempt);
 

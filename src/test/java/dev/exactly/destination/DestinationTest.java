@@ -59,6 +59,9 @@ class DestinationTest {
     @Inject
     Dispatcher dispatcher;
 
+    @Inject
+    DestinationRepository repository;
+
     HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();
     final AtomicInteger failNext = new AtomicInteger();
@@ -751,5 +754,55 @@ class DestinationTest {
         String pop = api().body("{\"queue\":\"" + queue + "\",\"batch\":99999999999}").post("/api/v1/pop")
                 .then().statusCode(400).extract().asString();
         assertTrue(pop.contains("must be between 1 and 1000") && !pop.contains("2147483647"), pop);
+    }
+
+    /**
+     * A URL whose port no client takes, a secret without its base64 padding: the PUT is refused with
+     * 400 naming the field and the rule, and nothing is written.
+     */
+    @Test
+    void aPortOutOfRangeOrAnUnpaddedSecretIsRefusedAtThePut() {
+        String queue = fresh("dest-port");
+        for (String url : List.of("http://127.0.0.2:99999/hook", "http://127.0.0.2:0/hook", "http://127.0.0.2:-1/")) {
+            String answer = api().body("{\"url\":\"" + url + "\",\"maxAttempts\":2,\"backoffMs\":100}")
+                    .put("/api/v1/queues/" + queue + "/destinations/bigport")
+                    .then().statusCode(400).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("\"url\"") && answer.contains("port from 1 to 65535"), url + " -> " + answer);
+        }
+        String endpoint = api().body("{\"type\":\"sqs\",\"queueUrl\":\"https://sqs.us-east-1.amazonaws.com/123456789012/q\","
+                        + "\"endpoint\":\"http://127.0.0.2:70000\"}")
+                .put("/api/v1/queues/" + queue + "/destinations/bigport")
+                .then().statusCode(400).contentType("application/problem+json").extract().asString();
+        assertTrue(endpoint.contains("\"endpoint\"") && endpoint.contains("port from 1 to 65535"), endpoint);
+        String secret = api().body("{\"url\":\"https://example.com/\",\"signingSecret\":"
+                        + "\"whsec_tAxzQS0vg3psOSLPV+jK/zsAZVAez9m3jQPz3SPGCw8\"}")
+                .put("/api/v1/queues/" + queue + "/destinations/bigport")
+                .then().statusCode(400).contentType("application/problem+json").extract().asString();
+        assertTrue(secret.contains("\"signingSecret\"") && secret.contains("= padding"), secret);
+        api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404); // nothing was written
+    }
+
+    /**
+     * A destination whose URL the HTTP client refuses when it builds the request (a port over 65535,
+     * as an older version stored without checking it): each attempt fails with the client's reason as
+     * lastError, and the message is dead-lettered after maxAttempts, so the partition's next message is
+     * tried too, instead of the partition being held with no attempt counted.
+     */
+    @Test
+    void anAttemptTheClientRefusesToBuildIsAFailedAttemptThenADeadLetter() throws Exception {
+        String queue = fresh("dest-client-throws");
+        String name = "bigport-" + queue;
+        repository.put(new Destination(name, queue, DestinationRules.HTTP, java.net.URI.create("http://127.0.0.2:99999/hook"),
+                null, 2_000, 2, 10, 100, false)).await().indefinitely();
+        dispatcher.refreshSoon();
+        push(queue, "p", "first", "{}");
+        push(queue, "p", "second", "{}");
+        await("both dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
+        JsonPath state = destinations(queue);
+        String error = state.getString("destinations[0].state.lastError");
+        assertTrue(error != null && error.contains("65535"), error);
+        assertEquals(4, state.getLong("destinations[0].state.failedAttempts"), state.prettify());
+        assertEquals(2, pool.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND attempts = 2")
+                .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0));
     }
 }
