@@ -83,6 +83,16 @@ public class DestinationRepository {
             + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
             + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
             + "RETURNING d.message_id";
+    // a destination's dead letters, oldest first, after the keyset cursor ($2 µs since the epoch of dead_lettered_at,
+    // $3 partition id, $4 offset) when $2 is not null; $5 rows
+    private static final String DEAD_LETTERS = "SELECT d.message_id, m.transaction_id, p.name AS partition, d.partition_id, "
+            + "d.\"offset\", d.attempts, d.error, d.dead_lettered_at, d.redrive_requested_at, "
+            + "(extract(epoch FROM d.dead_lettered_at) * 1000000)::bigint AS at_micros "
+            + "FROM exactly.destination_dead_letters d LEFT JOIN exactly.partitions p ON p.id = d.partition_id "
+            + "LEFT JOIN exactly.messages m ON m.partition_id = d.partition_id AND m.\"offset\" = d.\"offset\" "
+            + "WHERE d.destination = $1 AND ($2::bigint IS NULL OR ((extract(epoch FROM d.dead_lettered_at) * 1000000)::bigint, "
+            + "d.partition_id, d.\"offset\") > ($2::bigint, $3::bigint, $4::bigint)) "
+            + "ORDER BY d.dead_lettered_at, d.partition_id, d.\"offset\" LIMIT $5";
     private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND redrive_requested_at IS NULL";
     private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
@@ -328,6 +338,42 @@ public class DestinationRepository {
             found.forEach(r -> out.add(r.getUUID(0)));
             return out;
         });
+    }
+
+    /**
+     * A dead letter of a destination, as its listing reads it.
+     *
+     * @param entry       what the listing answers
+     * @param atMicros    when it was dead-lettered, in microseconds since the epoch (for the cursor)
+     * @param partitionId its partition's id (for the cursor)
+     */
+    public record DeadLetter(DestinationDeadLetters.Entry entry, long atMicros, long partitionId) {
+    }
+
+    /**
+     * A destination's dead letters, oldest first (by when they were dead-lettered, then partition id
+     * and offset).
+     *
+     * @param name            the destination
+     * @param afterMicros     the cursor's time (µs since the epoch), or null for the first page
+     * @param afterPartition  the cursor's partition id (ignored without {@code afterMicros})
+     * @param afterOffset     the cursor's offset (likewise)
+     * @param limit           most rows answered
+     */
+    public Uni<List<DeadLetter>> deadLetters(String name, Long afterMicros, long afterPartition, long afterOffset, int limit) {
+        return BorrowedConnections.execute(pool, DEAD_LETTERS,
+                        Tuple.from(new Object[] {name, afterMicros, afterPartition, afterOffset, limit}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    List<DeadLetter> out = new ArrayList<>(rows.size());
+                    for (Row r : rows) {
+                        out.add(new DeadLetter(new DestinationDeadLetters.Entry(r.getUUID("message_id"),
+                                r.getString("transaction_id"), r.getString("partition"), r.getLong("offset"),
+                                r.getInteger("attempts"), r.getString("error"), r.getOffsetDateTime("dead_lettered_at"),
+                                r.getOffsetDateTime("redrive_requested_at")), r.getLong("at_micros"), r.getLong("partition_id")));
+                    }
+                    return out;
+                });
     }
 
     /** @return how many dead letters of the destination no redrive has asked for */
