@@ -83,6 +83,22 @@ public class DestinationRepository {
             + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
             + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
             + "RETURNING d.message_id";
+    // a destination's dead letters, oldest first, after the keyset cursor ($2 µs since the epoch of dead_lettered_at,
+    // $3 partition id, $4 offset) when $2 is not null; $5 rows. Read from the dead letters alone, their messages'
+    // transactionIds and partition names then by DEAD_LETTER_KEYS and PARTITION_NAMES: under Citus the dead letters are
+    // a reference table, and messages and partitions are distributed (an outer join from the former to the latter
+    // would be planned by pulling the distributed side)
+    private static final String DEAD_LETTERS = "SELECT d.message_id, d.partition_id, d.\"offset\", d.attempts, d.error, "
+            + "d.dead_lettered_at, d.redrive_requested_at, "
+            + "(extract(epoch FROM d.dead_lettered_at) * 1000000)::bigint AS at_micros "
+            + "FROM exactly.destination_dead_letters d "
+            + "WHERE d.destination = $1 AND ($2::bigint IS NULL OR ((extract(epoch FROM d.dead_lettered_at) * 1000000)::bigint, "
+            + "d.partition_id, d.\"offset\") > ($2::bigint, $3::bigint, $4::bigint)) "
+            + "ORDER BY d.dead_lettered_at, d.partition_id, d.\"offset\" LIMIT $5";
+    // the transactionIds of messages in those partitions ($1) at those offsets ($2), a superset of the pairs asked for
+    private static final String DEAD_LETTER_KEYS = "SELECT partition_id, \"offset\", transaction_id FROM exactly.messages "
+            + "WHERE partition_id = ANY($1::bigint[]) AND \"offset\" = ANY($2::bigint[])";
+    private static final String PARTITION_NAMES = "SELECT id, name FROM exactly.partitions WHERE id = ANY($1::bigint[])";
     private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND redrive_requested_at IS NULL";
     private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
@@ -328,6 +344,62 @@ public class DestinationRepository {
             found.forEach(r -> out.add(r.getUUID(0)));
             return out;
         });
+    }
+
+    /**
+     * A dead letter of a destination, as its listing reads it.
+     *
+     * @param entry       what the listing answers
+     * @param atMicros    when it was dead-lettered, in microseconds since the epoch (for the cursor)
+     * @param partitionId its partition's id (for the cursor)
+     */
+    public record DeadLetter(DestinationDeadLetters.Entry entry, long atMicros, long partitionId) {
+    }
+
+    /**
+     * A destination's dead letters, oldest first (by when they were dead-lettered, then partition id
+     * and offset).
+     *
+     * @param name            the destination
+     * @param afterMicros     the cursor's time (µs since the epoch), or null for the first page
+     * @param afterPartition  the cursor's partition id (ignored without {@code afterMicros})
+     * @param afterOffset     the cursor's offset (likewise)
+     * @param limit           most rows answered
+     */
+    public Uni<List<DeadLetter>> deadLetters(String name, Long afterMicros, long afterPartition, long afterOffset, int limit) {
+        return BorrowedConnections.execute(pool, DEAD_LETTERS,
+                        Tuple.from(new Object[] {name, afterMicros, afterPartition, afterOffset, limit}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .flatMap(rows -> {
+                    List<Row> page = new ArrayList<>(rows.size());
+                    rows.forEach(page::add);
+                    if (page.isEmpty()) {
+                        return Uni.createFrom().item(List.<DeadLetter>of());
+                    }
+                    Long[] pids = page.stream().map(r -> r.getLong("partition_id")).distinct().toArray(Long[]::new);
+                    Long[] offsets = page.stream().map(r -> r.getLong("offset")).distinct().toArray(Long[]::new);
+                    return BorrowedConnections.execute(pool, DEAD_LETTER_KEYS, Tuple.of(pids, offsets))
+                            .flatMap(keys -> BorrowedConnections.execute(pool, PARTITION_NAMES, Tuple.of((Object) pids))
+                                    .map(names -> {
+                                        java.util.Map<String, String> txn = new java.util.HashMap<>();
+                                        keys.forEach(k -> txn.put(k.getLong(0) + ":" + k.getLong(1), k.getString(2)));
+                                        java.util.Map<Long, String> partition = new java.util.HashMap<>();
+                                        names.forEach(n -> partition.put(n.getLong(0), n.getString(1)));
+                                        List<DeadLetter> out = new ArrayList<>(page.size());
+                                        for (Row r : page) {
+                                            long pid = r.getLong("partition_id");
+                                            long offset = r.getLong("offset");
+                                            out.add(new DeadLetter(new DestinationDeadLetters.Entry(r.getUUID("message_id"),
+                                                    txn.get(pid + ":" + offset), partition.get(pid), offset,
+                                                    r.getInteger("attempts"), r.getString("error"),
+                                                    r.getOffsetDateTime("dead_lettered_at"),
+                                                    r.getOffsetDateTime("redrive_requested_at")),
+                                                    r.getLong("at_micros"), pid));
+                                        }
+                                        return out;
+                                    }))
+                            .onFailure().transform(DatabaseErrors.CLASSIFY);
+                });
     }
 
     /** @return how many dead letters of the destination no redrive has asked for */

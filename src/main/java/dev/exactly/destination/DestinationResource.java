@@ -10,6 +10,7 @@ import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -18,6 +19,7 @@ import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
@@ -32,13 +34,16 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
  * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
  * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
  * queue, configured or not, with its state; never a secret), DELETE
- * /api/v1/queues/{queue}/destinations/{name}; and per destination: redrive its dead letters, pause, resume,
- * replay.
+ * /api/v1/queues/{queue}/destinations/{name}; and per destination: list and redrive its dead letters, pause,
+ * resume, replay.
  */
 @Authenticated
 @Path("/api/v1/queues/{queue}/destinations")
 @Produces(MediaType.APPLICATION_JSON)
 public class DestinationResource {
+
+    /** Most dead letters one listing page may hold. */
+    static final int MAX_PAGE = 1000;
 
     private final DestinationRepository store;
     private final ConfiguredDestinations configured;
@@ -164,6 +169,41 @@ public class DestinationResource {
             dispatcher.refreshSoon();
             return null;
         });
+    }
+
+    /**
+     * A destination's dead letters, a page at a time, oldest first: the messages it gave up on after
+     * their last attempt, each with its messageId (what a redrive by {@code messageIds} names).
+     *
+     * @param limit most dead letters on the page, 1 to 1000 (default 100)
+     * @param after the previous page's {@code next} cursor
+     * @throws ApiProblem 400 for a bad limit or cursor, 404 when the queue has no such destination
+     */
+    @GET
+    @Path("/{name}/dead-letters")
+    @Operation(operationId = "listDestinationDeadLetters", summary = "A destination's dead letters, oldest first (paged)",
+            description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor). Answer: {queue, "
+                    + "destination, deadLetters: [{messageId, transactionId?, partition, offset, attempts, error?, "
+                    + "deadLetteredAt, redriveRequestedAt?}], next?}, by deadLetteredAt, then partition and offset; next is "
+                    + "absent on the last page. A redrive that fails again dead-letters the message anew (listed later).")
+    public Uni<DestinationDeadLetters> deadLetters(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
+                                                   @QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
+                                                           message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+                                                   @QueryParam("after") @Pattern(regexp = "[0-9]{1,18}-[0-9]{1,18}-[0-9]{1,18}",
+                                                           message = "must be the next cursor of an earlier page") String after) {
+        int pageSize = limit == null ? 100 : Integer.parseInt(limit);
+        String[] cursor = after == null ? null : after.split("-");
+        Long afterMicros = cursor == null ? null : Long.valueOf(cursor[0]);
+        long afterPartition = cursor == null ? 0 : Long.parseLong(cursor[1]);
+        long afterOffset = cursor == null ? 0 : Long.parseLong(cursor[2]);
+        return find(queue, name).flatMap(d -> store.deadLetters(name, afterMicros, afterPartition, afterOffset, pageSize + 1))
+                .map(rows -> {
+                    boolean more = rows.size() > pageSize;
+                    List<DestinationRepository.DeadLetter> page = more ? rows.subList(0, pageSize) : rows;
+                    DestinationRepository.DeadLetter last = page.isEmpty() ? null : page.get(page.size() - 1);
+                    return new DestinationDeadLetters(queue, name, page.stream().map(DestinationRepository.DeadLetter::entry).toList(),
+                            more ? last.atMicros() + "-" + last.partitionId() + "-" + last.entry().offset() : null);
+                });
     }
 
     /**

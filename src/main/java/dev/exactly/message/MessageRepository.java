@@ -3,6 +3,7 @@ package dev.exactly.message;
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.ConnectionRetry;
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.destination.Destination;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -30,16 +31,28 @@ public class MessageRepository {
             + "JOIN exactly.messages m ON m.partition_id = t.partition_id AND m.\"offset\" = t.\"offset\" "
             + "WHERE q.name = $1 AND m.transaction_id = $3 ORDER BY m.created_at, p.name, m.\"offset\"";
 
-    // per consumer group with a cursor on the message's partition: where the message stands for it
-    private static final String DELIVERIES = "SELECT c.consumer_group, COALESCE(d.attempts, 0) AS attempts, "
-            + "CASE WHEN m.\"offset\" < c.next_offset OR d.settled THEN 'settled' "
+    // per consumer group with a cursor on the message's partition: where the message stands for it. A destination's
+    // group ("destination:" + name, sql/V21__destinations.sql) adds its own records: a dead letter of it
+    // (destination_dead_letters), the attempts recorded while it is retried (destination_attempts), and when it
+    // started (destination_state.started_at: a message stored before then was never for it, unless a replay sent it)
+    private static final String DELIVERIES = "SELECT c.consumer_group, "
+            + "COALESCE(dl.attempts, a.attempts, d.attempts, 0) AS attempts, "
+            + "CASE WHEN dl.message_id IS NOT NULL THEN 'dead-lettered' "
+            + "WHEN m.\"offset\" < c.next_offset OR d.settled THEN "
+            + "CASE WHEN s.started_at > m.created_at THEN 'before-start' ELSE 'settled' END "
             + "WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() "
-            + "AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to THEN 'leased' "
-            + "WHEN d.partition_id IS NOT NULL THEN 'retrying' ELSE 'waiting' END AS state, "
-            + "d.last_outcome, d.last_error, d.dead_letter_id "
+            + "AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to THEN "
+            + "CASE WHEN a.attempts > 0 THEN 'retrying' ELSE 'leased' END "
+            + "WHEN d.partition_id IS NOT NULL OR a.attempts > 0 THEN 'retrying' ELSE 'waiting' END AS state, "
+            + "d.last_outcome, COALESCE(dl.error, d.last_error) AS last_error, d.dead_letter_id "
             + "FROM exactly.messages m JOIN exactly.consumer_cursors c ON c.partition_id = m.partition_id "
             + "LEFT JOIN exactly.deliveries d ON d.partition_id = m.partition_id "
             + "AND d.consumer_group = c.consumer_group AND d.\"offset\" = m.\"offset\" "
+            + "LEFT JOIN exactly.destination_state s ON c.consumer_group = '" + Destination.GROUP_PREFIX + "' || s.name "
+            + "LEFT JOIN exactly.destination_dead_letters dl ON dl.destination = s.name "
+            + "AND dl.partition_id = m.partition_id AND dl.\"offset\" = m.\"offset\" "
+            + "LEFT JOIN exactly.destination_attempts a ON a.destination = s.name "
+            + "AND a.partition_id = m.partition_id AND a.\"offset\" = m.\"offset\" "
             + "WHERE m.message_id = $1 ORDER BY c.consumer_group";
 
     private final Pool pool;
@@ -92,11 +105,10 @@ public class MessageRepository {
      * Where a message stands for one consumer group.
      *
      * @param group        the consumer group
-     * @param state        settled (acked completed or dead-lettered), leased (delivered under a live
-     *                     lease), retrying (a failed ack, to be delivered again) or waiting (not delivered yet)
-     * @param attempts     failed attempts recorded
+     * @param state        {@link MessageDeliveries.Group#state()}
+     * @param attempts     {@link MessageDeliveries.Group#attempts()}
      * @param lastOutcome  the last ack's outcome, or null
-     * @param lastError    the last ack's error, or null
+     * @param lastError    the last ack's error, or a destination's dead letter's error; null when none
      * @param deadLetterId the dead-letter copy it became, or null
      */
     public record Delivery(String group, String state, int attempts, String lastOutcome, String lastError,

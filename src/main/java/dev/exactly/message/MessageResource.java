@@ -71,7 +71,11 @@ public class MessageResource {
     /** Where a message stands for each consumer group; 404 when no message has that id. */
     @GET
     @Path("/{messageId}/deliveries")
-    @Operation(operationId = "getMessageDeliveries", summary = "A stored message's deliveries, per consumer group")
+    @Operation(operationId = "getMessageDeliveries", summary = "A stored message's deliveries, per consumer group",
+            description = "Answer: {messageId, deliveries: [{consumerGroup, state, attempts, lastOutcome?, lastError?, "
+                    + "deadLetterId?}]}, a destination's group named destination:<name>. state: settled, dead-lettered (a "
+                    + "destination gave up on it; lastError its error), before-start (stored before the destination was "
+                    + "created), leased, retrying (attempts: those recorded), waiting.")
     public Uni<MessageDeliveries> deliveries(@PathParam("messageId") String id) {
         UUID uuid = uuid(id);
         return messages.find(uuid).flatMap(m -> {

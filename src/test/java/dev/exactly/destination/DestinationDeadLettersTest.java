@@ -1,0 +1,194 @@
+package dev.exactly.destination;
+
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.deleteAll;
+import static dev.exactly.destination.DestinationFixtures.destinations;
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.testing.Api.anonymous;
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import org.hamcrest.Matchers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a user sees of a destination's dead letters, against the real PostgreSQL and a receiver on
+ * loopback (127.0.0.2) that answers 500 for chosen transactionIds: the listing of a destination's
+ * dead letters (paged, oldest first, its refusals and its 404), and a message's deliveries telling a
+ * dead letter, a retry under way and a message stored before the destination started apart from a
+ * delivered one.
+ */
+@QuarkusTest
+class DestinationDeadLettersTest {
+
+    @Inject
+    Pool pool;
+
+    HttpServer server;
+    /** transactionIds the receiver answers 500. */
+    final Set<String> failing = ConcurrentHashMap.newKeySet();
+    /** transactionId -> answers the receiver gave it. */
+    final Map<String, Integer> answered = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void receiver() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
+            String decoded = txn == null ? "" : URLDecoder.decode(txn, StandardCharsets.UTF_8);
+            int status = failing.contains(decoded) ? 500 : 200;
+            answered.merge(decoded + ":" + status, 1, Integer::sum);
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+        });
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+        deleteAll(pool);
+    }
+
+    private String url() {
+        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+    }
+
+    private void destination(String queue, String name, String settings) {
+        api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+    }
+
+    private static JsonPath deadLetters(String queue, String name, String query) {
+        return api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters" + query)
+                .then().statusCode(200).extract().jsonPath();
+    }
+
+    /** The message's delivery for the destination's consumer group, from GET /api/v1/messages/{id}/deliveries. */
+    private static Map<String, Object> deliveryFor(String messageId, String name) {
+        List<Map<String, Object>> all = api().get("/api/v1/messages/" + messageId + "/deliveries").then().statusCode(200)
+                .extract().jsonPath().getList("deliveries");
+        return all.stream().filter(d -> ("destination:" + name).equals(d.get("consumerGroup"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no delivery for " + name + " in " + all));
+    }
+
+    @Test
+    void aDestinationsDeadLettersAreListedOldestFirstAPageAtATimeAndRedrivenByTheirIds() throws Exception {
+        String queue = fresh("dlq-list");
+        String name = "dl-" + queue;
+        destination(queue, name, ",\"maxAttempts\":2,\"backoffMs\":10,\"backoffCapMs\":20");
+        failing.add("poison-1");
+        failing.add("poison-2");
+        String first = push(queue, "p", "poison-1", "{\"n\":1}");
+        String second = push(queue, "p", "poison-2", "{\"n\":2}");
+        push(queue, "p", "fine", "{\"n\":3}");
+        await("both dead-lettered and the next delivered", () -> answered.containsKey("fine:200")
+                && destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
+
+        JsonPath all = deadLetters(queue, name, "");
+        assertEquals(queue, all.getString("queue"));
+        assertEquals(name, all.getString("destination"));
+        assertEquals(List.of(first, second), all.getList("deadLetters.messageId"));
+        assertEquals(List.of("poison-1", "poison-2"), all.getList("deadLetters.transactionId"));
+        assertEquals(List.of("p", "p"), all.getList("deadLetters.partition"));
+        assertEquals(List.of(0, 1), all.getList("deadLetters.offset"));
+        assertEquals(List.of(2, 2), all.getList("deadLetters.attempts"));
+        assertTrue(all.getString("deadLetters[0].error").contains("500"), all.prettify());
+        assertNotNull(all.getString("deadLetters[0].deadLetteredAt"));
+        assertNull(all.get("deadLetters[0].redriveRequestedAt"));
+        assertNull(all.get("next"), "one page holds both");
+
+        JsonPath page1 = deadLetters(queue, name, "?limit=1");
+        assertEquals(List.of(first), page1.getList("deadLetters.messageId"));
+        String next = page1.getString("next");
+        assertNotNull(next);
+        JsonPath page2 = deadLetters(queue, name, "?limit=1&after=" + next);
+        assertEquals(List.of(second), page2.getList("deadLetters.messageId"));
+        assertNull(page2.get("next"), "the last page has no next");
+
+        // the listed id is what a redrive by messageIds takes
+        failing.remove("poison-2");
+        api().body("{\"messageIds\":[\"" + second + "\"]}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200).body("redriven", Matchers.contains(second)).body("remaining", Matchers.equalTo(1));
+        await("the redriven one delivered", () -> deadLetters(queue, name, "").getList("deadLetters").size() == 1);
+        assertEquals(List.of(first), deadLetters(queue, name, "").getList("deadLetters.messageId"));
+    }
+
+    @Test
+    void theListingRefusesBadParametersAndUnknownDestinationsAndAsksForTheKey() {
+        String queue = fresh("dlq-refuse");
+        String name = "dl-" + queue;
+        destination(queue, name, "");
+        String path = "/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters";
+        assertEquals(List.of(), deadLetters(queue, name, "").getList("deadLetters"));
+        for (String query : List.of("?limit=0", "?limit=1001", "?limit=x", "?after=12", "?after=1-2", "?cursor=1", "?limit=5&limit=6")) {
+            api().get(path + query).then().statusCode(400).contentType("application/problem+json");
+        }
+        api().get(path + "?cursor=1").then().body("errors[0].field", Matchers.equalTo("cursor"));
+        api().get("/api/v1/queues/" + queue + "/destinations/nope-" + queue + "/dead-letters").then().statusCode(404)
+                .contentType("application/problem+json");
+        // a destination of another queue is not this queue's
+        api().get("/api/v1/queues/other-" + queue + "/destinations/" + name + "/dead-letters").then().statusCode(404);
+        anonymous().get(path).then().statusCode(401);
+    }
+
+    @Test
+    void aMessagesDeliveriesTellADeadLetterARetryAndAMessageStoredBeforeTheDestination() throws Exception {
+        String queue = fresh("dlq-view");
+        String before = push(queue, "p", "before", "{}");
+        String dead = "dead-" + queue;
+        String slow = "slow-" + queue;
+        destination(queue, dead, ",\"maxAttempts\":3,\"backoffMs\":10,\"backoffCapMs\":20");
+        failing.add("poison");
+        String poison = push(queue, "p", "poison", "{}");
+        String fine = push(queue, "p", "fine", "{}");
+        await("dead-lettered, then the next delivered", () -> answered.containsKey("fine:200")
+                && destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+
+        Map<String, Object> d = deliveryFor(poison, dead);
+        assertEquals("dead-lettered", d.get("state"), d.toString());
+        assertEquals(3, d.get("attempts"), d.toString());
+        assertTrue(String.valueOf(d.get("lastError")).contains("500"), d.toString());
+        assertEquals("before-start", deliveryFor(before, dead).get("state"));
+        await("the delivered one acked", () -> "settled".equals(deliveryFor(fine, dead).get("state")));
+        assertEquals(0, deliveryFor(fine, dead).get("attempts"));
+
+        // a second destination that retries the message (long backoff): retrying, with its recorded attempts
+        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":100,\"backoffMs\":60000,\"backoffCapMs\":60000}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + slow).then().statusCode(201);
+        failing.add("poison-r");
+        String retried = push(queue, "r", "poison-r", "{}");
+        await("its first attempt failed and recorded", () -> recorded(slow) >= 1);
+        Map<String, Object> r = deliveryFor(retried, slow);
+        assertEquals("retrying", r.get("state"), r.toString());
+        assertEquals(recorded(slow), ((Number) r.get("attempts")).longValue(), r.toString());
+    }
+
+    /** The attempts the destination recorded for the messages it retries, summed. */
+    private long recorded(String name) {
+        return pool.preparedQuery("SELECT COALESCE(sum(attempts), 0) FROM exactly.destination_attempts WHERE destination = $1")
+                .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0);
+    }
+}
