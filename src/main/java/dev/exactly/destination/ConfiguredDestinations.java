@@ -68,7 +68,10 @@ public class ConfiguredDestinations {
                         DestinationRules.HTTP.equals(c.type()) ? null : aws, ordered));
             }
         });
-        broken.addAll(strayVariables(environment.keySet(), config.all().keySet()));
+        List<String> stray = strayVariables(environment.keySet(), config.all().keySet());
+        if (!stray.isEmpty()) {
+            broken.add(strayMessage(stray, config.all().keySet()));
+        }
         if (!broken.isEmpty()) {
             throw new IllegalStateException("destinations: " + String.join("; ", broken));
         }
@@ -91,15 +94,15 @@ public class ConfiguredDestinations {
     /**
      * The environment variables under {@code EXACTLY_DESTINATIONS_} (in any letter case, any
      * character but a letter or digit read as {@code _}) that set no option of the destinations
-     * {@code names}, each with what was expected. The forms SmallRye Config applies, as measured on
-     * its version in use: {@code EXACTLY_DESTINATIONS_<NAME>_<OPTION>}, the key upper-cased with
-     * every other character than a letter or digit written {@code _}; for a name without a dot
-     * also {@code EXACTLY_DESTINATIONS__<NAME>__<OPTION>} (the name quoted); for a name with a dot
-     * only the quoted form (the other is ignored by SmallRye Config).
+     * {@code names}. The forms SmallRye Config applies, as measured on its version in use:
+     * {@code EXACTLY_DESTINATIONS_<NAME>_<OPTION>}, the key upper-cased with every character but
+     * a letter or digit written {@code _}; for a name without a dot also
+     * {@code EXACTLY_DESTINATIONS__<NAME>__<OPTION>} (the name quoted); for a name with a dot only
+     * the quoted form (SmallRye Config ignores the other).
      *
      * @param variables the names of the environment variables
      * @param names the configured destinations' names
-     * @return one message per stray variable, sorted by variable; empty when none
+     * @return the stray variables, sorted; empty when none
      */
     static List<String> strayVariables(Set<String> variables, Set<String> names) {
         Set<String> known = new HashSet<>();
@@ -115,17 +118,24 @@ public class ConfiguredDestinations {
         for (String variable : new TreeSet<>(variables)) {
             String env = envName(variable);
             if (env.startsWith("EXACTLY_DESTINATIONS_") && !known.contains(env)) {
-                stray.add("the environment variable " + variable + " sets no option of a configured destination ("
-                        + (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", new TreeSet<>(names)))
-                        + "): expected EXACTLY_DESTINATIONS_<NAME>_<OPTION>, <OPTION> one of "
-                        + String.join(", ", OPTIONS.stream().map(ConfiguredDestinations::envName).toList())
-                        + "; a variable gives a name in lower case, a name with '.' between double underscores"
-                        + " (EXACTLY_DESTINATIONS__ORDERS_EU__QUEUE names orders.eu), and cannot give one with '-', '_'"
-                        + " or ':' (define its queue in a system property or application.properties; its other options"
-                        + " may then come from variables, e.g. EXACTLY_DESTINATIONS_ORDERS_EU_MAX_ATTEMPTS for orders-eu)");
+                stray.add(variable);
             }
         }
         return stray;
+    }
+
+    /** @return the start-up error for the variables {@code stray} (not empty), saying what was expected */
+    static String strayMessage(List<String> stray, Set<String> names) {
+        return "the environment variable" + (stray.size() == 1 ? " " : "s ") + String.join(", ", stray)
+                + (stray.size() == 1 ? " sets" : " set") + " no option of a configured destination ("
+                + (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", new TreeSet<>(names)))
+                + "): expected EXACTLY_DESTINATIONS_<NAME>_<OPTION>, <OPTION> one of "
+                + String.join(", ", OPTIONS.stream().map(ConfiguredDestinations::envName).toList())
+                + "; a variable gives a name in lower case, a name with '.' between double underscores"
+                + " (EXACTLY_DESTINATIONS__ORDERS_EU__QUEUE names orders.eu), and cannot give one with '-', '_'"
+                + " or ':' (define its queue by a system property or in application.properties; its other options"
+                + " may then come from variables, e.g. EXACTLY_DESTINATIONS_ORDERS_EU_MAX_ATTEMPTS for orders-eu)"
+                + " (docs/configuration.md)";
     }
 
     /** A configuration key as an environment variable's name: upper case, every other character than a letter or digit as {@code _}. */

@@ -111,28 +111,29 @@ class ConfiguredDestinationsTest {
 
     /**
      * Variables under EXACTLY_DESTINATIONS_ that set no option of a configured destination are
-     * named, each once; the forms SmallRye Config applies pass, other variables are not looked at.
+     * named, all in one message; the forms SmallRye Config applies pass, other variables are not looked at.
      */
     @Test
     void strayDestinationVariablesAreNamed() {
         List<String> none = ConfiguredDestinations.strayVariables(
-                Set.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "EXACTLY_DESTINATIONS_ORDERS_FIFO_URL", "PATH"), Set.of());
-        assertEquals(2, none.size(), none.toString());
-        assertTrue(none.get(0).startsWith("the environment variable EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE sets no option"
-                + " of a configured destination (none is configured): expected EXACTLY_DESTINATIONS_<NAME>_<OPTION>,"
+                Set.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_URL", "EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "PATH"), Set.of());
+        assertEquals(List.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"), none);
+        String m = ConfiguredDestinations.strayMessage(none, Set.of());
+        assertTrue(m.startsWith("the environment variables EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE, EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"
+                + " set no option of a configured destination (none is configured): expected EXACTLY_DESTINATIONS_<NAME>_<OPTION>,"
                 + " <OPTION> one of BACKOFF_CAP_MS, BACKOFF_MS, DETAIL_TYPE, ENDPOINT, EVENT_BUS, EVENT_SOURCE,"
-                + " MAX_ATTEMPTS, ORDERED, QUEUE, QUEUE_URL, REGION, SIGNING_SECRET, TIMEOUT_MS, TYPE, URL;"), none.get(0));
-        assertTrue(none.get(1).startsWith("the environment variable EXACTLY_DESTINATIONS_ORDERS_FIFO_URL "), none.get(1));
+                + " MAX_ATTEMPTS, ORDERED, QUEUE, QUEUE_URL, REGION, SIGNING_SECRET, TIMEOUT_MS, TYPE, URL;"), m);
 
+        Set<String> names = Set.of("orders", "a.b", "orders-fifo");
         List<String> typos = ConfiguredDestinations.strayVariables(Set.of("EXACTLY_DESTINATIONS_ORDERS_QUEUE",
                 "EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS", "exactly_destinations_typo_max_attempts", "EXACTLY_DESTINATIONS_A_B_QUEUE",
                 "EXACTLY_DESTINATIONS__A_B__URL", "EXACTLY_DESTINATIONS_ORDERS_FIFO_MAX_ATTEMPTS", "exactly.destinations.orders.url",
-                "EXACTLY_DESTINATIONS__ORDERS__TYPE", "EXACTLY_DESTINATIONS", "EXACTLY_DESTINATION_ORDERS_URL"),
-                Set.of("orders", "a.b", "orders-fifo"));
+                "EXACTLY_DESTINATIONS__ORDERS__TYPE", "EXACTLY_DESTINATIONS", "EXACTLY_DESTINATION_ORDERS_URL"), names);
         assertEquals(List.of("EXACTLY_DESTINATIONS_A_B_QUEUE", "EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS",
-                        "exactly_destinations_typo_max_attempts"),
-                typos.stream().map(m -> m.split(" ")[3]).toList(), typos.toString());
-        assertTrue(typos.get(0).contains("(configured: a.b, orders, orders-fifo)"), typos.get(0));
+                "exactly_destinations_typo_max_attempts"), typos);
+        m = ConfiguredDestinations.strayMessage(typos.subList(1, 2), names);
+        assertTrue(m.startsWith("the environment variable EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS sets no option of a"
+                + " configured destination (configured: a.b, orders, orders-fifo)"), m);
     }
 
     /**
@@ -153,8 +154,8 @@ class ConfiguredDestinationsTest {
         Map<String, String> fifo = Map.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "orders",
                 "EXACTLY_DESTINATIONS_ORDERS_FIFO_URL", "https://example.com/hook");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> start.apply(fifo, Map.of()));
-        assertTrue(e.getMessage().contains("the environment variable EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE sets no option"
-                + " of a configured destination (none is configured)"), e.getMessage());
+        assertTrue(e.getMessage().contains("the environment variables EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE, EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"
+                + " set no option of a configured destination (none is configured)"), e.getMessage());
 
         Map<String, String> dotted = new HashMap<>(Map.of("EXACTLY_DESTINATIONS__ORDERS_FIFO__QUEUE", "orders",
                 "EXACTLY_DESTINATIONS__ORDERS_FIFO__URL", "https://example.com/hook",
