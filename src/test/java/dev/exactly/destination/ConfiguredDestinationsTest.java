@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** AWS destinations in the configuration: their keys, defaults, and a start-up error naming the key. */
@@ -35,6 +37,10 @@ class ConfiguredDestinationsTest {
     }
 
     private static ConfiguredDestinations configured(Map<String, DestinationsConfig.Destination> all) {
+        return configured(all, Map.of());
+    }
+
+    private static ConfiguredDestinations configured(Map<String, DestinationsConfig.Destination> all, Map<String, String> env) {
         // a proxy, not a class of the test: the application (Quarkus) would take a class for a bean
         DeliveryConfig delivery = (DeliveryConfig) java.lang.reflect.Proxy.newProxyInstance(DeliveryConfig.class.getClassLoader(),
                 new Class<?>[] {DeliveryConfig.class}, (proxy, method, args) -> {
@@ -43,7 +49,7 @@ class ConfiguredDestinationsTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        return new ConfiguredDestinations(() -> all, delivery);
+        return new ConfiguredDestinations(() -> all, delivery, env);
     }
 
     @Test
@@ -101,5 +107,68 @@ class ConfiguredDestinationsTest {
         assertTrue(m.contains("exactly.destinations.b.event-source must not start with 'aws.'"), m);
         assertTrue(m.contains("exactly.destinations.b.endpoint names 169.254.169.254, a link-local address"), m);
         assertTrue(m.contains("exactly.destinations.h.queue-url applies to sqs destinations only"), m);
+    }
+
+    /**
+     * Variables under EXACTLY_DESTINATIONS_ that set no option of a configured destination are
+     * named, all in one message; the forms SmallRye Config applies pass, other variables are not looked at.
+     */
+    @Test
+    void strayDestinationVariablesAreNamed() {
+        List<String> none = ConfiguredDestinations.strayVariables(
+                Set.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_URL", "EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "PATH"), Set.of());
+        assertEquals(List.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"), none);
+        String m = ConfiguredDestinations.strayMessage(none, Set.of());
+        assertTrue(m.startsWith("the environment variables EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE, EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"
+                + " set no option of a configured destination (none is configured): expected EXACTLY_DESTINATIONS_<NAME>_<OPTION>,"
+                + " <OPTION> one of BACKOFF_CAP_MS, BACKOFF_MS, DETAIL_TYPE, ENDPOINT, EVENT_BUS, EVENT_SOURCE,"
+                + " MAX_ATTEMPTS, ORDERED, QUEUE, QUEUE_URL, REGION, SIGNING_SECRET, TIMEOUT_MS, TYPE, URL;"), m);
+
+        Set<String> names = Set.of("orders", "a.b", "orders-fifo");
+        List<String> typos = ConfiguredDestinations.strayVariables(Set.of("EXACTLY_DESTINATIONS_ORDERS_QUEUE",
+                "EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS", "exactly_destinations_typo_max_attempts", "EXACTLY_DESTINATIONS_A_B_QUEUE",
+                "EXACTLY_DESTINATIONS__A_B__URL", "EXACTLY_DESTINATIONS_ORDERS_FIFO_MAX_ATTEMPTS", "exactly.destinations.orders.url",
+                "EXACTLY_DESTINATIONS__ORDERS__TYPE", "EXACTLY_DESTINATIONS", "EXACTLY_DESTINATION_ORDERS_URL"), names);
+        assertEquals(List.of("EXACTLY_DESTINATIONS_A_B_QUEUE", "EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS",
+                "exactly_destinations_typo_max_attempts"), typos);
+        m = ConfiguredDestinations.strayMessage(typos.subList(1, 2), names);
+        assertTrue(m.startsWith("the environment variable EXACTLY_DESTINATIONS_ORDERS_MAX_ATTEMTPS sets no option of a"
+                + " configured destination (configured: a.b, orders, orders-fifo)"), m);
+    }
+
+    /**
+     * Through SmallRye Config's environment source: a variable it ignores stops the start naming
+     * it, the forms it applies start and take effect (a dotted name quoted; a name with '-' defined
+     * by a property, its other options from variables).
+     */
+    @Test
+    void destinationVariablesThatSmallRyeIgnoresStopTheStart() {
+        java.util.function.BiFunction<Map<String, String>, Map<String, String>, ConfiguredDestinations> start = (env, props) -> {
+            io.smallrye.config.SmallRyeConfig config = new io.smallrye.config.SmallRyeConfigBuilder()
+                    .withMapping(DestinationsConfig.class)
+                    .withSources(new io.smallrye.config.EnvConfigSource(env, 300),
+                            new io.smallrye.config.PropertiesConfigSource(props, "test", 250))
+                    .build();
+            return configured(config.getConfigMapping(DestinationsConfig.class).all(), env);
+        };
+        Map<String, String> fifo = Map.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE", "orders",
+                "EXACTLY_DESTINATIONS_ORDERS_FIFO_URL", "https://example.com/hook");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> start.apply(fifo, Map.of()));
+        assertTrue(e.getMessage().contains("the environment variables EXACTLY_DESTINATIONS_ORDERS_FIFO_QUEUE, EXACTLY_DESTINATIONS_ORDERS_FIFO_URL"
+                + " set no option of a configured destination (none is configured)"), e.getMessage());
+
+        Map<String, String> dotted = new HashMap<>(Map.of("EXACTLY_DESTINATIONS__ORDERS_FIFO__QUEUE", "orders",
+                "EXACTLY_DESTINATIONS__ORDERS_FIFO__URL", "https://example.com/hook",
+                "EXACTLY_DESTINATIONS__ORDERS_FIFO__MAX_ATTEMPTS", "3"));
+        assertEquals(3, start.apply(dotted, Map.of()).all().get("orders.fifo").maxAttempts());
+        dotted.put("EXACTLY_DESTINATIONS_ORDERS_FIFO_BACKOFF_MS", "5");
+        e = assertThrows(IllegalStateException.class, () -> start.apply(dotted, Map.of()));
+        assertTrue(e.getMessage().contains("the environment variable EXACTLY_DESTINATIONS_ORDERS_FIFO_BACKOFF_MS sets no option"
+                + " of a configured destination (configured: orders.fifo)"), e.getMessage());
+
+        Destination dashed = start.apply(Map.of("EXACTLY_DESTINATIONS_ORDERS_FIFO_MAX_ATTEMPTS", "4"),
+                Map.of("exactly.destinations.orders-fifo.queue", "orders",
+                        "exactly.destinations.orders-fifo.url", "https://example.com/hook")).all().get("orders-fifo");
+        assertEquals(4, dashed.maxAttempts());
     }
 }
