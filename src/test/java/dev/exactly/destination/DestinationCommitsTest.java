@@ -46,22 +46,9 @@ class DestinationCommitsTest {
 
         @Override
         public Map<String, String> getConfigOverrides() {
-            RestartablePostgres pg = RestartablePostgres.shared();
-            pg.start();
-            try (Connection c = pg.connect("postgres"); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + DATABASE + "'")) {
-                rs.next();
-                if (rs.getInt(1) == 0) {
-                    s.execute("CREATE DATABASE " + DATABASE);
-                }
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            return Map.of(
-                    "quarkus.datasource.reactive.url", pg.reactiveUrl(DATABASE, pg.port()),
-                    "quarkus.datasource.username", "postgres",
-                    "quarkus.datasource.password", "",
-                    "exactly.delivery.batch", "1");
+            Map<String, String> settings = RestartablePostgres.shared().datasourceOf(DATABASE);
+            settings.put("exactly.delivery.batch", "1");
+            return settings;
         }
     }
 

@@ -13,9 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.net.InetSocketAddress;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -43,21 +40,7 @@ class DestinationDatabaseCrashTest {
 
         @Override
         public Map<String, String> getConfigOverrides() {
-            RestartablePostgres pg = RestartablePostgres.shared();
-            pg.start();
-            try (Connection c = pg.connect("postgres"); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + DATABASE + "'")) {
-                rs.next();
-                if (rs.getInt(1) == 0) {
-                    s.execute("CREATE DATABASE " + DATABASE);
-                }
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            return Map.of(
-                    "quarkus.datasource.reactive.url", pg.reactiveUrl(DATABASE, pg.port()),
-                    "quarkus.datasource.username", "postgres",
-                    "quarkus.datasource.password", "");
+            return RestartablePostgres.shared().datasourceOf(DATABASE);
         }
     }
 

@@ -14,7 +14,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -240,6 +242,29 @@ public final class RestartablePostgres {
     /** A reactive-client URL for a database on this server, reached through {@code viaPort} (a proxy, or {@link #port()}). */
     public String reactiveUrl(String database, int viaPort) {
         return "postgresql://127.0.0.1:" + viaPort + "/" + database;
+    }
+
+    /**
+     * Starts this server if need be, creates {@code database} on it unless it exists (a test
+     * profile's overrides are read once per class loader Quarkus uses), and answers the
+     * application's datasource settings for it, to which a profile adds its own.
+     */
+    public Map<String, String> datasourceOf(String database) {
+        start();
+        try (Connection c = connect("postgres"); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + database + "'")) {
+            rs.next();
+            if (rs.getInt(1) == 0) {
+                s.execute("CREATE DATABASE " + database);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        Map<String, String> settings = new HashMap<>();
+        settings.put("quarkus.datasource.reactive.url", reactiveUrl(database, port()));
+        settings.put("quarkus.datasource.username", "postgres");
+        settings.put("quarkus.datasource.password", "");
+        return settings;
     }
 
     /** A JDBC connection as the superuser postgres. */

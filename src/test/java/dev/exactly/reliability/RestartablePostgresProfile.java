@@ -1,9 +1,6 @@
 package dev.exactly.reliability;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.Map;
 
 /**
@@ -26,24 +23,10 @@ public class RestartablePostgresProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        RestartablePostgres pg = RestartablePostgres.shared();
-        pg.start();
-        // called once per class loader Quarkus uses: create the database only once
-        try (Connection c = pg.connect("postgres"); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = '" + DATABASE + "'")) {
-            rs.next();
-            if (rs.getInt(1) == 0) {
-                s.execute("CREATE DATABASE " + DATABASE);
-            }
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return Map.of(
-                "quarkus.datasource.reactive.url", pg.reactiveUrl(DATABASE, pg.port()),
-                "quarkus.datasource.username", "postgres",
-                "quarkus.datasource.password", "",
-                "exactly.database.lock-timeout-ms", Integer.toString(LOCK_TIMEOUT_MS),
-                "exactly.database.statement-timeout-ms", "5000",
-                "quarkus.datasource.jdbc.background-validation-interval", VALIDATION_INTERVAL.toSeconds() + "S");
+        Map<String, String> settings = RestartablePostgres.shared().datasourceOf(DATABASE);
+        settings.put("exactly.database.lock-timeout-ms", Integer.toString(LOCK_TIMEOUT_MS));
+        settings.put("exactly.database.statement-timeout-ms", "5000");
+        settings.put("quarkus.datasource.jdbc.background-validation-interval", VALIDATION_INTERVAL.toSeconds() + "S");
+        return settings;
     }
 }
