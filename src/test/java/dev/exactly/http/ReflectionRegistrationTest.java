@@ -44,6 +44,7 @@ class ReflectionRegistrationTest {
     /** Records that Jackson never writes: database rows, parsed commands, configuration, internals. */
     private static final Set<String> NOT_WIRE = Set.of(
             "dev.exactly.destination.Dispatcher$Lookup",         // an instance's memory of whether a queue has a destination
+            "dev.exactly.destination.DestinationRepository$DeadLetter", // a row with its cursor; its entry is the wire type
             "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
             "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
             "dev.exactly.duplicate.DuplicateCountRepository$HourCount", // a row; written as DuplicateSeries.Hour
