@@ -736,6 +736,15 @@ variable "destinations" {
   }
 
   validation {
+    condition = alltrue([for d in values(var.destinations) : d.type != "http" || d.url == null || (
+      can(regex("^https?://(\\[[^\\]/]*\\]|[^/?#@:\\[]*)(:[0-9]{0,5})?([/?]|$)", coalesce(d.url, "-"))) &&
+      try(tonumber(regex("^https?://(?:\\[[^\\]/]*\\]|[^/?#@:\\[]*):([0-9]{1,5})", d.url)[0]) >= 1 &&
+      tonumber(regex("^https?://(?:\\[[^\\]/]*\\]|[^/?#@:\\[]*):([0-9]{1,5})", d.url)[0]) <= 65535, true)
+    )])
+    error_message = "destinations: an http destination's url has a port from 1 to 65535, or none (80 for http, 443 for https)."
+  }
+
+  validation {
     condition     = alltrue([for d in values(var.destinations) : d.signing_secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", coalesce(d.signing_secret_arn, "-")))])
     error_message = "destinations: signing_secret_arn is a secret's full ARN, ending in the 6 characters Secrets Manager appends (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf): the function's role is granted exactly that ARN."
   }

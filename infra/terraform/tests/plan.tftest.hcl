@@ -715,6 +715,53 @@ run "refuses_a_destination_url_with_user_information" {
   expect_failures = [var.destinations]
 }
 
+run "destination_urls_with_ports_plan" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = {
+      a = { queue = "q", url = "https://billing.example.com:8443/hooks" }
+      b = { queue = "q", url = "http://[2001:db8::1]:65535/" }
+      c = { queue = "q", url = "https://billing.example.com:1?x=1" }
+    }
+  }
+}
+
+run "refuses_a_destination_url_port_above_65535" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://billing.example.com:99999/hooks" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_destination_url_port_0" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://billing.example.com:0/" } }
+  }
+  expect_failures = [var.destinations]
+}
+
+run "refuses_a_destination_url_port_that_is_not_a_number" {
+  command = plan
+  plan_options {
+    refresh = false
+  }
+  variables {
+    destinations = { billing = { queue = "q", url = "https://billing.example.com:https/" } }
+  }
+  expect_failures = [var.destinations]
+}
+
 run "refuses_a_partial_signing_secret_arn" {
   command = plan
   plan_options {

@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import dev.exactly.http.PageLimit;
 import dev.exactly.http.NoFields;
 import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
@@ -41,9 +42,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 @Path("/api/v1/queues/{queue}/destinations")
 @Produces(MediaType.APPLICATION_JSON)
 public class DestinationResource {
-
-    /** Most dead letters one listing page may hold. */
-    static final int MAX_PAGE = 1000;
 
     private final DestinationRepository store;
     private final ConfiguredDestinations configured;
@@ -187,8 +185,7 @@ public class DestinationResource {
                     + "deadLetteredAt, redriveRequestedAt?}], next?}, by deadLetteredAt, then partition and offset; next is "
                     + "absent on the last page. A redrive that fails again dead-letters the message anew (listed later).")
     public Uni<DestinationDeadLetters> deadLetters(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
-                                                   @QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
-                                                           message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+                                                   @QueryParam("limit") @PageLimit String limit,
                                                    @QueryParam("after") @Pattern(regexp = "[0-9]{1,18}-[0-9]{1,18}-[0-9]{1,18}",
                                                            message = "must be the next cursor of an earlier page") String after) {
         int pageSize = limit == null ? 100 : Integer.parseInt(limit);

@@ -1,5 +1,6 @@
 package dev.exactly.queue;
 
+import dev.exactly.http.PageLimit;
 import dev.exactly.consume.DeadLetters;
 import dev.exactly.duplicate.DuplicateCountRepository;
 import dev.exactly.engine.DedupCache;
@@ -39,9 +40,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
 
-    /** Most queues one listing page may hold (the limit's pattern says 1000 too). */
-    static final int MAX_PAGE = 1000;
-
     /** Most hours a duplicates series reaches back: the rollup's kept history, 35 days. */
     static final int MAX_HOURS = 840;
 
@@ -66,8 +64,7 @@ public class QueueResource {
             description = "?limit= (1 to 1000, default 100), ?after= (the previous page's next cursor). Answer: "
                     + "{\"queues\":[{queue, options, partitions, messages, createdAt, updatedAt}], \"next\"?}; "
                     + "next is absent on the last page. Dead-letter queues are listed as the queues they are.")
-    public Uni<QueueListResponse> list(@QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
-                                               message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+    public Uni<QueueListResponse> list(@QueryParam("limit") @PageLimit String limit,
                                        @QueryParam("after") @Pattern(regexp = "(?!\\.{1,2}$)" + Names.NAME_CHARACTERS,
                                                message = "must be the next cursor of an earlier page") String after) {
         int pageSize = limit == null ? 100 : Integer.parseInt(limit);
@@ -90,8 +87,7 @@ public class QueueResource {
                     + "(only queues whose name contains it). Per queue: messages stored, lag and oldest undelivered "
                     + "age per consumer group, the oldest of those ages, dead letters stored and not redriven yet, "
                     + "and the duplicates answered over the window (a lower bound, as in the queue's stats).")
-    public Uni<QueueOverview> overview(@QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
-                                               message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+    public Uni<QueueOverview> overview(@QueryParam("limit") @PageLimit String limit,
                                        @QueryParam("after") @Pattern(regexp = "(?!\\.{1,2}$)" + Names.NAME_CHARACTERS,
                                                message = "must be the next cursor of an earlier page") String after,
                                        @QueryParam("contains") @Pattern(regexp = Names.NAME_CHARACTERS,

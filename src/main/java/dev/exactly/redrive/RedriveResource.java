@@ -1,5 +1,6 @@
 package dev.exactly.redrive;
 
+import dev.exactly.http.PageLimit;
 import dev.exactly.consume.DeadLetters;
 import dev.exactly.naming.Name;
 import dev.exactly.problem.ApiProblem;
@@ -28,9 +29,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 @Produces(MediaType.APPLICATION_JSON)
 public class RedriveResource {
 
-    /** Most dead letters one listing page may hold. */
-    static final int MAX_PAGE = 1000;
-
     private final RedriveService redrives;
     private final RedriveRepository repository;
     private final QueueRepository queues;
@@ -54,8 +52,7 @@ public class RedriveResource {
                     + "origin, redrivenTo?, redrivenAt?}], next?}, by partition and offset; next is absent on the "
                     + "last page. Redriven copies stay listed, with the message their redrive stored.")
     public Uni<DeadLetterPage> deadLetters(@PathParam("queue") @Name String queue,
-                                           @QueryParam("limit") @Pattern(regexp = "0*([1-9][0-9]{0,2}|1000)",
-                                                   message = "must be a whole number from 1 to " + MAX_PAGE) String limit,
+                                           @QueryParam("limit") @PageLimit String limit,
                                            @QueryParam("after") @Pattern(regexp = "[0-9]{1,18}-[0-9]{1,18}",
                                                    message = "must be the next cursor of an earlier page") String after) {
         int pageSize = limit == null ? 50 : Integer.parseInt(limit);

@@ -30,8 +30,11 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class QueryParametersTest {
 
-    /** One endpoint: its HTTP method, its URL (path parameters filled in) and its query parameters. */
-    record Endpoint(String method, String url, List<String> query, String template) {
+    /**
+     * One endpoint: its HTTP method, its URL (path parameters filled in), its query parameters, its
+     * path template and the query parameters that carry {@link PageLimit}.
+     */
+    record Endpoint(String method, String url, List<String> query, String template, List<String> pageLimits) {
     }
 
     @Test
@@ -102,14 +105,18 @@ class QueryParametersTest {
                     String template = (base.value() + (sub == null ? "" : "/" + sub.value())).replaceAll("/+", "/");
                     String url = template.replaceAll("\\{[^}]+}", "qp-test");
                     List<String> query = new ArrayList<>();
+                    List<String> pageLimits = new ArrayList<>();
                     for (Annotation[] as : m.getParameterAnnotations()) {
                         for (Annotation a : as) {
                             if (a instanceof QueryParam q) {
                                 query.add(q.value());
+                                if (Stream.of(as).anyMatch(PageLimit.class::isInstance)) {
+                                    pageLimits.add(q.value());
+                                }
                             }
                         }
                     }
-                    out.add(new Endpoint(verb, url, query, template));
+                    out.add(new Endpoint(verb, url, query, template, pageLimits));
                 }
             }
         }
