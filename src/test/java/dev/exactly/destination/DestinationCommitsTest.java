@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -13,7 +16,6 @@ import dev.exactly.reliability.RestartablePostgres;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -61,20 +63,18 @@ class DestinationCommitsTest {
     @BeforeAll
     static void setUp() throws Exception {
         serverSetting("ALTER SYSTEM SET wal_writer_delay = '10s'");
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(1, ex -> {
             ex.getRequestBody().readAllBytes();
             ids.add(ex.getRequestHeaders().getFirst("webhook-id"));
             ex.sendResponseHeaders(200, -1);
             ex.close();
         });
-        server.start();
     }
 
     @AfterAll
     static void tearDown() throws Exception {
         if (server != null) {
-            server.stop(0);
+            stopReceiver(server);
         }
         serverSetting("ALTER SYSTEM RESET wal_writer_delay");
     }
@@ -100,7 +100,7 @@ class DestinationCommitsTest {
     void pushesWaitForTheirFlushTheDestinationsBookkeepingDoesNot() throws Exception {
         String queue = fresh("dest-commits");
         String name = "commits-" + queue;
-        String url = "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+        String url = receiverUrl(server, "/hook");
         api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
         api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
 

@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.destination.DestinationFixtures.push;
 import static dev.exactly.testing.Api.api;
@@ -12,7 +15,6 @@ import dev.exactly.reliability.RestartablePostgres;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.net.InetSocketAddress;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -52,8 +54,7 @@ class DestinationDatabaseCrashTest {
 
     @BeforeAll
     static void setUp() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(16, ex -> {
             ex.getRequestBody().readAllBytes();
             try {
                 Thread.sleep(20); // slow enough that the crash finds deliveries under way
@@ -64,14 +65,12 @@ class DestinationDatabaseCrashTest {
             ex.sendResponseHeaders(200, -1);
             ex.close();
         });
-        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(16));
-        server.start();
     }
 
     @AfterAll
     static void tearDown() {
         if (server != null) {
-            server.stop(0);
+            stopReceiver(server);
         }
         RestartablePostgres.shared().start();
     }
@@ -90,7 +89,7 @@ class DestinationDatabaseCrashTest {
     void aCrashMidDeliveryLosesNoMessageAndRepeatsCarryTheirIds() throws Exception {
         String queue = fresh("dest-crash");
         String name = "crash-" + queue;
-        String url = "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+        String url = receiverUrl(server, "/hook");
         api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
         api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
         Set<String> pushed = new HashSet<>();

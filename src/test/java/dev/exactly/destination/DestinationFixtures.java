@@ -3,9 +3,15 @@ package dev.exactly.destination;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -17,6 +23,33 @@ import java.util.function.BooleanSupplier;
 final class DestinationFixtures {
 
     private DestinationFixtures() {
+    }
+
+    /**
+     * Starts a receiver on 127.0.0.2 (the address the test profile's allowed hosts admit; loopback,
+     * so refused without that allowance) on an ephemeral port.
+     *
+     * @param threads how many requests it answers at once
+     * @param handler answers every request, whatever its path
+     * @return the started server; stop it with {@link #stopReceiver}
+     */
+    static HttpServer startReceiver(int threads, HttpHandler handler) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 100);
+        server.createContext("/", handler);
+        server.setExecutor(Executors.newFixedThreadPool(threads));
+        server.start();
+        return server;
+    }
+
+    /** The URL of {@code path} (e.g. "/hook", or "" for the root) on a receiver of {@link #startReceiver}. */
+    static String receiverUrl(HttpServer server, String path) {
+        return "http://127.0.0.2:" + server.getAddress().getPort() + path;
+    }
+
+    /** Stops a receiver of {@link #startReceiver} at once, and its threads. */
+    static void stopReceiver(HttpServer server) {
+        server.stop(0);
+        ((ExecutorService) server.getExecutor()).shutdownNow();
     }
 
     /** {@code prefix} with 8 random hex digits: a queue or destination name no other test uses. */

@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -15,7 +18,6 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -54,8 +56,7 @@ class DestinationReplayTest {
     @BeforeEach
     void receiver() throws Exception {
         Webhook verifier = new Webhook(SECRET);
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(4, ex -> {
             String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             Map<String, List<String>> headers = new HashMap<>();
             ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
@@ -69,18 +70,16 @@ class DestinationReplayTest {
             ex.sendResponseHeaders(200, -1);
             ex.close();
         });
-        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(4));
-        server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        stopReceiver(server);
         deleteAll(pool);
     }
 
     private String url(String path) {
-        return "http://127.0.0.2:" + server.getAddress().getPort() + path;
+        return receiverUrl(server, path);
     }
 
 

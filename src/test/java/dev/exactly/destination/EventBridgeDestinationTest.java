@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
@@ -21,7 +24,6 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -87,8 +89,7 @@ class EventBridgeDestinationTest {
 
     @BeforeEach
     void endpoint() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(1, ex -> {
             byte[] body = ex.getRequestBody().readAllBytes();
             Map<String, String> headers = new HashMap<>();
             ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
@@ -114,17 +115,16 @@ class EventBridgeDestinationTest {
             ex.getResponseBody().write(out);
             ex.close();
         });
-        server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        stopReceiver(server);
         deleteAll(pool);
     }
 
     private String endpointUrl() {
-        return "http://127.0.0.2:" + server.getAddress().getPort();
+        return receiverUrl(server, "");
     }
 
 

@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
@@ -16,7 +19,6 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,8 +62,7 @@ class UnorderedDestinationTest {
 
     @BeforeEach
     void receiver() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 100);
-        server.createContext("/", ex -> {
+        server = startReceiver(64, ex -> {
             ex.getRequestBody().readAllBytes();
             String partition = ex.getRequestHeaders().getFirst("Exactly-Partition");
             String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
@@ -82,18 +82,16 @@ class UnorderedDestinationTest {
             ex.sendResponseHeaders(status, -1);
             ex.close();
         });
-        server.setExecutor(Executors.newFixedThreadPool(64));
-        server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        stopReceiver(server);
         deleteAll(pool);
     }
 
     private String url() {
-        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+        return receiverUrl(server, "/hook");
     }
 
 
