@@ -17,7 +17,8 @@ import java.util.List;
  * (the offset given, or the first offset whose message was stored at or after the time given, or
  * the partition's end when none was):
  * <ul>
- *   <li>the cursor's next offset becomes the lesser of itself and {@code target};</li>
+ *   <li>the cursor's next offset becomes the lesser of itself and {@code target}, and so does its
+ *       start offset where it has one (the messages from there on are now the destination's);</li>
  *   <li>the group's delivery rows from {@code target} on are deleted, so messages settled there
  *       (delivered or dead-lettered for the group, ahead of the cursor) are delivered again;</li>
  *   <li>when the cursor moved or its lease covers {@code target} or later, the lease is dropped: an
@@ -43,6 +44,7 @@ public class DestinationReplays {
             + "FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
             + "WHERE q.name = $1 AND ($3::text IS NULL OR p.name = $3::text)), "
             + "moved AS (UPDATE exactly.consumer_cursors c SET next_offset = LEAST(c.next_offset, parts.target), "
+            + "start_offset = CASE WHEN c.start_offset IS NOT NULL THEN LEAST(c.start_offset, parts.target) END, "
             + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, "
             + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL, available_at = '-infinity' "
             + "FROM parts WHERE c.partition_id = parts.id AND c.consumer_group = $2 "

@@ -24,8 +24,8 @@ public record MessageDeliveries(UUID messageId, List<Group> deliveries) {
      *                      consumer group, dead-lettered to the queue's .dlq; or passed over by a cursor moved
      *                      past it), {@code dead-lettered} (a destination gave up on it after its last attempt:
      *                      listed in its dead letters until a redrive delivers it), {@code before-start} (a
-     *                      destination created after the message was stored: never sent to it, unless a replay
-     *                      did), {@code leased} (delivered under a live lease, no attempt failed yet),
+     *                      destination created after the message was stored: below the destination's start
+     *                      offset in the partition, never sent to it; a replay lowers that start), {@code leased} (delivered under a live lease, no attempt failed yet),
      *                      {@code retrying} (a failed ack or failed attempts: to be delivered again) or
      *                      {@code waiting} (not delivered yet)
      * @param attempts      failed attempts recorded (0 when none); for a destination, the attempts it recorded for

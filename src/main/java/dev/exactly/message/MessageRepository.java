@@ -33,13 +33,15 @@ public class MessageRepository {
 
     // per consumer group with a cursor on the message's partition: where the message stands for it. A destination's
     // group ("destination:" + name, sql/V21__destinations.sql) adds its own records: a dead letter of it
-    // (destination_dead_letters), the attempts recorded while it is retried (destination_attempts), and when it
-    // started (destination_state.started_at: a message stored before then was never for it, unless a replay sent it)
+    // (destination_dead_letters), the attempts recorded while it is retried (destination_attempts), and where it
+    // started: its cursor's start_offset (a message below it was never for it; a replay lowers it), or, for a
+    // destination created before that column, destination_state.started_at
     private static final String DELIVERIES = "SELECT c.consumer_group, "
             + "COALESCE(dl.attempts, a.attempts, d.attempts, 0) AS attempts, "
             + "CASE WHEN dl.message_id IS NOT NULL THEN 'dead-lettered' "
             + "WHEN m.\"offset\" < c.next_offset OR d.settled THEN "
-            + "CASE WHEN s.started_at > m.created_at THEN 'before-start' ELSE 'settled' END "
+            + "CASE WHEN CASE WHEN c.start_offset IS NOT NULL THEN m.\"offset\" < c.start_offset "
+            + "ELSE s.started_at > m.created_at END THEN 'before-start' ELSE 'settled' END "
             + "WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() "
             + "AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to THEN "
             + "CASE WHEN a.attempts > 0 THEN 'retrying' ELSE 'leased' END "

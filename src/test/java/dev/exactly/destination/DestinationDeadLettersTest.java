@@ -1,5 +1,8 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
@@ -18,14 +21,12 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import org.hamcrest.Matchers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -52,8 +53,7 @@ class DestinationDeadLettersTest {
 
     @BeforeEach
     void receiver() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(4, ex -> {
             ex.getRequestBody().readAllBytes();
             String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
             String decoded = txn == null ? "" : URLDecoder.decode(txn, StandardCharsets.UTF_8);
@@ -62,18 +62,16 @@ class DestinationDeadLettersTest {
             ex.sendResponseHeaders(status, -1);
             ex.close();
         });
-        server.setExecutor(Executors.newFixedThreadPool(4));
-        server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        stopReceiver(server);
         deleteAll(pool);
     }
 
     private String url() {
-        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook";
+        return receiverUrl(server, "/hook");
     }
 
     private void destination(String queue, String name, String settings) {
@@ -184,6 +182,31 @@ class DestinationDeadLettersTest {
         Map<String, Object> r = deliveryFor(retried, slow);
         assertEquals("retrying", r.get("state"), r.toString());
         assertEquals(recorded(slow), ((Number) r.get("attempts")).longValue(), r.toString());
+    }
+
+    @Test
+    void aMessageIsBeforeStartByItsOffsetNotItsClockAndAReplayMakesItTheDestinations() throws Exception {
+        String queue = fresh("dlq-start");
+        String name = "st-" + queue;
+        String before = push(queue, "p", "before", "{}");
+        destination(queue, name, "");
+        String after = push(queue, "p", "after", "{}");
+        await("the one stored after the start delivered", () -> "settled".equals(deliveryFor(after, name).get("state")));
+        assertEquals("before-start", deliveryFor(before, name).get("state"));
+        assertEquals(null, answered.get("before:200"), "never sent");
+
+        // a push that read the clock before the destination was created and committed after it: its message
+        // is in the destination's range (and was delivered), whatever its created_at says
+        pool.preparedQuery("UPDATE exactly.messages SET created_at = (SELECT started_at - interval '1 second' "
+                        + "FROM exactly.destination_state WHERE name = $2) WHERE message_id = $1")
+                .execute(Tuple.of(java.util.UUID.fromString(after), name)).await().indefinitely();
+        assertEquals("settled", deliveryFor(after, name).get("state"), "delivered, so not before the start");
+
+        // a replay from offset 0 sends the earlier message too: from then on it is the destination's
+        api().body("{\"fromOffset\":0}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay")
+                .then().statusCode(200);
+        await("the earlier one sent by the replay", () -> answered.containsKey("before:200"));
+        await("and settled", () -> "settled".equals(deliveryFor(before, name).get("state")));
     }
 
     /** The attempts the destination recorded for the messages it retries, summed. */
