@@ -60,15 +60,35 @@ final class DestinationsPhase {
     /** The database of the second service of an A/B run ({@code --jar-b}). */
     static final String DATABASE_B = "exactly_bench_b";
 
-    /** One round's figures. */
+    /**
+     * One round's figures. The bounds beside the targets: {@code cpuUsWithout} and {@code cpuUsWith} are the
+     * whole machine's busy CPU per push in the closed loops (µs; with the destination it includes that push's
+     * delivery: the dispatcher, the receiver, the database's pops and acks), {@code busyWithout} and
+     * {@code busyWith} the share of all cores busy then; {@code pacedPushP50Ms} is the pushes' own answer time
+     * at the paced rate, which a delivery cannot beat (a push is delivered after it commits).
+     */
     record Round(double pushedWithout, double pushedWith, double deliveredWith, long backlogAtEnd, double pacedRate,
-                 double pacedPushed, double p50Ms, double p99Ms, double maxMs, long latencies) {
+                 double pacedPushed, double p50Ms, double p99Ms, double maxMs, long latencies, double busyWithout,
+                 double busyWith, double cpuUsWithout, double cpuUsWith, double pacedPushP50Ms) {
         double deliveryRatio() {
             return pushedWith > 0 ? deliveredWith / pushedWith : Double.NaN;
         }
 
         double pushRatio() {
             return pushedWithout > 0 ? pushedWith / pushedWithout : Double.NaN;
+        }
+
+        /**
+         * Pushes with ÷ without that the machine's CPU allows when both closed loops keep every core
+         * busy: a push's CPU without the destination ÷ a push's CPU with it (its delivery included).
+         */
+        double cpuBound() {
+            return cpuUsWith > 0 ? cpuUsWithout / cpuUsWith : Double.NaN;
+        }
+
+        /** Push-to-delivery p50 less the push's own answer p50 at the same rate: what delivery adds. */
+        double deliveryOwnP50Ms() {
+            return p50Ms - pacedPushP50Ms;
         }
     }
 
@@ -253,7 +273,7 @@ final class DestinationsPhase {
 
     /** One round: closed loops without and with the destination (alternating which goes first), then paced at half. */
     private Round round(Load load, Receiver receiver, int r, String label) throws InterruptedException {
-        double without = Double.NaN;
+        Run without = null;
         Run with = null;
         for (int i = 0; i < 2; i++) {
             boolean destination = (i + r) % 2 == 1;
@@ -265,7 +285,7 @@ final class DestinationsPhase {
                 with = run;
                 drain(receiver, load);
             } else {
-                without = run.pushedPerSecond();
+                without = run;
             }
         }
         double rate = with.pushedPerSecond() / 2;
@@ -274,18 +294,23 @@ final class DestinationsPhase {
         drain(receiver, load);
         log(paced);
         Histogram h = paced.latency;
-        Round round = new Round(without, with.pushedPerSecond(), with.deliveredPerSecond(), with.backlogAtEnd,
+        Round round = new Round(without.pushedPerSecond(), with.pushedPerSecond(), with.deliveredPerSecond(), with.backlogAtEnd,
                 rate, paced.pushedPerSecond(), h.getValueAtPercentile(50) / 1000.0,
-                h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount());
-        Suite.log(String.format(Locale.ROOT, "  delivered %.2f× pushed, pushes with %.2f× without, "
-                        + "push-to-delivery p50 %.2f ms p99 %.2f ms (%d messages)", round.deliveryRatio(),
-                round.pushRatio(), round.p50Ms(), round.p99Ms(), round.latencies()));
+                h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), without.busy, with.busy,
+                without.cpuUsPerPush(), with.cpuUsPerPush(), paced.push.getValueAtPercentile(50) / 1000.0);
+        Suite.log(String.format(Locale.ROOT, "  delivered %.2f× pushed, pushes with %.2f× without (CPU bound %.2f×: "
+                        + "%.0f µs a push without, %.0f µs with, cores busy %.0f%% and %.0f%%), "
+                        + "push-to-delivery p50 %.2f ms p99 %.2f ms (%d messages), the push's own p50 %.2f ms",
+                round.deliveryRatio(), round.pushRatio(), round.cpuBound(), round.cpuUsWithout(), round.cpuUsWith(),
+                100 * round.busyWithout(), 100 * round.busyWith(), round.p50Ms(), round.p99Ms(), round.latencies(),
+                round.pacedPushP50Ms()));
         return round;
     }
 
     private static void log(Run r) {
-        Suite.log(String.format(Locale.ROOT, "  %.0f pushes/s, %.0f delivered/s, backlog %d at the end, push p50 %.2f ms",
-                r.pushedPerSecond(), r.deliveredPerSecond(), r.backlogAtEnd, r.push.getValueAtPercentile(50) / 1000.0));
+        Suite.log(String.format(Locale.ROOT, "  %.0f pushes/s, %.0f delivered/s, backlog %d at the end, push p50 %.2f ms, "
+                        + "cores busy %.0f%%, %.0f µs of CPU a push", r.pushedPerSecond(), r.deliveredPerSecond(), r.backlogAtEnd,
+                r.push.getValueAtPercentile(50) / 1000.0, 100 * r.busy, r.cpuUsPerPush()));
     }
 
     /** Waits until the receiver has had every message pushed to the destination's queue so far. */
@@ -405,6 +430,15 @@ final class DestinationsPhase {
         double seconds;
         Histogram push;
         Histogram latency;
+        /** The machine's busy CPU over the measured period, seconds over all cores (NaN when not read). */
+        double cpuSeconds = Double.NaN;
+        /** The share of all cores busy over the measured period (NaN when not read). */
+        double busy = Double.NaN;
+
+        /** The machine's busy CPU per push answered in the measured period, µs. */
+        double cpuUsPerPush() {
+            return pushed > 0 ? cpuSeconds * 1e6 / pushed : Double.NaN;
+        }
 
         double pushedPerSecond() {
             return seconds > 0 ? pushed / seconds : 0;
@@ -510,6 +544,15 @@ final class DestinationsPhase {
                     }
                 }.schedule();
             }
+            // the machine's CPU over the measured period, read on this thread while the producers run
+            double cpu0 = Double.NaN;
+            double cpu1 = Double.NaN;
+            if (MachineCpu.available()) {
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 - System.nanoTime()));
+                cpu0 = MachineCpu.busySeconds();
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, t1 - System.nanoTime()));
+                cpu1 = MachineCpu.busySeconds();
+            }
             long waitMs = TimeUnit.NANOSECONDS.toMillis(t1 - System.nanoTime()) + 60_000;
             if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
                 firstError.compareAndSet(null, "pushes still in flight after the run");
@@ -518,6 +561,8 @@ final class DestinationsPhase {
             r.pushed = measured.get();
             r.seconds = measure.toNanos() / 1e9;
             r.push = push;
+            r.cpuSeconds = cpu1 - cpu0;
+            r.busy = r.cpuSeconds / r.seconds / Runtime.getRuntime().availableProcessors();
             if (receiver != null) {
                 r.delivered = receiver.inWindow.get();
                 r.backlogAtEnd = pushedWith.get() - receiver.unique.size();
