@@ -1,5 +1,6 @@
 package dev.exactly.bench;
 
+import dev.exactly.testing.PayloadClock;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
@@ -368,7 +369,7 @@ final class DestinationsPhase {
                     if (now >= t0 && now < t1) {
                         inWindow.incrementAndGet();
                     }
-                    long sent = sentAt(ar.result());
+                    long sent = PayloadClock.sentAt(ar.result().toString(StandardCharsets.UTF_8));
                     if (sent >= t0 && sent < t1) {
                         latency.recordValue(Math.max(1, (now - sent) / 1000));
                     }
@@ -391,28 +392,6 @@ final class DestinationsPhase {
 
         void reset() {
             duplicates.set(0);
-        }
-
-        /** The payload's "t" (the push's send time), or Long.MIN_VALUE. */
-        static long sentAt(Buffer body) {
-            String text = body.toString(StandardCharsets.UTF_8);
-            int at = text.indexOf("\"t\":");
-            if (at < 0) {
-                return Long.MIN_VALUE;
-            }
-            int i = at + 4;
-            while (i < text.length() && text.charAt(i) == ' ') {
-                i++; // a jsonb payload is stored as {"t": 123, …}
-            }
-            int j = i;
-            while (j < text.length() && (Character.isDigit(text.charAt(j)) || text.charAt(j) == '-')) {
-                j++;
-            }
-            try {
-                return Long.parseLong(text.substring(i, j));
-            } catch (NumberFormatException e) {
-                return Long.MIN_VALUE;
-            }
         }
 
         void close() throws Exception {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.standardwebhooks.Webhook;
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.testing.Api;
+import dev.exactly.testing.PayloadClock;
 import dev.exactly.testing.TestDatabase;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -559,7 +560,7 @@ public final class DestinationsBench {
                     if (now >= t0 && now < t1) {
                         inWindow.incrementAndGet();
                     }
-                    long sent = sentAt(text);
+                    long sent = PayloadClock.sentAt(text);
                     if (sent >= t0 && sent < t1) {
                         latency.recordValue(Math.max(1, (now - sent) / 1000));
                     }
@@ -579,27 +580,6 @@ public final class DestinationsBench {
             inWindow.set(0);
             this.t0 = from;
             this.t1 = to;
-        }
-
-        /** The payload's "t" (the push's send time), or Long.MIN_VALUE; a jsonb payload reads {"t": 123, …}. */
-        static long sentAt(String text) {
-            int at = text.indexOf("\"t\":");
-            if (at < 0) {
-                return Long.MIN_VALUE;
-            }
-            int i = at + 4;
-            while (i < text.length() && text.charAt(i) == ' ') {
-                i++;
-            }
-            int j = i;
-            while (j < text.length() && (Character.isDigit(text.charAt(j)) || text.charAt(j) == '-')) {
-                j++;
-            }
-            try {
-                return Long.parseLong(text.substring(i, j));
-            } catch (NumberFormatException e) {
-                return Long.MIN_VALUE;
-            }
         }
 
         void close() {
