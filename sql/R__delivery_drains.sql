@@ -6,7 +6,11 @@
 -- The queues among p_queues that have a destination (p_configured: those the configuration gives
 -- one; else one defined through the API) and whose drain was not asked for within the last
 -- p_debounce_ms milliseconds; they are marked as asked for now. A fresh mark is only read, never
--- locked; of two concurrent stores, the ON CONFLICT condition lets only one take a stale mark.
+-- locked. A stale mark is taken by an UPDATE whose condition is checked again on the row a
+-- concurrent store may have just marked, so of two stores only one takes it; a queue without a
+-- mark gets one by an INSERT, and of two stores only one inserts it (ON CONFLICT DO NOTHING).
+-- Two statements, not one INSERT ... ON CONFLICT DO UPDATE WHERE: Citus sends that statement's
+-- conflict condition to the workers without the values of its parameters, and the workers refuse it.
 CREATE OR REPLACE FUNCTION exactly.ask_drains(p_queues text[], p_configured text[], p_debounce_ms integer)
 RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -15,14 +19,16 @@ DECLARE
     v_cutoff timestamptz := v_now - make_interval(secs => p_debounce_ms / 1000.0);
 BEGIN
     RETURN QUERY
-    WITH due AS (
-        SELECT q FROM unnest(p_queues) q
-         WHERE (q = ANY (p_configured) OR EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.queue = q))
-           AND NOT EXISTS (SELECT 1 FROM exactly.delivery_drains r WHERE r.queue = q AND r.invoked_at > v_cutoff))
+    UPDATE exactly.delivery_drains r SET invoked_at = v_now
+     WHERE r.queue = ANY (p_queues) AND r.invoked_at <= v_cutoff
+       AND (r.queue = ANY (p_configured) OR EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.queue = r.queue))
+    RETURNING r.queue;
+    RETURN QUERY
     INSERT INTO exactly.delivery_drains AS r (queue, invoked_at)
-    SELECT q, v_now FROM due
-    ON CONFLICT (queue) DO UPDATE SET invoked_at = EXCLUDED.invoked_at
-        WHERE r.invoked_at <= v_cutoff
+    SELECT q, v_now FROM unnest(p_queues) q
+     WHERE (q = ANY (p_configured) OR EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.queue = q))
+       AND NOT EXISTS (SELECT 1 FROM exactly.delivery_drains x WHERE x.queue = q)
+    ON CONFLICT (queue) DO NOTHING
     RETURNING r.queue;
 END
 $$;

@@ -31,3 +31,24 @@ LANGUAGE sql AS $$
         WHERE d.queue = EXCLUDED.queue
     RETURNING (xmax = 0)
 $$;
+
+-- Before a replay (dev.exactly.destination.DestinationReplays): locks the group's cursor rows of
+-- the queue's partitions (of partition p_partition alone when it is not null) in ascending
+-- partition id, the lock order of sql/R__consume.sql; a partition without the group's cursor has
+-- none to lock. One row per statement: on Citus each is one shard's (a multi-shard
+-- SELECT ... FOR UPDATE is refused there).
+CREATE OR REPLACE FUNCTION exactly.lock_group_cursors(p_queue text, p_group text, p_partition text)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_pid bigint;
+BEGIN
+    FOR v_pid IN
+        SELECT n.id FROM exactly.partition_names n JOIN exactly.queues q ON q.id = n.queue_id
+        WHERE q.name = p_queue AND (p_partition IS NULL OR n.name = p_partition) ORDER BY n.id
+    LOOP
+        PERFORM 1 FROM exactly.consumer_cursors c WHERE c.partition_id = v_pid AND c.consumer_group = p_group
+        FOR UPDATE;
+    END LOOP;
+END
+$$;

@@ -30,12 +30,9 @@ import java.util.List;
 public class DestinationReplays {
 
     // the group's cursor rows of the partitions replayed, in ascending partition id (sql/R__consume.sql's
-    // lock order): their holder alone writes their delivery rows, so the replay, a statement of its own
-    // after this one, sees every ack that committed before it
-    private static final String LOCK = "SELECT c.partition_id FROM exactly.consumer_cursors c "
-            + "JOIN exactly.partitions p ON p.id = c.partition_id JOIN exactly.queues q ON q.id = p.queue_id "
-            + "WHERE q.name = $1 AND c.consumer_group = $2 AND ($3::text IS NULL OR p.name = $3::text) "
-            + "ORDER BY c.partition_id FOR UPDATE OF c";
+    // lock order; sql/R__destinations.sql, one row per statement): their holder alone writes their delivery
+    // rows, so the replay, a statement of its own after this one, sees every ack that committed before it
+    private static final String LOCK = "SELECT exactly.lock_group_cursors(p_queue => $1, p_group => $2, p_partition => $3)";
     // $1 queue, $2 group, $3 partition or NULL, $4 fromOffset or NULL, $5 fromTime or NULL
     private static final String REPLAY = "WITH parts AS ("
             + "SELECT p.id, p.name, CASE WHEN $4::bigint IS NOT NULL THEN $4::bigint "
