@@ -17,6 +17,7 @@ import dev.exactly.testing.Api;
 import dev.exactly.testing.FakeEventBridge;
 import dev.exactly.testing.MotoServer;
 import dev.exactly.testing.TestDatabase;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpHeaders;
@@ -30,18 +31,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -141,15 +143,7 @@ class LambdaDeliveryIT {
         receiver.createContext("/hook", ex -> {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
-                Map<String, List<String>> headers = new HashMap<>();
-                ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
-                boolean verified;
-                try {
-                    new Webhook(SIGNING_SECRET).verify(new String(body, StandardCharsets.UTF_8), HttpHeaders.of(headers, (a, b) -> true));
-                    verified = true;
-                } catch (Exception e) {
-                    verified = false;
-                }
+                boolean verified = verified(ex.getRequestHeaders(), body);
                 int status = answer;
                 received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
                         Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
@@ -163,25 +157,17 @@ class LambdaDeliveryIT {
             sqs = moto.sqs(Region.EU_WEST_1);
             standardQueueUrl = MotoServer.createQueue(sqs, "exactly-standard", false);
             fifoQueueUrl = MotoServer.createQueue(sqs, "exactly-orders", true);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             motoAbsent = MotoServer.ABSENT + " (" + e.getMessage() + ")";
         }
         eventBridge = new FakeEventBridge("127.0.0.2");
         looseReceiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         looseReceiver.setExecutor(Executors.newFixedThreadPool(16));
         looseReceiver.createContext("/loose", ex -> {
+            looseMostInFlight.accumulateAndGet(looseInFlight.incrementAndGet(), Math::max);
             try (ex) {
-                looseMostInFlight.accumulateAndGet(looseInFlight.incrementAndGet(), Math::max);
                 byte[] body = ex.getRequestBody().readAllBytes();
-                Map<String, List<String>> headers = new HashMap<>();
-                ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
-                boolean verified;
-                try {
-                    new Webhook(SIGNING_SECRET).verify(new String(body, StandardCharsets.UTF_8), HttpHeaders.of(headers, (a, b) -> true));
-                    verified = true;
-                } catch (Exception e) {
-                    verified = false;
-                }
+                boolean verified = verified(ex.getRequestHeaders(), body);
                 Thread.sleep(200);
                 looseReceived.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
                         Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
@@ -189,11 +175,24 @@ class LambdaDeliveryIT {
                 looseInFlight.decrementAndGet();
                 ex.sendResponseHeaders(204, -1);
             } catch (InterruptedException e) {
+                looseInFlight.decrementAndGet();
                 Thread.currentThread().interrupt();
             }
         });
         looseReceiver.start();
         function = FunctionProcess.start("delivery", runtime, environment());
+    }
+
+    /** Whether the Standard Webhooks library verifies the request's signature with {@link #SIGNING_SECRET}. */
+    private static boolean verified(com.sun.net.httpserver.Headers requestHeaders, byte[] body) {
+        Map<String, List<String>> headers = new HashMap<>();
+        requestHeaders.forEach((k, v) -> headers.put(k.toLowerCase(), v));
+        try {
+            new Webhook(SIGNING_SECRET).verify(new String(body, StandardCharsets.UTF_8), HttpHeaders.of(headers, (a, b) -> true));
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     @AfterAll
@@ -573,7 +572,7 @@ class LambdaDeliveryIT {
         await("eight deliveries", () -> looseReceived.size() >= 8);
         Thread.sleep(300); // anything extra would arrive now
         assertEquals(8, looseReceived.size(), looseReceived.toString());
-        assertEquals(Set.copyOf(ids), looseReceived.stream().map(Received::webhookId).collect(java.util.stream.Collectors.toSet()),
+        assertEquals(Set.copyOf(ids), looseReceived.stream().map(Received::webhookId).collect(Collectors.toSet()),
                 "each message once");
         for (Received r : looseReceived) {
             assertEquals(1, r.attempt(), r.toString());
