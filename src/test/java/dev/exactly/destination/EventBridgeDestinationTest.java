@@ -1,8 +1,5 @@
 package dev.exactly.destination;
 
-import static dev.exactly.destination.DestinationFixtures.startReceiver;
-import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
@@ -16,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
+import dev.exactly.testing.FakeEventBridge;
+import dev.exactly.testing.FakeEventBridge.Fault;
+import dev.exactly.testing.FakeEventBridge.Received;
 import dev.exactly.webhook.Signing;
 import dev.exactly.webhook.WebhookClient;
 import io.quarkus.test.junit.QuarkusTest;
@@ -32,53 +31,28 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * eventbridge destinations, driving the real AWS SDK v2 EventBridgeClient against a loopback
- * endpoint (127.0.0.2, which the test profile allows) that answers PutEvents as the EventBridge API
- * reference documents it: the AWS JSON 1.1 protocol ({@code X-Amz-Target: AWSEvents.PutEvents},
- * {@code application/x-amz-json-1.1}), {@code {"Entries":[{"EventId"}],"FailedEntryCount":0}} on
- * success, and a partial failure as {@code FailedEntryCount} 1 with the entry's {@code ErrorCode}
- * and {@code ErrorMessage} under HTTP 200. What the client sent is checked: target, SigV4
- * signature scope, the entry's bus, Source, DetailType and Detail. EventBridge itself is not here.
+ * eventbridge destinations, driving the real AWS SDK v2 EventBridgeClient against
+ * {@link FakeEventBridge} on 127.0.0.2 (which the test profile allows), a loopback stand-in that
+ * answers PutEvents as the EventBridge API reference documents it, successes, failed entries and
+ * 500s. What the client sent is checked: target, SigV4 signature scope, the entry's bus, Source,
+ * DetailType and Detail. EventBridge itself is not here.
  */
 @QuarkusTest
 class EventBridgeDestinationTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One request the endpoint got. */
-    record Received(Map<String, String> headers, JsonNode body) {
-        String h(String name) {
-            return headers.get(name.toLowerCase());
-        }
-
-        JsonNode entry() {
-            return body.get("Entries").get(0);
-        }
-
-        JsonNode detail() {
-            try {
-                return JSON.readTree(entry().get("Detail").asText());
-            } catch (Exception e) {
-                throw new AssertionError("Detail is not JSON: " + entry(), e);
-            }
-        }
-    }
-
     @Inject
     Pool pool;
 
-    HttpServer server;
-    final List<Received> received = new CopyOnWriteArrayList<>();
-    /** Answers to give, in order, before the normal success: "partial" (a failed entry) or "500". */
-    final ConcurrentLinkedQueue<String> faults = new ConcurrentLinkedQueue<>();
+    FakeEventBridge server;
+    List<Received> received;
 
     @BeforeAll
     static void credentials() {
@@ -89,47 +63,19 @@ class EventBridgeDestinationTest {
 
     @BeforeEach
     void endpoint() throws Exception {
-        server = startReceiver(1, ex -> {
-            byte[] body = ex.getRequestBody().readAllBytes();
-            Map<String, String> headers = new HashMap<>();
-            ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
-            headers.put(":method", ex.getRequestMethod());
-            headers.put(":path", ex.getRequestURI().getPath());
-            received.add(new Received(headers, JSON.readTree(body)));
-            String fault = faults.poll();
-            int status = 200;
-            String answer;
-            if ("500".equals(fault)) {
-                status = 500;
-                answer = "{\"__type\":\"InternalException\",\"message\":\"try again\"}";
-            } else if ("partial".equals(fault)) {
-                answer = "{\"Entries\":[{\"ErrorCode\":\"InternalFailure\",\"ErrorMessage\":\"the bus could not take it now\"}],"
-                        + "\"FailedEntryCount\":1}";
-            } else {
-                answer = "{\"Entries\":[{\"EventId\":\"" + UUID.randomUUID() + "\"}],\"FailedEntryCount\":0}";
-            }
-            byte[] out = answer.getBytes(StandardCharsets.UTF_8);
-            ex.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
-            ex.getResponseHeaders().add("x-amzn-RequestId", UUID.randomUUID().toString());
-            ex.sendResponseHeaders(status, out.length);
-            ex.getResponseBody().write(out);
-            ex.close();
-        });
+        server = new FakeEventBridge("127.0.0.2");
+        received = server.received();
     }
 
     @AfterEach
     void stop() {
-        stopReceiver(server);
+        server.close();
         deleteAll(pool);
     }
 
     private String endpointUrl() {
-        return receiverUrl(server, "");
+        return server.endpoint();
     }
-
-
-
-
 
     private List<Received> of(String queue) {
         return received.stream().filter(r -> queue.equals(r.detail().path("queue").asText())).toList();
@@ -196,8 +142,8 @@ class EventBridgeDestinationTest {
     void aPartialFailureIsAFailedAttemptRetriedWithTheSameId() throws Exception {
         String queue = fresh("eb-partial");
         api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/p-" + queue).then().statusCode(201);
-        faults.add("partial");
-        faults.add("500");
+        server.fail(Fault.PARTIAL);
+        server.fail(Fault.HTTP_500);
         String id = push(queue, "p", "once", "{\"x\":1}");
         push(queue, "p", "twice", "{\"x\":2}");
         await("both delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 2);
@@ -219,7 +165,7 @@ class EventBridgeDestinationTest {
     void thePartialFailuresErrorCodeIsTheLastError() throws Exception {
         String queue = fresh("eb-code");
         api().body(body(",\"maxAttempts\":1")).put("/api/v1/queues/" + queue + "/destinations/c-" + queue).then().statusCode(201);
-        faults.add("partial");
+        server.fail(Fault.PARTIAL);
         String id = push(queue, "p", "dead", "{\"x\":1}");
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
         assertEquals("EventBridge did not take the event: InternalFailure: the bus could not take it now",
@@ -305,7 +251,7 @@ class EventBridgeDestinationTest {
     @Test
     void anEndpointWhoseNameResolvesToARefusedAddressFailsEachAttemptSayingSo() throws Exception {
         String queue = fresh("eb-ssrf");
-        api().body("{\"type\":\"eventbridge\",\"region\":\"eu-west-1\",\"endpoint\":\"http://localhost:" + server.getAddress().getPort()
+        api().body("{\"type\":\"eventbridge\",\"region\":\"eu-west-1\",\"endpoint\":\"http://localhost:" + server.port()
                 + "\",\"maxAttempts\":1}").put("/api/v1/queues/" + queue + "/destinations/ssrf-" + queue).then().statusCode(201);
         push(queue, "p", "x", "{}");
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);

@@ -8,23 +8,17 @@ import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.exactly.testing.MotoServer;
 import dev.exactly.webhook.Signing;
 import dev.exactly.webhook.WebhookClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import java.io.File;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,17 +30,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageRequest;
 import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
-import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
-import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 
 /**
  * sqs destinations against a real SQS-compatible server on loopback: moto's server (moto_server,
@@ -60,7 +47,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 @QuarkusTest
 class SqsDestinationTest {
 
-    static Process server;
+    static MotoServer server;
     static String endpoint;
     static SqsClient sqs;
 
@@ -69,37 +56,16 @@ class SqsDestinationTest {
 
     @BeforeAll
     static void startServer() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.2"))) {
-            port = s.getLocalPort();
-        }
-        File log = File.createTempFile("moto-server", ".log");
         try {
-            server = new ProcessBuilder("moto_server", "-H", "127.0.0.2", "-p", Integer.toString(port))
-                    .redirectErrorStream(true).redirectOutput(log).start();
+            server = MotoServer.start("127.0.0.2");
         } catch (IOException e) {
-            org.junit.jupiter.api.Assumptions.abort("skipped: no moto_server on the PATH (" + e.getMessage()
-                    + "); to run these tests, install moto's server mode (pip install 'moto[server]', moto 5)");
+            org.junit.jupiter.api.Assumptions.abort(MotoServer.ABSENT + " (" + e.getMessage() + ")");
         }
-        endpoint = "http://127.0.0.2:" + port;
-        long end = System.nanoTime() + 60_000_000_000L;
-        while (true) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.2", port), 500);
-                break;
-            } catch (IOException e) {
-                if (!server.isAlive() || System.nanoTime() > end) {
-                    fail("moto_server did not start: " + java.nio.file.Files.readString(log.toPath()));
-                }
-                Thread.sleep(100);
-            }
-        }
+        endpoint = server.endpoint();
         // Exactly's SDK client finds these through the default credentials provider chain
         System.setProperty("aws.accessKeyId", "AKIDEXACTLYTEST");
         System.setProperty("aws.secretAccessKey", "exactly-test-secret-key");
-        sqs = SqsClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create(endpoint))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDEXACTLYTEST", "x")))
-                .httpClient(UrlConnectionHttpClient.create()).build();
+        sqs = server.sqs(Region.US_EAST_1);
     }
 
     @AfterAll
@@ -108,9 +74,7 @@ class SqsDestinationTest {
             sqs.close();
         }
         if (server != null) {
-            server.descendants().forEach(ProcessHandle::destroy);
-            server.destroy();
-            server.waitFor();
+            server.close();
         }
     }
 
@@ -121,10 +85,7 @@ class SqsDestinationTest {
 
 
     private static String createQueue(String name, boolean fifo) {
-        Map<QueueAttributeName, String> attributes = fifo
-                ? Map.of(QueueAttributeName.FIFO_QUEUE, "true", QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false")
-                : Map.of();
-        return sqs.createQueue(b -> b.queueName(fifo ? name + ".fifo" : name).attributes(attributes)).queueUrl();
+        return MotoServer.createQueue(sqs, name, fifo);
     }
 
     private static void putSqs(String queue, String name, String queueUrl, String extra) {
@@ -135,32 +96,12 @@ class SqsDestinationTest {
 
 
 
-    /** Receives (and deletes) messages until {@code n} arrived, then for 1 s more: anything extra shows. */
     private static List<Message> receive(String queueUrl, int n) {
-        List<Message> got = new ArrayList<>();
-        long end = System.nanoTime() + 60_000_000_000L;
-        long quietUntil = Long.MAX_VALUE;
-        while (System.nanoTime() < Math.min(end, quietUntil)) {
-            List<Message> batch = sqs.receiveMessage(ReceiveMessageRequest.builder().queueUrl(queueUrl).maxNumberOfMessages(10)
-                    .waitTimeSeconds(1).messageAttributeNames("All")
-                    .messageSystemAttributeNames(MessageSystemAttributeName.ALL).build()).messages();
-            for (Message m : batch) {
-                got.add(m);
-                sqs.deleteMessage(DeleteMessageRequest.builder().queueUrl(queueUrl).receiptHandle(m.receiptHandle()).build());
-            }
-            if (got.size() >= n && quietUntil == Long.MAX_VALUE) {
-                quietUntil = System.nanoTime() + 1_000_000_000L;
-            }
-        }
-        if (got.size() < n) {
-            fail("only " + got.size() + " of " + n + " messages within 60 s");
-        }
-        return got;
+        return MotoServer.receive(sqs, queueUrl, n);
     }
 
     private static String attr(Message m, String name) {
-        MessageAttributeValue v = m.messageAttributes().get(name);
-        return v == null ? null : v.stringValue();
+        return MotoServer.attr(m, name);
     }
 
     private static void checkPlace(Message m, String queue, Map<String, String> ids, Map<String, String> payloads) {

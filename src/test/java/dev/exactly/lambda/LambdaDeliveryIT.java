@@ -14,7 +14,10 @@ import dev.exactly.lambda.runtime.FakeSecretsManager;
 import dev.exactly.lambda.runtime.FunctionProcess;
 import dev.exactly.lambda.runtime.RuntimeApiServer;
 import dev.exactly.testing.Api;
+import dev.exactly.testing.FakeEventBridge;
+import dev.exactly.testing.MotoServer;
 import dev.exactly.testing.TestDatabase;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpHeaders;
@@ -28,19 +31,30 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
  * Destinations in the Lambda shape, with target/function.zip under the AWS Lambda runtime
@@ -51,7 +65,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * each asynchronous invocation the function makes of itself to the same runtime API, as Lambda
  * would run it. A push through an API Gateway event is then delivered without any schedule; a
  * receiver that fails has its partition parked past the invocation's deadline and delivered by
- * the scheduled drain once it is back, with the same webhook-id.
+ * the scheduled drain once it is back, with the same webhook-id. Drains also deliver to the other
+ * types, configured the same way: an {@code sqs} destination on a standard and on a FIFO queue of
+ * moto's server ({@link MotoServer}, on 127.0.0.2; those tests are skipped where it is absent), an
+ * {@code eventbridge} one to {@link FakeEventBridge}, and an unordered ({@code ordered=false}) HTTP
+ * one to a receiver that counts the requests it is answering at once. The AWS SDK in the function
+ * signs with the credentials of the environment the runtime client gives it.
  *
  * <p>Prints the push-to-delivery time of one push (no timing is asserted).
  */
@@ -65,6 +84,14 @@ class LambdaDeliveryIT {
     private static final String SIGNING_SECRET = "whsec_" + Base64.getEncoder().encodeToString(
             "a 32-byte key for the receiver!!".getBytes(StandardCharsets.US_ASCII));
     private static final String QUEUE = "orders";
+    private static final String SQS_STANDARD = "to-sqs";
+    private static final String SQS_FIFO = "to-fifo";
+    private static final String EVENTS = "to-bus";
+    private static final String LOOSE = "loose";
+    /** The SQS queues' URLs as Terraform takes them; moto_server finds a queue by the URL's last segment. */
+    private static final String SQS_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/";
+    /** In another region than the function's AWS_REGION (eu-west-1): the destination's region is the ARN's. */
+    private static final String BUS_ARN = "arn:aws:events:us-east-2:123456789012:event-bus/orders";
     private static final String FUNCTION_ARN = "arn:aws:lambda:eu-west-1:123456789012:function:exactly:live";
 
     /** One request the receiver got. */
@@ -80,6 +107,19 @@ class LambdaDeliveryIT {
     private static final List<Received> received = new CopyOnWriteArrayList<>();
     private static final List<RuntimeApiServer.Outcome> drains = new CopyOnWriteArrayList<>();
     private static volatile int answer = 204;
+
+    /** The moto_server of the sqs destinations; null where it is absent, {@link #motoAbsent} saying why. */
+    private static MotoServer moto;
+    private static String motoAbsent;
+    private static SqsClient sqs;
+    private static String standardQueueUrl;
+    private static String fifoQueueUrl;
+    private static FakeEventBridge eventBridge;
+    /** The unordered destination's receiver: answers after 200 ms, on up to 16 threads. */
+    private static HttpServer looseReceiver;
+    private static final List<Received> looseReceived = new CopyOnWriteArrayList<>();
+    private static final AtomicInteger looseInFlight = new AtomicInteger();
+    private static final AtomicInteger looseMostInFlight = new AtomicInteger();
 
     @BeforeAll
     static void start() throws Exception {
@@ -103,15 +143,7 @@ class LambdaDeliveryIT {
         receiver.createContext("/hook", ex -> {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
-                Map<String, List<String>> headers = new HashMap<>();
-                ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
-                boolean verified;
-                try {
-                    new Webhook(SIGNING_SECRET).verify(new String(body, StandardCharsets.UTF_8), HttpHeaders.of(headers, (a, b) -> true));
-                    verified = true;
-                } catch (Exception e) {
-                    verified = false;
-                }
+                boolean verified = verified(ex.getRequestHeaders(), body);
                 int status = answer;
                 received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
                         Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
@@ -120,7 +152,47 @@ class LambdaDeliveryIT {
             }
         });
         receiver.start();
+        try {
+            moto = MotoServer.start("127.0.0.2");
+            sqs = moto.sqs(Region.EU_WEST_1);
+            standardQueueUrl = MotoServer.createQueue(sqs, "exactly-standard", false);
+            fifoQueueUrl = MotoServer.createQueue(sqs, "exactly-orders", true);
+        } catch (IOException e) {
+            motoAbsent = MotoServer.ABSENT + " (" + e.getMessage() + ")";
+        }
+        eventBridge = new FakeEventBridge("127.0.0.2");
+        looseReceiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        looseReceiver.setExecutor(Executors.newFixedThreadPool(16));
+        looseReceiver.createContext("/loose", ex -> {
+            looseMostInFlight.accumulateAndGet(looseInFlight.incrementAndGet(), Math::max);
+            try (ex) {
+                byte[] body = ex.getRequestBody().readAllBytes();
+                boolean verified = verified(ex.getRequestHeaders(), body);
+                Thread.sleep(200);
+                looseReceived.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
+                        Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
+                        new String(body, StandardCharsets.UTF_8), verified, 204));
+                looseInFlight.decrementAndGet();
+                ex.sendResponseHeaders(204, -1);
+            } catch (InterruptedException e) {
+                looseInFlight.decrementAndGet();
+                Thread.currentThread().interrupt();
+            }
+        });
+        looseReceiver.start();
         function = FunctionProcess.start("delivery", runtime, environment());
+    }
+
+    /** Whether the Standard Webhooks library verifies the request's signature with {@link #SIGNING_SECRET}. */
+    private static boolean verified(com.sun.net.httpserver.Headers requestHeaders, byte[] body) {
+        Map<String, List<String>> headers = new HashMap<>();
+        requestHeaders.forEach((k, v) -> headers.put(k.toLowerCase(), v));
+        try {
+            new Webhook(SIGNING_SECRET).verify(new String(body, StandardCharsets.UTF_8), HttpHeaders.of(headers, (a, b) -> true));
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     @AfterAll
@@ -136,12 +208,26 @@ class LambdaDeliveryIT {
         if (receiver != null) {
             receiver.stop(0);
         }
+        if (looseReceiver != null) {
+            looseReceiver.stop(0);
+            ((ExecutorService) looseReceiver.getExecutor()).shutdownNow();
+        }
+        if (eventBridge != null) {
+            eventBridge.close();
+        }
+        if (sqs != null) {
+            sqs.close();
+        }
+        if (moto != null) {
+            moto.close();
+        }
     }
 
     /**
      * As infra/terraform configures a destination (secrets.tf): its settings in the settings
      * document, its signing secret as a Secrets Manager reference; the loopback receiver allowed by
-     * exactly.delivery.allowed-hosts. The Invoke endpoint is the test's.
+     * exactly.delivery.allowed-hosts, as are moto_server's and the PutEvents stand-in's (127.0.0.2),
+     * named by the AWS destinations' endpoint and region settings. The Invoke endpoint is the test's.
      */
     private static Map<String, String> environment() throws Exception {
         secrets.put(ARN + "exactly-db-app-AbCdEf", JSON.writeValueAsString(Map.of("username", "exactly_fn",
@@ -155,8 +241,31 @@ class LambdaDeliveryIT {
         properties.put("exactly.destinations.billing.timeout-ms", "500");
         properties.put("exactly.destinations.billing.backoff-ms", "1000");
         properties.put("exactly.destinations.billing.backoff-cap-ms", "1000");
-        properties.put("exactly.delivery.allowed-hosts", "127.0.0.1/32");
-        Map<String, String> refs = Map.of("exactly.destinations.billing.signing-secret", ARN + "exactly-destination-billing-AbCdEf");
+        properties.put("exactly.delivery.allowed-hosts", "127.0.0.1/32,127.0.0.2/32");
+        // the AWS types as Terraform writes them (the queue's regional URL, the bus's ARN), plus the
+        // endpoint that reaches the loopback server (as for an interface endpoint without private DNS);
+        // the region is the URL's or ARN's
+        if (moto != null) {
+            for (String[] d : new String[][] {{"to-sqs", SQS_STANDARD, SQS_URL + "exactly-standard"},
+                    {"to-fifo", SQS_FIFO, SQS_URL + "exactly-orders.fifo"}}) {
+                String key = "exactly.destinations." + d[0] + ".";
+                properties.put(key + "queue", d[1]);
+                properties.put(key + "type", "sqs");
+                properties.put(key + "queue-url", d[2]);
+                properties.put(key + "endpoint", moto.endpoint());
+            }
+        }
+        properties.put("exactly.destinations.to-bus.queue", EVENTS);
+        properties.put("exactly.destinations.to-bus.type", "eventbridge");
+        properties.put("exactly.destinations.to-bus.event-bus", BUS_ARN);
+        properties.put("exactly.destinations.to-bus.event-source", "com.example.exactly");
+        properties.put("exactly.destinations.to-bus.detail-type", "order.event");
+        properties.put("exactly.destinations.to-bus.endpoint", eventBridge.endpoint());
+        properties.put("exactly.destinations.loose.queue", LOOSE);
+        properties.put("exactly.destinations.loose.url", "http://127.0.0.1:" + looseReceiver.getAddress().getPort() + "/loose");
+        properties.put("exactly.destinations.loose.ordered", "false");
+        Map<String, String> refs = Map.of("exactly.destinations.billing.signing-secret", ARN + "exactly-destination-billing-AbCdEf",
+                "exactly.destinations.loose.signing-secret", ARN + "exactly-destination-billing-AbCdEf");
         secrets.put(SETTINGS, JSON.writeValueAsString(Map.of("properties", properties, "secrets", refs)));
         Map<String, String> env = new HashMap<>();
         env.put("QUARKUS_PROFILE", "lambda");
@@ -174,16 +283,29 @@ class LambdaDeliveryIT {
     }
 
     private static JsonNode push(String queue, String transactionId, String payload) throws Exception {
-        String body = JSON.writeValueAsString(Map.of("items", List.of(Map.of("queue", queue, "partition", "p1",
-                "transactionId", transactionId, "payload", JSON.readTree(payload)))));
+        return push(queue, "p1", transactionId, payload);
+    }
+
+    private static JsonNode push(String queue, String partition, String transactionId, String payload) throws Exception {
+        List<Map<String, Object>> items = List.of(Map.of("queue", queue, "partition", partition,
+                "transactionId", transactionId, "payload", JSON.readTree(payload)));
+        return pushAll(items).get(0);
+    }
+
+    /** One push invocation of several items; expects each queued, and returns the results. */
+    private static JsonNode pushAll(List<Map<String, Object>> items) throws Exception {
+        String body = JSON.writeValueAsString(Map.of("items", items));
         RuntimeApiServer.Outcome o = runtime.invoke(ApiGatewayEvents.request("POST", "/api/v1/push")
                 .header("authorization", "Bearer " + Api.TEST_API_KEY).json(body).build(), TIMEOUT);
         assertNotNull(o.response(), "the push failed: " + o.error() + "\n" + function.output());
         JsonNode r = JSON.readTree(o.response());
         assertEquals(200, r.path("statusCode").asInt(), r.toString());
         JsonNode answer = JSON.readTree(r.path("body").asText());
-        assertEquals("queued", answer.at("/results/0/status").asText(), answer.toString());
-        return answer.at("/results/0");
+        for (JsonNode result : answer.path("results")) {
+            assertEquals("queued", result.path("status").asText(), answer.toString());
+        }
+        assertEquals(items.size(), answer.path("results").size(), answer.toString());
+        return answer.path("results");
     }
 
     private static void await(String what, BooleanSupplier done) throws InterruptedException {
@@ -324,6 +446,140 @@ class LambdaDeliveryIT {
         await("the delivery of " + id + " to the destination added after the first stores",
                 () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204 && r.verified()));
         assertTrue(settledCount(askCalls) > before, "the store after the destination was added asked for no drain");
+    }
+
+    /**
+     * Messages pushed into the queues of the two sqs destinations arrive in the SQS queues of
+     * moto_server, sent by the drains the pushes invoked: each once, with its attributes; on the
+     * FIFO queue the group {@code <queue>/<partition>}, the messageId as deduplication id, and
+     * offset order per group.
+     */
+    @Test
+    @Order(6)
+    void sqsDestinationsOnAStandardAndAFifoQueueAreDeliveredByDrains() throws Exception {
+        Assumptions.assumeTrue(moto != null, motoAbsent);
+        Map<String, String> ids = new HashMap<>();
+        Map<String, String> payloads = new HashMap<>();
+        Map<String, String> queues = new HashMap<>();
+        for (int i = 0; i < 6; i++) {
+            String queue = i % 2 == 0 ? SQS_FIFO : SQS_STANDARD;
+            String txn = "sqs-" + i;
+            String payload = "{\"n\":" + i + ",\"s\":\"é ✓\"}"; // as the push request carries it
+            payloads.put(txn, payload);
+            queues.put(txn, queue);
+            ids.put(txn, push(queue, "p" + (i % 4), txn, payload).path("messageId").asText());
+        }
+        List<Message> fifo = MotoServer.receive(sqs, fifoQueueUrl, 3);
+        List<Message> standard = MotoServer.receive(sqs, standardQueueUrl, 3);
+        assertEquals(3, fifo.size(), "each message once: " + fifo);
+        assertEquals(3, standard.size(), "each message once: " + standard);
+        Map<String, Long> lastOffset = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (Message m : fifo) {
+            String txn = MotoServer.attr(m, "transactionId");
+            checkSqsMessage(m, SQS_FIFO, ids, payloads, queues);
+            assertTrue(seen.add(txn), "once: " + txn);
+            String group = m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
+            assertEquals(SQS_FIFO + "/" + MotoServer.attr(m, "partition"), group);
+            assertEquals(ids.get(txn), m.attributes().get(MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID));
+            long offset = Long.parseLong(MotoServer.attr(m, "offset"));
+            Long before = lastOffset.put(group, offset);
+            assertTrue(before == null || offset > before, "offsets increase per message group: " + before + " then " + offset);
+        }
+        for (Message m : standard) {
+            String txn = MotoServer.attr(m, "transactionId");
+            checkSqsMessage(m, SQS_STANDARD, ids, payloads, queues);
+            assertTrue(seen.add(txn), "once: " + txn);
+            assertEquals(null, m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID), "no group on a standard queue");
+        }
+        assertEquals(ids.keySet(), seen);
+        // sent by drains of those queues, which the pushes invoked through the Invoke API
+        for (String queue : List.of(SQS_FIFO, SQS_STANDARD)) {
+            assertTrue(lambda.calls().stream().anyMatch(c -> c.payload().contains("\"queue\":\"" + queue + "\"")),
+                    "a drain of " + queue + " was invoked: " + lambda.calls());
+        }
+        await("the destinations' figures", () -> count("SELECT coalesce(sum(delivered), 0) FROM exactly.destination_state "
+                + "WHERE name IN ('to-sqs', 'to-fifo')") == 6);
+        assertEquals(0, count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination IN ('to-sqs', 'to-fifo')"));
+    }
+
+    private static void checkSqsMessage(Message m, String queue, Map<String, String> ids, Map<String, String> payloads,
+            Map<String, String> queues) {
+        String txn = MotoServer.attr(m, "transactionId");
+        assertEquals(queue, queues.get(txn), "the message went to its destination's queue: " + m);
+        assertEquals(ids.get(txn), MotoServer.attr(m, "messageId"), "the original messageId");
+        assertEquals(queue, MotoServer.attr(m, "queue"));
+        assertEquals("Number", m.messageAttributes().get("offset").dataType());
+        assertEquals("1", MotoServer.attr(m, "attempt"));
+        assertEquals("json", MotoServer.attr(m, "payloadEncoding"));
+        assertEquals(null, MotoServer.attr(m, "contentType"), "a pushed payload has no media type of its own");
+        assertEquals(payloads.get(txn), m.body(), "the stored payload, unchanged");
+    }
+
+    /**
+     * Messages pushed into the eventbridge destination's queue are sent by drains as one PutEvents
+     * entry each to the stand-in, signed with the credentials (and session token) of the function's
+     * environment for the bus ARN's region.
+     */
+    @Test
+    @Order(7)
+    void anEventBridgeDestinationIsDeliveredByDrains() throws Exception {
+        Map<String, String> ids = new HashMap<>();
+        for (int i = 0; i < 3; i++) {
+            ids.put("eb-" + i, push(EVENTS, "p" + (i % 2), "eb-" + i, "{\"n\":" + i + "}").path("messageId").asText());
+        }
+        List<FakeEventBridge.Received> got = eventBridge.received();
+        await("three events", () -> got.size() >= 3);
+        Thread.sleep(300); // anything extra would arrive now
+        assertEquals(3, got.size(), "each message once: " + got);
+        Set<String> seen = new HashSet<>();
+        for (FakeEventBridge.Received r : got) {
+            assertEquals("AWSEvents.PutEvents", r.h("X-Amz-Target"));
+            assertTrue(r.h("Authorization").startsWith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLETESTONLY1/"), r.h("Authorization"));
+            assertTrue(r.h("Authorization").contains("/us-east-2/events/aws4_request"), "the bus ARN's region: " + r.h("Authorization"));
+            assertEquals("test-only-session-token", r.h("X-Amz-Security-Token"), "the role's session token");
+            assertEquals(1, r.body().get("Entries").size(), "one entry per message");
+            assertEquals(BUS_ARN, r.entry().get("EventBusName").asText());
+            assertEquals("com.example.exactly", r.entry().get("Source").asText());
+            assertEquals("order.event", r.entry().get("DetailType").asText());
+            JsonNode d = r.detail();
+            String txn = d.get("transactionId").asText();
+            assertTrue(seen.add(txn), "once: " + txn);
+            assertEquals(ids.get(txn), d.get("messageId").asText(), "the original messageId");
+            assertEquals(EVENTS, d.get("queue").asText());
+            assertEquals(1, d.get("attempt").asInt());
+            assertEquals("json", d.get("payloadEncoding").asText());
+            assertEquals(JSON.readTree("{\"n\":" + txn.substring(3) + "}"), d.get("payload"));
+        }
+        assertTrue(lambda.calls().stream().anyMatch(c -> c.payload().contains("\"queue\":\"" + EVENTS + "\"")),
+                "a drain of " + EVENTS + " was invoked: " + lambda.calls());
+    }
+
+    /**
+     * An unordered destination: eight messages of one partition, stored by one push, are delivered
+     * by its drain each once, with several of them in flight at the same moment (the receiver
+     * answers each after 200 ms).
+     */
+    @Test
+    @Order(8)
+    void anUnorderedDestinationIsDeliveredByDrainsSeveralOfAPartitionInFlight() throws Exception {
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            items.add(Map.of("queue", LOOSE, "partition", "p1", "transactionId", "loose-" + i, "payload", Map.of("n", i)));
+        }
+        List<String> ids = new ArrayList<>();
+        pushAll(items).forEach(r -> ids.add(r.path("messageId").asText()));
+        await("eight deliveries", () -> looseReceived.size() >= 8);
+        Thread.sleep(300); // anything extra would arrive now
+        assertEquals(8, looseReceived.size(), looseReceived.toString());
+        assertEquals(Set.copyOf(ids), looseReceived.stream().map(Received::webhookId).collect(Collectors.toSet()),
+                "each message once");
+        for (Received r : looseReceived) {
+            assertEquals(1, r.attempt(), r.toString());
+            assertTrue(r.verified(), "signed: " + r);
+        }
+        assertTrue(looseMostInFlight.get() > 1, "sends of one partition overlap: at most " + looseMostInFlight.get() + " in flight");
+        await("the destination's figures", () -> count("SELECT delivered FROM exactly.destination_state WHERE name = 'loose'") == 8);
     }
 
     /**
