@@ -134,7 +134,8 @@ final class AnswerGuard {
         }
         Invocation invocation = new Invocation(requestId);
         current = invocation;
-        Map<String, Object> mdc = new HashMap<>(MDC.getMap());
+        Map<String, Object> logContext = MDC.getMap();
+        Map<String, Object> mdc = logContext == null ? Map.of() : new HashMap<>(logContext);
         Future<byte[]> run = threads.submit(() -> {
             mdc.forEach(MDC::put);
             try {
