@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +40,7 @@ class AnswerGuardTest {
     static final class HungDispatch implements AnswerGuard.Dispatch {
         final boolean arrives;
         final CountDownLatch interrupted = new CountDownLatch(1);
+        final AtomicInteger calls = new AtomicInteger();
 
         HungDispatch(boolean arrives) {
             this.arrives = arrives;
@@ -46,6 +48,7 @@ class AnswerGuardTest {
 
         @Override
         public void handle(java.io.InputStream input, OutputStream output, Context context) throws IOException {
+            calls.incrementAndGet();
             if (arrives) {
                 AnswerGuard.arrived(context.getAwsRequestId());
             }
@@ -61,7 +64,7 @@ class AnswerGuardTest {
     }
 
     @Test
-    void aRequestThatNeverReachesTheApplicationIsAnswered503AfterTheArrivalWait() throws Exception {
+    void aRequestThatNeverReachesTheApplicationIsDispatchedOnceMoreThenAnswered503() throws Exception {
         HungDispatch hung = new HungDispatch(false);
         AnswerGuard guard = new AnswerGuard(hung, 300, 20_000);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -70,8 +73,43 @@ class AnswerGuardTest {
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
         assertNoAnswer(out.toByteArray());
-        assertTrue(tookMs >= 300 && tookMs < 5_000, "answered after the arrival wait, took " + tookMs + " ms");
+        assertEquals(AnswerGuard.MAX_ATTEMPTS, hung.calls.get(), "dispatched again once");
+        assertTrue(tookMs >= 600 && tookMs < 5_000, "answered after two arrival waits, took " + tookMs + " ms");
         assertTrue(hung.interrupted.await(5, TimeUnit.SECONDS), "the abandoned dispatch was interrupted");
+    }
+
+    @Test
+    void aRequestLostOnceIsAnsweredByItsSecondDispatch() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        HungDispatch lost = new HungDispatch(false);
+        AnswerGuard guard = new AnswerGuard((in, out, ctx) -> {
+            if (calls.incrementAndGet() == 1) {
+                lost.handle(in, out, ctx);
+                return;
+            }
+            AnswerGuard.arrived(ctx.getAwsRequestId());
+            out.write(OK);
+        }, 300, 20_000);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        guard.handle(EVENT, out, new FakeContext("req-8", 28_000));
+
+        assertEquals(new String(OK, StandardCharsets.UTF_8), out.toString(StandardCharsets.UTF_8));
+        assertEquals(2, calls.get());
+        assertTrue(lost.interrupted.await(5, TimeUnit.SECONDS), "the first dispatch was interrupted");
+    }
+
+    @Test
+    void noSecondDispatchWithoutRoomForItsArrivalWait() throws Exception {
+        HungDispatch hung = new HungDispatch(false);
+        AnswerGuard guard = new AnswerGuard(hung, 300, 500);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long start = System.nanoTime();
+        guard.handle(EVENT, out, new FakeContext("req-9", 28_000));
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertNoAnswer(out.toByteArray());
+        assertEquals(1, hung.calls.get());
+        assertTrue(tookMs >= 300 && tookMs < 3_000, "took " + tookMs + " ms");
     }
 
     @Test

@@ -40,14 +40,19 @@ import org.jboss.logging.MDC;
  * the same two classes loses a few requests in 100,000 when the event loop is busy.
  *
  * <p>So the dispatch runs on a thread of its own, and the invocation's thread waits for it: at most
- * {@link #arrivalWaitMillis} for the request to reach the application ({@link #arrived}, called
- * by {@link InvocationLogContext}, the first route), and at most until the answer deadline
+ * {@code arrivalWaitMillis} for the request to reach the application ({@link #arrived}, called by
+ * {@link InvocationLogContext}, the first route), and at most until the answer deadline
  * ({@code answerWithinMillis} after the start, and no later than {@link #FUNCTION_MARGIN_MILLIS}
- * before the function's timeout) for the answer. Past either, the dispatch thread is interrupted
- * (Quarkus then closes the virtual connection, which frees what it held, and answers a 500 nobody
- * reads) and the invocation answers 503 {@link #NO_ANSWER} with {@code Retry-After}. A request
- * that did reach the application is answered by the request deadline's own filter before the
- * answer deadline, so the second bound is a backstop only.
+ * before the function's timeout) for the answer. A dispatch given up is interrupted (Quarkus then
+ * closes the virtual connection, which releases what it held, and answers a 500 nobody reads). A
+ * request that never reached the first route is dispatched again, once, when the answer deadline
+ * leaves room for another arrival wait: nothing of the application ran for it (a request that
+ * reached it late, on an event loop stalled past the arrival wait, would have run twice, as a
+ * client's own retry does). Otherwise the invocation answers 503 {@link #NO_ANSWER} with
+ * {@code Retry-After}. A request that did reach the application is answered by the request
+ * deadline's own filter before the answer deadline, so the second bound is a backstop only. The
+ * arrival signal is keyed by the AWS request id, the same for both dispatches of an event: a first
+ * one arriving late counts for the second, which then waits for an answer until the answer deadline.
  */
 final class AnswerGuard {
 
@@ -72,6 +77,8 @@ final class AnswerGuard {
 
     /** Kept free of the function's timeout (context's remaining time) for writing the 503, in milliseconds. */
     static final long FUNCTION_MARGIN_MILLIS = 1_000;
+    /** Dispatches of one event at most: a second one only for a request that never reached the application. */
+    static final int MAX_ATTEMPTS = 2;
     /** Longest wait for a dispatch thread that was interrupted to return, in milliseconds. */
     private static final long INTERRUPT_WAIT_MILLIS = 1_000;
 
@@ -132,11 +139,63 @@ final class AnswerGuard {
         if (context != null) {
             within = Math.max(1, Math.min(within, context.getRemainingTimeInMillis() - FUNCTION_MARGIN_MILLIS));
         }
-        Invocation invocation = new Invocation(requestId);
-        current = invocation;
         Map<String, Object> logContext = MDC.getMap();
         Map<String, Object> mdc = logContext == null ? Map.of() : new HashMap<>(logContext);
-        Future<byte[]> run = threads.submit(() -> {
+        try {
+            for (int attempt = 1; ; attempt++) {
+                Invocation invocation = new Invocation(requestId);
+                Future<byte[]> run = dispatch(invocation, event, context, mdc);
+                try {
+                    long left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    if (requestId != null && !invocation.arrived.await(Math.max(Math.min(arrivalWaitMillis, left), 0), TimeUnit.MILLISECONDS)) {
+                        abandon(run, invocation);
+                        long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                        // the request never reached the first route, so nothing of the application ran
+                        // for it: dispatching it again is safe, when the answer deadline leaves room
+                        if (attempt < MAX_ATTEMPTS && within - spent > arrivalWaitMillis) {
+                            LOG.warnf("The request did not reach the application within %d ms (lost in Quarkus' hand-over); dispatched again",
+                                    arrivalWaitMillis);
+                            continue;
+                        }
+                        answerNoAnswer(output, start, "the request to reach the application");
+                        return;
+                    }
+                    left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    try {
+                        output.write(run.get(Math.max(left, 0), TimeUnit.MILLISECONDS));
+                        return;
+                    } catch (TimeoutException e) {
+                        abandon(run, invocation);
+                        answerNoAnswer(output, start, "an answer");
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    run.cancel(true);
+                    throw new IOException("interrupted while waiting for the answer", e);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof IOException io) {
+                        throw io;
+                    }
+                    if (cause instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (cause instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IOException(cause);
+                }
+            }
+        } finally {
+            current = null;
+        }
+    }
+
+    /** Starts one dispatch of the event on a thread of its own, as the current invocation. */
+    private Future<byte[]> dispatch(Invocation invocation, byte[] event, Context context, Map<String, Object> mdc) {
+        current = invocation;
+        return threads.submit(() -> {
             mdc.forEach(MDC::put);
             try {
                 ByteArrayOutputStream answer = new ByteArrayOutputStream(8192);
@@ -148,42 +207,13 @@ final class AnswerGuard {
                 MDC.clear();
             }
         });
-        try {
-            String missing = "an answer";
-            if (requestId != null && !invocation.arrived.await(Math.min(arrivalWaitMillis, within), TimeUnit.MILLISECONDS)) {
-                missing = "the request to reach the application";
-            } else {
-                long left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                try {
-                    output.write(run.get(Math.max(left, 0), TimeUnit.MILLISECONDS));
-                    return;
-                } catch (TimeoutException e) {
-                    // answered below
-                }
-            }
-            abandon(run, invocation);
-            LOG.errorf("No answer from the HTTP layer after %d ms: waited for %s; answered 503 %s",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), missing, NO_ANSWER.type());
-            output.write(noAnswer());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            run.cancel(true);
-            throw new IOException("interrupted while waiting for the answer", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IOException(cause);
-        } finally {
-            current = null;
-        }
+    }
+
+    /** Writes the 503 {@link #NO_ANSWER}, logged with what was waited for. */
+    private static void answerNoAnswer(OutputStream output, long start, String missing) throws IOException {
+        LOG.errorf("No answer from the HTTP layer after %d ms: waited for %s; answered 503 %s",
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), missing, NO_ANSWER.type());
+        output.write(noAnswer());
     }
 
     /** Interrupts the dispatch (Quarkus' wait ends, its virtual connection closes) and waits a moment for it. */

@@ -95,8 +95,9 @@ public final class FunctionHandler {
     /**
      * One invocation: an API Gateway HTTP API (payload format 2.0) event in, its response out; or
      * EventBridge's scheduled event in, the maintenance run's {@link MaintenanceReport} JSON out
-     * (what POST /api/v1/admin/maintenance answers). An HTTP event the HTTP layer leaves without an
-     * answer is answered 503 {@link AnswerGuard#NO_ANSWER} before the function's timeout. The duplicate counts of earlier invocations are written alongside, when due (one statement
+     * (what POST /api/v1/admin/maintenance answers). An HTTP event whose request Quarkus' HTTP layer
+     * loses is dispatched again once, and one left without an answer is answered 503
+     * {@link AnswerGuard#NO_ANSWER} before the function's timeout ({@link AnswerGuard}). The duplicate counts of earlier invocations are written alongside, when due (one statement
      * on its own pooled connection, unlogged, so it does not wait for a WAL flush); the invocation
      * waits at most {@link #FLUSH_WAIT_MILLIS} for it at the end, and a write still running then,
      * or failed, keeps its counts for a later one.
