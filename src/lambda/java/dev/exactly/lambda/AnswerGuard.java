@@ -36,8 +36,9 @@ import org.jboss.logging.MDC;
  * {@code VirtualChannel.doBeginRead}, found the queue empty a moment earlier and sets that flag a
  * moment later; neither then reads the queue, the request never reaches Vert.x, no filter of the
  * application runs (so neither does the request deadline), and the invocation waits until Lambda's
- * timeout. Seen twice in about 32,000 pushes of the Lambda-shape benchmark; a standalone loop over
- * the same two classes loses a few requests in 100,000 when the event loop is busy.
+ * timeout. Seen twice in about 32,000 pushes of the Lambda-shape benchmark, and once more (the
+ * request never arrived) in about 26,000; a standalone loop over the same two classes, with a random
+ * delay of up to 100 µs before the hand-over, loses a few requests in 100,000.
  *
  * <p>So the dispatch runs on a thread of its own, and the invocation's thread waits for it: at most
  * {@code arrivalWaitMillis} for the request to reach the application ({@link #arrived}, called by
