@@ -2,6 +2,7 @@ package dev.exactly.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.exactly.deadline.RequestConfig;
 import dev.exactly.destination.Dispatcher;
 import dev.exactly.duplicate.DuplicateFlusher;
 import dev.exactly.http.LogContext;
@@ -11,7 +12,6 @@ import dev.exactly.retention.MaintenanceReport;
 import dev.exactly.retention.MaintenanceService;
 import io.quarkus.amazon.lambda.runtime.QuarkusStreamHandler;
 import io.quarkus.arc.Arc;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -63,12 +63,20 @@ public final class FunctionHandler {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Kept free of the invocation's deadline, so a slow run ends as an error, not a timeout. */
     private static final long DEADLINE_MARGIN_MILLIS = 1_000;
+    /**
+     * Longest wait for an API Gateway request to reach the application ({@link AnswerGuard}): it
+     * takes well under a millisecond, and never came in the two hangs seen.
+     */
+    static final long ARRIVAL_WAIT_MILLIS = 5_000;
+    /** Added to the request deadline for the longest wait for an answer ({@link AnswerGuard}). */
+    static final long ANSWER_GRACE_MILLIS = 1_000;
     /** Kept free of a drain's deadline for its last acks and figures. */
     private static final long DRAIN_MARGIN_MILLIS = 3_000;
 
     private final QuarkusStreamHandler quarkus;
     private volatile DuplicateFlusher duplicates;
     private volatile Dispatcher dispatcher;
+    private volatile AnswerGuard guard;
 
     /**
      * Starts the application (Quarkus' initialisation, before any invocation and before a
@@ -87,7 +95,9 @@ public final class FunctionHandler {
     /**
      * One invocation: an API Gateway HTTP API (payload format 2.0) event in, its response out; or
      * EventBridge's scheduled event in, the maintenance run's {@link MaintenanceReport} JSON out
-     * (what POST /api/v1/admin/maintenance answers). The duplicate counts of earlier invocations are written alongside, when due (one statement
+     * (what POST /api/v1/admin/maintenance answers). An HTTP event whose request Quarkus' HTTP layer
+     * loses is dispatched again once, and one left without an answer is answered 503
+     * {@link AnswerGuard#NO_ANSWER} before the function's timeout ({@link AnswerGuard}). The duplicate counts of earlier invocations are written alongside, when due (one statement
      * on its own pooled connection, unlogged, so it does not wait for a WAL flush); the invocation
      * waits at most {@link #FLUSH_WAIT_MILLIS} for it at the end, and a write still running then,
      * or failed, keeps its counts for a later one.
@@ -116,7 +126,7 @@ public final class FunctionHandler {
                 JSON.writeValue(output, deliver(drain.queue(), context));
             } else {
                 dispatcher().startConfigured();
-                quarkus.handleRequest(new ByteArrayInputStream(event), output, context);
+                guard().handle(event, output, context);
             }
         } finally {
             try {
@@ -166,6 +176,17 @@ public final class FunctionHandler {
         } catch (RuntimeException e) {
             throw new IllegalStateException("delivery drain failed: " + describe(e), e);
         }
+    }
+
+    /** The guard around Quarkus' HTTP dispatch, made once Quarkus runs (it reads the request deadline). */
+    private AnswerGuard guard() {
+        AnswerGuard g = guard;
+        if (g == null) {
+            long deadlineMs = Arc.container().instance(RequestConfig.class).get().deadlineMs();
+            g = new AnswerGuard(quarkus::handleRequest, ARRIVAL_WAIT_MILLIS, deadlineMs + ANSWER_GRACE_MILLIS);
+            guard = g;
+        }
+        return g;
     }
 
     /** The application's dispatcher, looked up once Quarkus runs. */

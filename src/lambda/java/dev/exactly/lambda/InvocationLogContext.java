@@ -15,6 +15,7 @@ import org.jboss.logging.MDC;
  * {@link Context} to the request's headers object ({@link QuarkusHttpHeaders#getContextObjects()},
  * the same place its own {@code @Context} producers read it from); the MDC of a request lives on
  * the request's Vert.x context, not on the handler's thread, which {@link FunctionHandler} covers.
+ * Being the first route, it also tells {@link AnswerGuard} that the request reached the application.
  */
 @ApplicationScoped
 public class InvocationLogContext {
@@ -27,6 +28,7 @@ public class InvocationLogContext {
             if (rc.request().headers() instanceof QuarkusHttpHeaders h
                     && h.getContextObjects().get(Context.class) instanceof Context c && c.getAwsRequestId() != null) {
                 MDC.put(LogContext.AWS_REQUEST_ID, c.getAwsRequestId());
+                AnswerGuard.arrived(c.getAwsRequestId());
             }
             rc.next();
         });

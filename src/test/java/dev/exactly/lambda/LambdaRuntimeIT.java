@@ -260,6 +260,27 @@ class LambdaRuntimeIT {
         assertEquals("b64-é", a.json().at("/results/0/transactionId").asText());
     }
 
+    /**
+     * A long poll outlasts the function's wait for a request to reach the application (5 s): the
+     * first route tells the function the request arrived, so only a request that never does is
+     * answered 503 /problems/no-answer.
+     */
+    @Test
+    @Order(3)
+    void aLongPollPastTheArrivalWaitIsAnsweredByThePoll() throws Exception {
+        assertEquals(200, call(runtime, withKey("POST", "/api/v1/push").json(push("lambda-ric-poll", "poll-1"))).status());
+        String pop = "{\"queue\":\"lambda-ric-poll\",\"consumerGroup\":\"g\",\"batch\":10,\"waitMillis\":%d}";
+        Answer leased = call(runtime, withKey("POST", "/api/v1/pop").json(pop.formatted(0)));
+        assertEquals(1, leased.json().path("messages").size(), leased.body());
+        long start = System.nanoTime();
+        Answer a = call(runtime, withKey("POST", "/api/v1/pop").json(pop.formatted(7000)));
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(200, a.status(), a.body() + "\n" + function.output());
+        assertEquals(0, a.json().path("messages").size(), a.body());
+        assertTrue(tookMs >= 7_000, "answered after the poll's wait, took " + tookMs + " ms");
+        assertFalse(function.output().contains("No answer from the HTTP layer"), function.output());
+    }
+
     @Test
     @Order(4)
     void refusalsAreProblemJson() throws Exception {
