@@ -433,6 +433,16 @@ public final class DestinationsBench {
             slot.api.timeoutMillis(FUNCTION_TIMEOUT_MS);
             slot.process = FunctionProcess.start("bench-destinations-" + slot.index + (slot.starts > 1 ? "-" + slot.starts : ""),
                     slot.api, env, task, null);
+            // one instance at a time: the runtime client writes its JNI library to one /tmp path at start, and
+            // instances starting together crashed loading it (SIGBUS), leaving fewer instances than asked for
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (slot.api.firstNextNanos() == 0) {
+                if (System.nanoTime() > until || !slot.process.alive()) {
+                    throw new IllegalStateException("function instance " + slot.index + " did not start: see "
+                            + "target/lambda-ric-bench-destinations-" + slot.index + "*.log");
+                }
+                Thread.sleep(20);
+            }
         }
 
         /** Hands an event to the next idle instance and waits for its answer, at most {@code wait}. */
