@@ -1380,10 +1380,11 @@ public class Dispatcher {
     /**
      * A worker stopped by an error; the timer starts it again. The database being away is logged
      * at DEBUG only: requests report it already (dev.exactly.problem.DatabaseFailures, one line a
-     * minute) and readiness shows it; so is an error of a worker the stop ended (its pool closed).
+     * minute) and readiness shows it; so is a batch the stop ended before its sends began.
      */
     private void stopped(Slot s, String what, RuntimeException e) {
-        if (!running) {
+        if (!running && e instanceof java.util.concurrent.RejectedExecutionException) {
+            // a batch popped as the stop began: its senders' pool is shut, the batch released
             LOG.debugf("destination %s: %s ended by the stop: %s", s.d.name(), what, e.toString());
         } else if (e instanceof StoreUnavailableException || e instanceof StoreTimeoutException) {
             LOG.debugf("destination %s: %s waits for the database: %s", s.d.name(), what, e.toString());
