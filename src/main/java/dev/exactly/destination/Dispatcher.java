@@ -80,6 +80,11 @@ public class Dispatcher {
     /** At the stop, how long a batch's worker waits for its interrupted senders before it writes what they settled. */
     private static final long STOP_SETTLE_MS = 2_000;
     /**
+     * At the stop, how long it waits for the workers to write what they settled and release their
+     * leases (normally milliseconds) before the database pool closes under them.
+     */
+    static final long STOP_WAIT_MS = 10_000;
+    /**
      * Invocation mode: how long this instance trusts what it read of a queue having a destination
      * defined through the API. A destination another instance adds is noticed by this one's stores
      * within this time (the scheduled drain delivers what they stored meanwhile); one this instance
@@ -288,9 +293,11 @@ public class Dispatcher {
         }
         if (workers != null) {
             senders.shutdownNow();
-            workers.shutdownNow();
+            workers.shutdownNow(); // cuts attempts and backoffs; their database statements go on (db)
             try {
-                workers.awaitTermination(5, TimeUnit.SECONDS);
+                if (!workers.awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    LOG.warnf("destinations: workers still busy %d ms after the stop; their leases run out", STOP_WAIT_MS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -504,7 +511,7 @@ public class Dispatcher {
                 if (cleared) {
                     cleared = false; // found more after clearing: mark again while delivering it
                 } else {
-                    drains.clear(queues).await().atMost(DB_WAIT);
+                    drains.clear(queues).stage(Dispatcher::db);
                     cleared = true;
                 }
             }
@@ -527,7 +534,7 @@ public class Dispatcher {
         try {
             for (Destination d : configured.all().values()) {
                 if (!started.contains(d.name())) {
-                    repository.start(d).await().atMost(DB_WAIT);
+                    repository.start(d).stage(Dispatcher::db);
                     started.add(d.name());
                 }
             }
@@ -549,7 +556,7 @@ public class Dispatcher {
             if (!touch.isEmpty() && System.currentTimeMillis() - touched >= touchEvery) {
                 touched = System.currentTimeMillis();
                 try {
-                    drains.touch(touch).await().atMost(DB_WAIT);
+                    drains.touch(touch).stage(Dispatcher::db);
                 } catch (RuntimeException e) {
                     LOG.debugf("destinations: cannot mark a drain: %s", e.toString());
                 }
@@ -607,12 +614,12 @@ public class Dispatcher {
 
     private void refresh() {
         Map<String, Destination> now = new HashMap<>(configured.all());
-        for (Destination d : repository.list().await().atMost(DB_WAIT)) {
+        for (Destination d : repository.list().stage(Dispatcher::db)) {
             now.putIfAbsent(d.name(), d);
         }
         for (Destination d : now.values()) {
             if (d.configured() && !started.contains(d.name())) {
-                repository.start(d).await().atMost(DB_WAIT);
+                repository.start(d).stage(Dispatcher::db);
                 started.add(d.name());
             }
             Slot s = slots.get(d.name());
@@ -629,13 +636,13 @@ public class Dispatcher {
         }
         sweepRemoved();
         long pauses = pausesChanged.get();
-        Set<String> paused = repository.paused().await().atMost(DB_WAIT);
+        Set<String> paused = repository.paused().stage(Dispatcher::db);
         if (pausesChanged.get() == pauses) { // else a pause made meanwhile stands, and the round it queued reads again
             for (Slot s : slots.values()) {
                 s.pause(paused.contains(s.d.name()));
             }
         }
-        for (String name : repository.redrivesDue().await().atMost(DB_WAIT)) {
+        for (String name : repository.redrivesDue().stage(Dispatcher::db)) {
             Slot s = slots.get(name);
             if (s != null && !s.paused && s.redriving.compareAndSet(0, 1)) {
                 try {
@@ -661,7 +668,7 @@ public class Dispatcher {
     private void sweepRemoved() {
         for (Slot s : removed) {
             if (s.inFlight.get() == 0 && s.redriving.get() == 0) {
-                repository.dropOrphanGroup(s.d.name(), s.d.group()).await().atMost(DB_WAIT);
+                repository.dropOrphanGroup(s.d.name(), s.d.group()).stage(Dispatcher::db);
                 removed.remove(s);
             }
         }
@@ -671,7 +678,7 @@ public class Dispatcher {
         Set<String> queues = new HashSet<>();
         slots.values().forEach(s -> queues.add(s.d.queue()));
         for (String q : queues) {
-            var lags = stats.groups(q).await().atMost(DB_WAIT);
+            var lags = stats.groups(q).stage(Dispatcher::db);
             for (Slot s : slots.values()) {
                 if (!s.d.queue().equals(q)) {
                     continue;
@@ -863,7 +870,7 @@ public class Dispatcher {
         int leaseSeconds = leaseSeconds(d);
         // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
         List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
-                leaseSeconds, 0), true).await().atMost(DB_WAIT);
+                leaseSeconds, 0), true).stage(Dispatcher::db);
         if (batch.isEmpty()) {
             return false;
         }
@@ -883,19 +890,19 @@ public class Dispatcher {
             return false;
         }
         int leaseSeconds = leaseSeconds(d);
-        DrainRepository.Parked p = drains.claim(d.name(), leaseSeconds).await().atMost(DB_WAIT);
+        DrainRepository.Parked p = drains.claim(d.name(), leaseSeconds).stage(Dispatcher::db);
         if (p == null) {
             return false;
         }
-        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds, true).await().atMost(DB_WAIT);
-        drains.unpark(d.name(), p.partitionId()).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds, true).stage(Dispatcher::db);
+        drains.unpark(d.name(), p.partitionId()).stage(Dispatcher::db);
         if (e == null || !e.extended()) {
             LOG.debugf("destination %s: a parked partition's lease expired; the group delivers it again", d.name());
             return true;
         }
         var lease = e.lease();
         List<LeasedMessage> batch = new ArrayList<>();
-        for (DrainRepository.Message m : drains.messages(p.partitionId(), d.group(), p.nextOffset(), lease.toOffset()).await().atMost(DB_WAIT)) {
+        for (DrainRepository.Message m : drains.messages(p.partitionId(), d.group(), p.nextOffset(), lease.toOffset()).stage(Dispatcher::db)) {
             batch.add(new LeasedMessage(m.messageId(), m.transactionId(), lease.queue(), lease.partition(), p.partitionId(),
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
@@ -908,8 +915,8 @@ public class Dispatcher {
      * Delivers a leased batch of one partition, acking what it settled: in offset order, one message
      * at a time, for an ordered destination; all at once otherwise ({@link #deliverAtOnce}). A
      * worker stopped by a pause, a deletion, a lost lease or the stop releases the lease once it
-     * wrote what it settled (at the stop with its interrupt flag cleared for those statements); a
-     * parked batch keeps it.
+     * wrote what it settled (at the stop too: the interrupt cuts the attempt, not those statements,
+     * {@link #db}); a parked batch keeps it.
      *
      * @param leasedBefore whether the batch was leased before (only then may attempts be recorded for it)
      */
@@ -937,7 +944,7 @@ public class Dispatcher {
                 int first = firstAttempt(m, recorded);
                 int[] used = {first, 0};
                 Outcome o = attempts(s, out, first, lease,
-                        a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT),
+                        a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).stage(Dispatcher::db),
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     release = true;
@@ -948,13 +955,13 @@ public class Dispatcher {
                     parked = true;
                     flush.run();
                     if (lease.keep(used[1] + leaseSeconds(d) * 1000L)) {
-                        drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[0], used[1]).await().atMost(DB_WAIT);
+                        drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[0], used[1]).stage(Dispatcher::db);
                     }
                     return;
                 }
                 if (o == Outcome.DEAD) {
                     repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
-                            tally.lastError).await().atMost(DB_WAIT);
+                            tally.lastError).stage(Dispatcher::db);
                     LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
                             d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[0]), tally.lastError);
                 }
@@ -969,10 +976,62 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * Waits for a database statement of delivery, up to {@link #DB_WAIT}, through an interrupt
+     * ({@link #awaitThroughInterrupt}): the stop interrupts the workers to cut their attempts and
+     * backoffs, not the pops, acks and releases that keep the group's bookkeeping true. Used as
+     * {@code uni.stage(Dispatcher::db)}.
+     */
+    private static <T> T db(Uni<T> statement) {
+        return awaitThroughInterrupt(statement, DB_WAIT);
+    }
+
+    /**
+     * Waits up to {@code max} for {@code uni}'s item, as {@code uni.await().atMost(max)} does, except
+     * that an interrupt (before or during the wait) does not end the wait: it goes on to the same
+     * deadline, and the thread's interrupt flag is set again before this returns or throws. A
+     * statement interrupted while awaited may have run in the database (a pop that took a lease)
+     * with its answer dropped; waiting it out keeps that answer.
+     *
+     * @return the item
+     * @throws io.smallrye.mutiny.TimeoutException when no item came within {@code max}
+     * @throws RuntimeException the failure of {@code uni} (a checked one wrapped in a CompletionException)
+     */
+    static <T> T awaitThroughInterrupt(Uni<T> uni, Duration max) {
+        java.util.concurrent.CompletableFuture<T> f = uni.subscribeAsCompletionStage();
+        long end = System.nanoTime() + max.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true; // wait on
+                } catch (java.util.concurrent.TimeoutException e) {
+                    f.cancel(false);
+                    throw new io.smallrye.mutiny.TimeoutException();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (c instanceof Error r) {
+                        throw r;
+                    }
+                    throw new java.util.concurrent.CompletionException(c);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /** Writes what a batch settled; with {@code release}, also ends its lease ({@link #settleAndRelease}). */
     private void settle(boolean release, Destination d, LeasedMessage first, Runnable flush) {
         if (release) {
-            uninterrupted(() -> settleAndRelease(d, first, flush));
+            settleAndRelease(d, first, flush);
         } else {
             flush.run();
         }
@@ -993,7 +1052,8 @@ public class Dispatcher {
 
     /**
      * Runs {@code what} with this thread's interrupt flag cleared (the stop interrupts the workers,
-     * and a statement awaited on an interrupted thread fails), then sets the flag again if it was set.
+     * and a wait for senders returns at once on an interrupted thread), then sets the flag again if
+     * it was set.
      */
     private static void uninterrupted(Runnable what) {
         boolean interrupted = Thread.interrupted();
@@ -1009,7 +1069,7 @@ public class Dispatcher {
     /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
         try {
-            consume.extend(m.leaseId(), 0, true).await().atMost(DB_WAIT);
+            consume.extend(m.leaseId(), 0, true).stage(Dispatcher::db);
         } catch (RuntimeException e) {
             LOG.debugf("destination %s: cannot release a lease on %s/%s; it runs out: %s", d.name(), m.queue(), m.partition(),
                     e.toString());
@@ -1065,14 +1125,14 @@ public class Dispatcher {
                     };
                     Tally mine = new Tally();
                     Outcome o = attempts(s, out, first, lease,
-                            a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).await().atMost(DB_WAIT), () -> {
+                            a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).stage(Dispatcher::db), () -> {
                         merge(lock, tally, mine);
                         flush.run();
                     }, mine, used[at]);
                     merge(lock, tally, mine);
                     if (o == Outcome.DEAD) {
                         repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
-                                mine.lastError).await().atMost(DB_WAIT);
+                                mine.lastError).stage(Dispatcher::db);
                         LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
                                 d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[at][0]), mine.lastError);
                     }
@@ -1146,7 +1206,7 @@ public class Dispatcher {
                 return leaseEnds[0] >= 0;
             };
             if (lease.keep(due + leaseSeconds(d) * 1000L)) {
-                drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[first][0], (int) due).await().atMost(DB_WAIT);
+                drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[first][0], (int) due).stage(Dispatcher::db);
             }
         }
     }
@@ -1188,7 +1248,7 @@ public class Dispatcher {
         }
         LeasedMessage first = batch.get(0);
         return repository.attempts(d.name(), first.partitionId(), first.offset(), batch.get(batch.size() - 1).offset())
-                .await().atMost(DB_WAIT);
+                .stage(Dispatcher::db);
     }
 
     /**
@@ -1218,13 +1278,13 @@ public class Dispatcher {
     private boolean redriveOne(Slot s) {
         Destination d = s.d;
         int seconds = leaseSeconds(d);
-        DestinationRepository.Redrive r = repository.claimRedrive(d.name(), seconds).await().atMost(DB_WAIT);
+        DestinationRepository.Redrive r = repository.claimRedrive(d.name(), seconds).stage(Dispatcher::db);
         if (r == null) {
             return false;
         }
         if (r.message() == null) {
             repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0,
-                    "its data was purged by the queue's retention: nothing left to send").await().atMost(DB_WAIT);
+                    "its data was purged by the queue's retention: nothing left to send").stage(Dispatcher::db);
             return true;
         }
         DestinationRepository.Stored m = r.message();
@@ -1235,7 +1295,7 @@ public class Dispatcher {
             long now = System.currentTimeMillis();
             if (until[0] - now < needMs) {
                 int ask = (int) Math.max(seconds, needMs / 1000 + 1);
-                repository.extendClaim(d.name(), r.partitionId(), r.offset(), ask).await().atMost(DB_WAIT);
+                repository.extendClaim(d.name(), r.partitionId(), r.offset(), ask).stage(Dispatcher::db);
                 until[0] = now + ask * 1000L;
             }
             return true;
@@ -1244,12 +1304,12 @@ public class Dispatcher {
         int[] used = {1, 0};
         Outcome o = attempts(s, out, 1, claim, a -> { }, () -> { }, tally, used);
         if (o == Outcome.DELIVERED) {
-            repository.redriven(d.name(), r.partitionId(), r.offset()).await().atMost(DB_WAIT);
+            repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).await().atMost(DB_WAIT);
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).stage(Dispatcher::db);
         }
         if (tally.delivered > 0 || tally.failed > 0) {
-            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).await().atMost(DB_WAIT);
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
         }
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
@@ -1258,7 +1318,7 @@ public class Dispatcher {
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
             repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
-                    tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).await().atMost(DB_WAIT);
+                    tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).stage(Dispatcher::db);
             acks.clear();
             tally.recorded.clear();
             tally.delivered = 0;
@@ -1268,7 +1328,7 @@ public class Dispatcher {
             return;
         }
         if (tally.delivered > 0 || tally.failed > 0) {
-            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).await().atMost(DB_WAIT);
+            repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
             tally.delivered = 0;
             tally.failed = 0;
             tally.lastError = null;
@@ -1287,7 +1347,7 @@ public class Dispatcher {
             return leaseEnds;
         }
         int ask = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, needMs / 1000 + 30);
-        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask, true).await().atMost(DB_WAIT);
+        ConsumeRepository.Extension e = consume.extend(m.leaseId(), ask, true).stage(Dispatcher::db);
         if (e == null || !e.extended()) {
             LOG.warnf("a destination lost its lease on %s/%s; another worker delivers from there", m.queue(), m.partition());
             return -1;
@@ -1320,10 +1380,13 @@ public class Dispatcher {
     /**
      * A worker stopped by an error; the timer starts it again. The database being away is logged
      * at DEBUG only: requests report it already (dev.exactly.problem.DatabaseFailures, one line a
-     * minute) and readiness shows it.
+     * minute) and readiness shows it; so is a batch the stop ended before its sends began.
      */
-    private static void stopped(Slot s, String what, RuntimeException e) {
-        if (e instanceof StoreUnavailableException || e instanceof StoreTimeoutException) {
+    private void stopped(Slot s, String what, RuntimeException e) {
+        if (!running && e instanceof java.util.concurrent.RejectedExecutionException) {
+            // a batch popped as the stop began: its senders' pool is shut, the batch released
+            LOG.debugf("destination %s: %s ended by the stop: %s", s.d.name(), what, e.toString());
+        } else if (e instanceof StoreUnavailableException || e instanceof StoreTimeoutException) {
             LOG.debugf("destination %s: %s waits for the database: %s", s.d.name(), what, e.toString());
         } else {
             LOG.warnf("destination %s: %s stopped for now: %s", s.d.name(), what, e.toString());
