@@ -11,11 +11,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
 
 /**
  * Makes sure an API Gateway invocation is answered before its deadline even when Quarkus' Lambda
@@ -33,27 +40,20 @@ import org.jboss.logging.Logger;
  * request never arrived) in about 26,000; a standalone loop over the same two classes, with a random
  * delay of up to 100 µs before the hand-over, loses a few requests in 100,000.
  *
- * <p>So the dispatch, on the invocation's own thread, is watched by a thread shared by all
- * invocations: when the dispatch has not returned {@code arrivalWaitMillis} after its start, the
- * watcher looks whether the request reached the application ({@link #arrived}, called by
- * {@link InvocationLogContext}, the first route), and gives the dispatch up if it did not; otherwise
- * it gives it up at the answer deadline ({@code answerWithinMillis} after the start, and no later
- * than {@link #FUNCTION_MARGIN_MILLIS} before the function's timeout). Giving up interrupts the
- * invocation's thread: Quarkus' wait ends, it closes the virtual connection, which releases what it
- * held, and answers a 500, which is dropped (the dispatch writes into a buffer, copied out only when
- * it returned on its own). A request that never reached the first route is dispatched again, once,
- * when the answer deadline leaves room for another arrival wait: nothing of the application ran for
- * it (a request that reached it late, on an event loop stalled past the arrival wait, would have run
- * twice, as a client's own retry does). Otherwise the invocation answers 503 {@link #NO_ANSWER} with
+ * <p>So the dispatch runs on a thread of its own, and the invocation's thread waits for it: at most
+ * {@code arrivalWaitMillis} for the request to reach the application ({@link #arrived}, called by
+ * {@link InvocationLogContext}, the first route), and at most until the answer deadline
+ * ({@code answerWithinMillis} after the start, and no later than {@link #FUNCTION_MARGIN_MILLIS}
+ * before the function's timeout) for the answer. A dispatch given up is interrupted (Quarkus then
+ * closes the virtual connection, which releases what it held, and answers a 500 nobody reads). A
+ * request that never reached the first route is dispatched again, once, when the answer deadline
+ * leaves room for another arrival wait: nothing of the application ran for it (a request that
+ * reached it late, on an event loop stalled past the arrival wait, would have run twice, as a
+ * client's own retry does). Otherwise the invocation answers 503 {@link #NO_ANSWER} with
  * {@code Retry-After}. A request that did reach the application is answered by the request
  * deadline's own filter before the answer deadline, so the second bound is a backstop only. The
  * arrival signal is keyed by the AWS request id, the same for both dispatches of an event: a first
  * one arriving late counts for the second, which then waits for an answer until the answer deadline.
- *
- * <p>The dispatch runs on the invocation's thread, not handed to another, because a warm invocation
- * paid for that hand-over and its way back (bench/lambda-warm/run); the watcher is woken once per
- * invocation, off the invocation's path. A dispatch that does not return when interrupted (Quarkus'
- * does) would keep the invocation until the function's timeout.
  */
 final class AnswerGuard {
 
@@ -80,11 +80,12 @@ final class AnswerGuard {
     static final long FUNCTION_MARGIN_MILLIS = 1_000;
     /** Dispatches of one event at most: a second one only for a request that never reached the application. */
     static final int MAX_ATTEMPTS = 2;
+    /** Longest wait for a dispatch thread that was interrupted to return, in milliseconds. */
+    private static final long INTERRUPT_WAIT_MILLIS = 1_000;
 
     private static final Logger LOG = Logger.getLogger(AnswerGuard.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Watches the dispatches: one daemon thread, started with the first invocation. */
-    private static final ScheduledThreadPoolExecutor WATCHER = watcher();
+    private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** The invocation being dispatched: at most one at a time in a Lambda execution environment. */
     private static volatile Invocation current;
@@ -92,6 +93,11 @@ final class AnswerGuard {
     private final Dispatch dispatch;
     private final long arrivalWaitMillis;
     private final long answerWithinMillis;
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "exactly-invocation-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * @param dispatch           what handles the event (Quarkus' stream handler)
@@ -105,16 +111,6 @@ final class AnswerGuard {
         this.answerWithinMillis = answerWithinMillis;
     }
 
-    private static ScheduledThreadPoolExecutor watcher() {
-        ScheduledThreadPoolExecutor w = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "exactly-answer-guard");
-            t.setDaemon(true);
-            return t;
-        });
-        w.setRemoveOnCancelPolicy(true);
-        return w;
-    }
-
     /**
      * Records that the HTTP request of the invocation {@code awsRequestId} reached the application
      * (its first route ran). Unknown or earlier invocations are ignored.
@@ -124,13 +120,13 @@ final class AnswerGuard {
     static void arrived(String awsRequestId) {
         Invocation i = current;
         if (i != null && awsRequestId != null && awsRequestId.equals(i.requestId)) {
-            i.arrived = true;
+            i.arrived.countDown();
         }
     }
 
     /**
-     * Dispatches one API Gateway event on the calling thread and writes its answer, or the 503
-     * {@link #NO_ANSWER} when none came in time (see the class comment).
+     * Dispatches one API Gateway event and writes its answer, or the 503 {@link #NO_ANSWER} when
+     * none came in time (see the class comment).
      *
      * @param event   the event JSON
      * @param output  where the response JSON goes
@@ -144,43 +140,74 @@ final class AnswerGuard {
         if (context != null) {
             within = Math.max(1, Math.min(within, context.getRemainingTimeInMillis() - FUNCTION_MARGIN_MILLIS));
         }
-        long deadline = start + TimeUnit.MILLISECONDS.toNanos(within);
+        Map<String, Object> logContext = MDC.getMap();
+        Map<String, Object> mdc = logContext == null ? Map.of() : new HashMap<>(logContext);
         try {
             for (int attempt = 1; ; attempt++) {
-                Invocation invocation = new Invocation(requestId, Thread.currentThread(), deadline);
-                current = invocation;
-                long left = Math.max(0, deadline - System.nanoTime());
-                invocation.watch(requestId == null ? left : Math.min(TimeUnit.MILLISECONDS.toNanos(arrivalWaitMillis), left));
-                ByteArrayOutputStream answer = new ByteArrayOutputStream(8192);
-                boolean returned;
+                Invocation invocation = new Invocation(requestId);
+                Future<byte[]> run = dispatch(invocation, event, context, mdc);
                 try {
-                    dispatch.handle(new ByteArrayInputStream(event), answer, context);
-                    returned = invocation.returned();
-                } catch (IOException | RuntimeException | Error e) {
-                    if (invocation.returned()) {
-                        throw e;
+                    long left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    if (requestId != null && !invocation.arrived.await(Math.max(Math.min(arrivalWaitMillis, left), 0), TimeUnit.MILLISECONDS)) {
+                        abandon(run, invocation);
+                        long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                        // the request never reached the first route, so nothing of the application ran
+                        // for it: dispatching it again is safe, when the answer deadline leaves room
+                        if (attempt < MAX_ATTEMPTS && within - spent > arrivalWaitMillis) {
+                            LOG.warnf("The request did not reach the application within %d ms (lost in Quarkus' hand-over); dispatched again",
+                                    arrivalWaitMillis);
+                            continue;
+                        }
+                        answerNoAnswer(output, start, "the request to reach the application");
+                        return;
                     }
-                    returned = false;
+                    left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                    try {
+                        output.write(run.get(Math.max(left, 0), TimeUnit.MILLISECONDS));
+                        return;
+                    } catch (TimeoutException e) {
+                        abandon(run, invocation);
+                        answerNoAnswer(output, start, "an answer");
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    run.cancel(true);
+                    throw new IOException("interrupted while waiting for the answer", e);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof IOException io) {
+                        throw io;
+                    }
+                    if (cause instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (cause instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IOException(cause);
                 }
-                if (returned) {
-                    answer.writeTo(output);
-                    return;
-                }
-                boolean lost = invocation.givenUp();
-                long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                // the request never reached the first route, so nothing of the application ran
-                // for it: dispatching it again is safe, when the answer deadline leaves room
-                if (lost && attempt < MAX_ATTEMPTS && within - spent > arrivalWaitMillis) {
-                    LOG.warnf("The request did not reach the application within %d ms (lost in Quarkus' hand-over); dispatched again",
-                            arrivalWaitMillis);
-                    continue;
-                }
-                answerNoAnswer(output, start, lost ? "the request to reach the application" : "an answer");
-                return;
             }
         } finally {
             current = null;
         }
+    }
+
+    /** Starts one dispatch of the event on a thread of its own, as the current invocation. */
+    private Future<byte[]> dispatch(Invocation invocation, byte[] event, Context context, Map<String, Object> mdc) {
+        current = invocation;
+        return threads.submit(() -> {
+            mdc.forEach(MDC::put);
+            try {
+                ByteArrayOutputStream answer = new ByteArrayOutputStream(8192);
+                dispatch.handle(new ByteArrayInputStream(event), answer, context);
+                return answer.toByteArray();
+            } finally {
+                invocation.arrived.countDown();
+                invocation.finished.countDown();
+                MDC.clear();
+            }
+        });
     }
 
     /** Writes the 503 {@link #NO_ANSWER}, logged with what was waited for. */
@@ -188,6 +215,14 @@ final class AnswerGuard {
         LOG.errorf("No answer from the HTTP layer after %d ms: waited for %s; answered 503 %s",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), missing, NO_ANSWER.type());
         output.write(noAnswer());
+    }
+
+    /** Interrupts the dispatch (Quarkus' wait ends, its virtual connection closes) and waits a moment for it. */
+    private static void abandon(Future<byte[]> run, Invocation invocation) throws InterruptedException {
+        run.cancel(true);
+        if (!invocation.finished.await(INTERRUPT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+            LOG.warn("The abandoned dispatch did not return when interrupted; its thread stays blocked");
+        }
     }
 
     /** @return the API Gateway (payload 2.0) response JSON of the 503 {@link #NO_ANSWER} */
@@ -206,92 +241,14 @@ final class AnswerGuard {
         }
     }
 
-    /**
-     * One dispatch, watched: its request id, whether its request reached the application, and its
-     * state, which either the dispatching thread (returned) or the watcher (given up) sets first.
-     */
-    private static final class Invocation implements Runnable {
-        private static final int RUNNING = 0;
-        private static final int RETURNED = 1;
-        private static final int GIVEN_UP_LOST = 2;
-        private static final int GIVEN_UP_LATE = 3;
-
+    /** One dispatched invocation: its request id, whether its request reached the application, whether its dispatch returned. */
+    private static final class Invocation {
         final String requestId;
-        private final Thread thread;
-        private final long deadlineNanos;
-        private final AtomicInteger state = new AtomicInteger(RUNNING);
-        volatile boolean arrived;
-        /** Set by the watcher once it has interrupted the thread of a dispatch it gave up. */
-        private volatile boolean interrupted;
-        /** Whether the watcher has looked at the arrival already (it then waits for the deadline only). */
-        private boolean arrivalLookedAt;
-        private volatile ScheduledFuture<?> watch;
+        final CountDownLatch arrived = new CountDownLatch(1);
+        final CountDownLatch finished = new CountDownLatch(1);
 
-        Invocation(String requestId, Thread thread, long deadlineNanos) {
+        Invocation(String requestId) {
             this.requestId = requestId;
-            this.thread = thread;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        /** Has the watcher look at this dispatch in {@code nanos}. */
-        void watch(long nanos) {
-            watch = WATCHER.schedule(this, nanos, TimeUnit.NANOSECONDS);
-        }
-
-        /** The watcher's look: gives up a request that has not arrived, else waits for the deadline. */
-        @Override
-        public void run() {
-            if (state.get() != RUNNING) {
-                return;
-            }
-            if (!arrivalLookedAt && requestId != null && !arrived) {
-                giveUp(GIVEN_UP_LOST);
-                return;
-            }
-            arrivalLookedAt = true;
-            long left = deadlineNanos - System.nanoTime();
-            if (left > 0) {
-                watch(left);
-            } else {
-                giveUp(GIVEN_UP_LATE);
-            }
-        }
-
-        private void giveUp(int why) {
-            if (state.compareAndSet(RUNNING, why)) {
-                thread.interrupt();
-                interrupted = true;
-            }
-        }
-
-        /**
-         * Called by the dispatching thread when the dispatch returned.
-         *
-         * @return true when it returned on its own, false when the watcher had given it up first
-         */
-        boolean returned() {
-            if (state.compareAndSet(RUNNING, RETURNED)) {
-                ScheduledFuture<?> w = watch;
-                if (w != null) {
-                    w.cancel(false);
-                }
-                return true;
-            }
-            return state.get() == RETURNED;
-        }
-
-        /**
-         * Called by the dispatching thread for a dispatch the watcher gave up: waits until the
-         * watcher's interrupt was delivered, then clears it, so that it reaches nothing after.
-         *
-         * @return true when given up because the request never reached the application
-         */
-        boolean givenUp() {
-            while (!interrupted) {
-                Thread.onSpinWait();
-            }
-            Thread.interrupted();
-            return state.get() == GIVEN_UP_LOST;
         }
     }
 }
