@@ -40,9 +40,11 @@ import org.jboss.logging.MDC;
  * request never arrived) in about 26,000; a standalone loop over the same two classes, with a random
  * delay of up to 100 µs before the hand-over, loses a few requests in 100,000.
  *
- * <p>So the dispatch runs on a thread of its own, and the invocation's thread waits for it: at most
- * {@code arrivalWaitMillis} for the request to reach the application ({@link #arrived}, called by
- * {@link InvocationLogContext}, the first route), and at most until the answer deadline
+ * <p>So the dispatch runs on a thread of its own (one of a pool, reused from one invocation to the
+ * next), and the invocation's thread waits for its answer: when none came within
+ * {@code arrivalWaitMillis}, it looks whether the request reached the application ({@link #arrived},
+ * called by {@link InvocationLogContext}, the first route), and gives the dispatch up if it did not;
+ * otherwise it waits at most until the answer deadline
  * ({@code answerWithinMillis} after the start, and no later than {@link #FUNCTION_MARGIN_MILLIS}
  * before the function's timeout) for the answer. A dispatch given up is interrupted (Quarkus then
  * closes the virtual connection, which releases what it held, and answers a 500 nobody reads). A
@@ -120,7 +122,7 @@ final class AnswerGuard {
     static void arrived(String awsRequestId) {
         Invocation i = current;
         if (i != null && awsRequestId != null && awsRequestId.equals(i.requestId)) {
-            i.arrived.countDown();
+            i.arrived = true;
         }
     }
 
@@ -148,18 +150,26 @@ final class AnswerGuard {
                 Future<byte[]> run = dispatch(invocation, event, context, mdc);
                 try {
                     long left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                    if (requestId != null && !invocation.arrived.await(Math.max(Math.min(arrivalWaitMillis, left), 0), TimeUnit.MILLISECONDS)) {
-                        abandon(run, invocation);
-                        long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                        // the request never reached the first route, so nothing of the application ran
-                        // for it: dispatching it again is safe, when the answer deadline leaves room
-                        if (attempt < MAX_ATTEMPTS && within - spent > arrivalWaitMillis) {
-                            LOG.warnf("The request did not reach the application within %d ms (lost in Quarkus' hand-over); dispatched again",
-                                    arrivalWaitMillis);
-                            continue;
-                        }
-                        answerNoAnswer(output, start, "the request to reach the application");
+                    // the answer first: a request that arrived is answered without this thread waking
+                    // at its arrival; whether it arrived is looked at only when the arrival wait ran out
+                    long first = requestId == null ? left : Math.min(arrivalWaitMillis, left);
+                    try {
+                        output.write(run.get(Math.max(first, 0), TimeUnit.MILLISECONDS));
                         return;
+                    } catch (TimeoutException e) {
+                        if (requestId != null && !invocation.arrived) {
+                            abandon(run, invocation);
+                            long spent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                            // the request never reached the first route, so nothing of the application ran
+                            // for it: dispatching it again is safe, when the answer deadline leaves room
+                            if (attempt < MAX_ATTEMPTS && within - spent > arrivalWaitMillis) {
+                                LOG.warnf("The request did not reach the application within %d ms (lost in Quarkus' hand-over); dispatched again",
+                                        arrivalWaitMillis);
+                                continue;
+                            }
+                            answerNoAnswer(output, start, "the request to reach the application");
+                            return;
+                        }
                     }
                     left = within - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                     try {
@@ -203,7 +213,7 @@ final class AnswerGuard {
                 dispatch.handle(new ByteArrayInputStream(event), answer, context);
                 return answer.toByteArray();
             } finally {
-                invocation.arrived.countDown();
+                invocation.arrived = true;
                 invocation.finished.countDown();
                 MDC.clear();
             }
@@ -244,7 +254,7 @@ final class AnswerGuard {
     /** One dispatched invocation: its request id, whether its request reached the application, whether its dispatch returned. */
     private static final class Invocation {
         final String requestId;
-        final CountDownLatch arrived = new CountDownLatch(1);
+        volatile boolean arrived;
         final CountDownLatch finished = new CountDownLatch(1);
 
         Invocation(String requestId) {
