@@ -63,16 +63,22 @@ class AnswerGuardTest {
         }
     }
 
+    /** Runs one invocation through {@code guard}, asserts it was answered 503 no-answer, and returns how long it took in ms. */
+    private static long timedNoAnswer(AnswerGuard guard, FakeContext context) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long start = System.nanoTime();
+        guard.handle(EVENT, out, context);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertNoAnswer(out.toByteArray());
+        return tookMs;
+    }
+
     @Test
     void aRequestThatNeverReachesTheApplicationIsDispatchedOnceMoreThenAnswered503() throws Exception {
         HungDispatch hung = new HungDispatch(false);
         AnswerGuard guard = new AnswerGuard(hung, 300, 20_000);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long start = System.nanoTime();
-        guard.handle(EVENT, out, new FakeContext("req-1", 28_000));
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long tookMs = timedNoAnswer(guard, new FakeContext("req-1", 28_000));
 
-        assertNoAnswer(out.toByteArray());
         assertEquals(AnswerGuard.MAX_ATTEMPTS, hung.calls.get(), "dispatched again once");
         assertTrue(tookMs >= 600 && tookMs < 5_000, "answered after two arrival waits, took " + tookMs + " ms");
         assertTrue(hung.interrupted.await(5, TimeUnit.SECONDS), "the abandoned dispatch was interrupted");
@@ -102,12 +108,8 @@ class AnswerGuardTest {
     void noSecondDispatchWithoutRoomForItsArrivalWait() throws Exception {
         HungDispatch hung = new HungDispatch(false);
         AnswerGuard guard = new AnswerGuard(hung, 300, 500);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long start = System.nanoTime();
-        guard.handle(EVENT, out, new FakeContext("req-9", 28_000));
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long tookMs = timedNoAnswer(guard, new FakeContext("req-9", 28_000));
 
-        assertNoAnswer(out.toByteArray());
         assertEquals(1, hung.calls.get());
         assertTrue(tookMs >= 300 && tookMs < 3_000, "took " + tookMs + " ms");
     }
@@ -116,12 +118,8 @@ class AnswerGuardTest {
     void aRequestThatArrivedButIsNeverAnsweredIsAnswered503AtTheAnswerBound() throws Exception {
         HungDispatch hung = new HungDispatch(true);
         AnswerGuard guard = new AnswerGuard(hung, 100, 1_000);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long start = System.nanoTime();
-        guard.handle(EVENT, out, new FakeContext("req-2", 28_000));
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long tookMs = timedNoAnswer(guard, new FakeContext("req-2", 28_000));
 
-        assertNoAnswer(out.toByteArray());
         assertTrue(tookMs >= 1_000 && tookMs < 5_000, "waited for the answer bound, not the arrival wait: " + tookMs + " ms");
         assertTrue(hung.interrupted.await(5, TimeUnit.SECONDS));
     }
@@ -130,12 +128,8 @@ class AnswerGuardTest {
     void theFunctionsTimeoutBoundsTheWait() throws Exception {
         HungDispatch hung = new HungDispatch(true);
         AnswerGuard guard = new AnswerGuard(hung, 100, 20_000);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long start = System.nanoTime();
-        guard.handle(EVENT, out, new FakeContext("req-3", AnswerGuard.FUNCTION_MARGIN_MILLIS + 500));
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long tookMs = timedNoAnswer(guard, new FakeContext("req-3", AnswerGuard.FUNCTION_MARGIN_MILLIS + 500));
 
-        assertNoAnswer(out.toByteArray());
         assertTrue(tookMs >= 500 && tookMs < 3_000, "answered 1 s before the function's timeout: " + tookMs + " ms");
     }
 
