@@ -48,7 +48,7 @@ class StopUnderPushesIT {
 
     private static final String KEY = "exactly-stop-load-test-key";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int RUNS = Integer.getInteger("exactly.stop.runs", 5);
+    private static final int RUNS = Integer.getInteger("exactly.stop.runs", 4);
     private static final int PRODUCERS = 8;
 
     private final List<PackagedServer> started = new ArrayList<>();
