@@ -79,7 +79,8 @@ public class StopGate {
             rc.next();
             return;
         }
-        UnroutedRequestMetrics.tag(rc, routes.templateOf(rc.normalizedPath()));
+        String path = rc.normalizedPath();
+        UnroutedRequestMetrics.tag(rc, path == null ? null : routes.templateOf(path));
         rc.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
                 .putHeader("Retry-After", Integer.toString(ProblemMappers.RETRY_AFTER_SECONDS))
                 .putHeader(HttpHeaders.CONNECTION, "close");
