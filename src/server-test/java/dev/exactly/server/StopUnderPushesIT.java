@@ -52,6 +52,7 @@ class StopUnderPushesIT {
     private static final int PRODUCERS = 8;
 
     private final List<PackagedServer> started = new ArrayList<>();
+    private int refusedWhileStopping;
 
     @AfterEach
     void stop() throws Exception {
@@ -68,6 +69,8 @@ class StopUnderPushesIT {
             problems.addAll(oneStop(db, run));
         }
         assertEquals(List.of(), problems);
+        // pushes that arrived after a stop began were refused: the packaged server's gate closed
+        assertTrue(refusedWhileStopping > 0, "no push was answered 503 /problems/unavailable in " + RUNS + " stops");
     }
 
     /** One server, pushed to until it stops; returns what went wrong. */
@@ -132,6 +135,7 @@ class StopUnderPushesIT {
             boolean isStored = stored.contains(e.getKey());
             String kind = outcome.startsWith("cut ") ? "cut" : outcome;
             tally.merge(kind + (isStored ? ", stored" : ", not stored"), 1, Integer::sum);
+            refusedWhileStopping += outcome.equals("503 /problems/unavailable") ? 1 : 0;
             if (outcome.equals("200")) {
                 if (!isStored) {
                     problems.add("run " + run + ": " + e.getKey() + " answered 200 but not stored");
