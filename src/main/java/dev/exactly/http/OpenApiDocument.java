@@ -138,7 +138,8 @@ public class OpenApiDocument implements OASFilter {
             problem(responses, "413", "The body is over the route's limit");
             problem(responses, "415", "A Content-Encoding other than identity");
         }
-        problem(responses, "503", "The database is away or timed out; retrying the same request is safe (Retry-After)");
+        problem(responses, "503", "The database is away or timed out, or the server is stopping; retrying the same request is safe "
+                + "(Retry-After)");
     }
 
     private static void problem(APIResponses responses, String status, String description) {
