@@ -52,3 +52,62 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- A destination worker's cycle in one statement (dev.exactly.destination.Dispatcher): acks the
+-- batch it settled, then pops the group's next batch, as two statements would, in one
+-- transaction. The ack: the messages p_message_ids of partition p_pid (p_queue, p_partition),
+-- delivered under lease p_lease, completed (exactly.ack_batch, routed by p_pid; its answer is not
+-- returned). The pop: exactly.pop of any partition of p_queue for p_group, without the queue's
+-- retry limit (the destination counts its attempts itself), answered as exactly.pop answers; it
+-- sees the ack, so it may lease p_pid again. Then the destination's figures (p_delivered,
+-- p_failed, the latest error p_last_error at p_last_error_at, or NULL: kept as they are) and the
+-- deletion of the attempts recorded for the acked offsets p_offsets, last, so that the figures'
+-- one row per destination is locked for the shortest time. The transaction commits without
+-- waiting for its WAL flush (the dispatcher's bookkeeping: a database crash repeats a delivery).
+CREATE OR REPLACE FUNCTION exactly.destination_ack_and_pop(
+    p_name          text,
+    p_pid           bigint,
+    p_queue         text,
+    p_partition     text,
+    p_group         text,
+    p_lease         uuid,
+    p_message_ids   uuid[],
+    p_offsets       bigint[],
+    p_delivered     bigint,
+    p_failed        bigint,
+    p_last_error    text,
+    p_last_error_at timestamptz,
+    p_batch         integer,
+    p_lease_seconds integer,
+    p_max_bytes     bigint)
+RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text,
+               payload bytea, content_type text, headers text, trace_id text, created_at timestamptz,
+               attempts integer, lease_id uuid, lease_expires_at timestamptz)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    n integer := COALESCE(cardinality(p_message_ids), 0);
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    IF n > 0 THEN
+        PERFORM 1 FROM exactly.ack_batch('{}', '{}', array_fill(p_queue, ARRAY[n]), array_fill(p_partition, ARRAY[n]),
+                                         array_fill(p_group, ARRAY[n]), array_fill(p_lease, ARRAY[n]), p_message_ids,
+                                         array_fill(NULL::bytea, ARRAY[n]), array_fill('completed'::text, ARRAY[n]),
+                                         array_fill(NULL::text, ARRAY[n]), array_fill(NULL::uuid, ARRAY[n]),
+                                         array_fill(NULL::bytea, ARRAY[n]), p_pid);
+    END IF;
+    RETURN QUERY SELECT * FROM exactly.pop(p_queue, NULL, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                           '{}', '{}', NULL, true);
+    IF cardinality(p_offsets) > 0 THEN
+        DELETE FROM exactly.destination_attempts a
+        WHERE a.destination = p_name AND a.partition_id = p_pid AND a."offset" = ANY(p_offsets);
+    END IF;
+    IF p_delivered <> 0 OR p_failed <> 0 OR p_last_error IS NOT NULL THEN
+        UPDATE exactly.destination_state s
+        SET delivered = s.delivered + p_delivered, failed_attempts = s.failed_attempts + p_failed,
+            last_error = COALESCE(p_last_error, s.last_error),
+            last_error_at = CASE WHEN p_last_error IS NULL THEN s.last_error_at ELSE p_last_error_at END
+        WHERE s.name = p_name;
+    END IF;
+END
+$$;
