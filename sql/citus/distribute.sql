@@ -150,16 +150,14 @@ $$;
 -- dead-letter queue (a row of the reference table queues) after reading several shards, and Citus
 -- refuses to modify a reference table in a transaction that already ran a parallel multi-shard
 -- statement ("cannot modify table ... because there was a parallel operation on a distributed
--- table"). Their single-partition forms (ack_partition, pop_partition) read one shard anyway. A
--- destination's ack and next pop in one call (destination_ack_and_pop) writes its figures, a
--- reference table's row, after its pop.
+-- table"). Their single-partition forms (ack_partition, pop_partition) read one shard anyway.
 DO $$
 DECLARE
     f regprocedure;
 BEGIN
     FOR f IN
         SELECT p.oid::regprocedure FROM pg_proc p
-        WHERE p.pronamespace = 'exactly'::regnamespace AND p.proname IN ('ack_batch', 'pop', 'destination_ack_and_pop')
+        WHERE p.pronamespace = 'exactly'::regnamespace AND p.proname IN ('ack_batch', 'pop')
     LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.multi_shard_modify_mode = sequential', f);
     END LOOP;

@@ -145,44 +145,16 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<LeasedMessage>> popStored(PopRequest r, boolean noRetryLimit) {
-        return popRows(r, noRetryLimit, true).map(rows -> leased(r.queue(), rows));
-    }
-
-    /** @return a pop's byte budget, exactly.consume.max-answer-bytes */
-    public long maxAnswerBytes() {
-        return maxAnswerBytes;
-    }
-
-    /**
-     * A statement of another concern that ends with a pop and answers its rows (a destination's
-     * ack of one batch and pop of the next, in one round trip), its rows read as
-     * {@link #popStored} reads them.
-     *
-     * @param sql   the statement, answering the columns of {@code exactly.pop}
-     * @param args  its parameters
-     * @param queue the queue popped
-     * @return the messages in offset order, all under one new lease; empty when nothing is available
-     */
-    public Uni<List<LeasedMessage>> popStoredWith(String sql, Tuple args, String queue) {
-        return BorrowedConnections.execute(pool, sql, args)
-                .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(rows -> {
-                    for (Row row : rows) {
-                        learn(new PartitionKey(queue, row.getString("partition_name")), row.getLong("partition_id"));
-                    }
-                    return leased(queue, rows);
-                });
-    }
-
-    private List<LeasedMessage> leased(String queue, RowSet<Row> rows) {
-        List<LeasedMessage> out = new ArrayList<>(rows.size());
-        for (Row row : rows) {
-            out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), queue,
-                    row.getString("partition_name"), row.getLong("partition_id"), row.getLong("offset"),
-                    row.getBuffer("payload").getBytes(), row.getString("content_type"), row.getInteger("attempts"),
-                    row.getUUID("lease_id"), row.getOffsetDateTime("lease_expires_at")));
-        }
-        return out;
+        return popRows(r, noRetryLimit, true).map(rows -> {
+            List<LeasedMessage> out = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
+                        row.getString("partition_name"), row.getLong("partition_id"), row.getLong("offset"),
+                        row.getBuffer("payload").getBytes(), row.getString("content_type"), row.getInteger("attempts"),
+                        row.getUUID("lease_id"), row.getOffsetDateTime("lease_expires_at")));
+            }
+            return out;
+        });
     }
 
     private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit) {

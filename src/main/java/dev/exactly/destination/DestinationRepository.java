@@ -57,10 +57,6 @@ public class DestinationRepository {
     // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
     // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
     // are deleted; with a last error, $7 when it happened; then the ack's parameters
-    // a batch's acks, the destination's figures and the next pop in one statement: ackAndPop
-    private static final String ACK_AND_POP = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
-            + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at "
-            + "FROM exactly.destination_ack_and_pop($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)";
     private static final String ACK_FIGURES_PARTITION = ackFigures(true, false);
     private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
     private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
@@ -254,38 +250,6 @@ public class DestinationRepository {
                 : new Object[] {name, delivered, failedAttempts, lastError, partitionId, settled.toArray(Long[]::new), lastErrorAt};
         return consume.ackWith(acks, lastError == null ? ACK_FIGURES_PARTITION : ACK_FIGURES_ERROR_PARTITION,
                 lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(args)).replaceWithVoid();
-    }
-
-    /**
-     * Acks the messages a destination settled from one leased batch, adds to its figures and pops
-     * its group's next batch, in one statement ({@code exactly.destination_ack_and_pop}), committed
-     * asynchronously as {@link #ackAndCount} and {@link ConsumeRepository#popStored} are. The pop
-     * sees the ack: it may lease the same partition again.
-     *
-     * @param consume        the pops' repository (it reads the popped rows)
-     * @param name           the destination
-     * @param settled        the messages settled, all of one partition and one lease, not empty
-     * @param delivered      messages delivered since the last figures written
-     * @param failedAttempts attempts that did not deliver since then
-     * @param lastError      the last of their errors, or null: the last one is kept
-     * @param lastErrorAt    when it happened, with a last error
-     * @param pop            the next pop: the destination's queue and group, any partition
-     * @return the next batch, in offset order under one new lease; empty when nothing is available
-     */
-    public Uni<List<dev.exactly.consume.LeasedMessage>> ackAndPop(ConsumeRepository consume, String name,
-            List<dev.exactly.consume.LeasedMessage> settled, long delivered, long failedAttempts, String lastError,
-            OffsetDateTime lastErrorAt, dev.exactly.consume.PopRequest pop) {
-        dev.exactly.consume.LeasedMessage first = settled.get(0);
-        UUID[] ids = new UUID[settled.size()];
-        Long[] offsets = new Long[settled.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = settled.get(i).messageId();
-            offsets[i] = settled.get(i).offset();
-        }
-        Tuple args = Tuple.from(new Object[] {name, first.partitionId(), first.queue(), first.partition(),
-                pop.consumerGroup(), first.leaseId(), ids, offsets, delivered, failedAttempts, lastError, lastErrorAt,
-                pop.batch(), pop.leaseSeconds(), consume.maxAnswerBytes()});
-        return consume.popStoredWith(ACK_AND_POP, args, pop.queue());
     }
 
     /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */

@@ -714,7 +714,6 @@ public class Dispatcher {
     }
 
     private void work(Slot s) {
-        Cycle c = new Cycle();
         try {
             while (running && !s.paused && !s.removed && !pastDeadline()) {
                 s.dirty = false;
@@ -722,7 +721,7 @@ public class Dispatcher {
                     kick(s, config.workers());
                     continue;
                 }
-                if (deliverBatch(s, c)) {
+                if (deliverBatch(s)) {
                     kick(s, config.workers()); // another partition may have messages too
                     continue;
                 }
@@ -733,40 +732,7 @@ public class Dispatcher {
         } catch (RuntimeException e) {
             stopped(s, "delivery", e);
         } finally {
-            try {
-                writeSettled(c);
-            } catch (RuntimeException e) {
-                stopped(s, "delivery", e);
-            }
             s.inFlight.decrementAndGet();
-        }
-    }
-
-    /** A worker's state between its batches. */
-    private static final class Cycle {
-        /** What the worker's last batch settled and did not write yet: written with its next pop, or alone. */
-        Settled settled;
-    }
-
-    /**
-     * The acks and figures of a batch that settled every message it leased (none cut off, none
-     * parked), kept to be written by the same statement as the worker's next pop
-     * ({@link DestinationRepository#ackAndPop}), one round trip and one commit instead of two.
-     *
-     * @param d        the destination
-     * @param acks     the acks, not empty
-     * @param messages the messages acked, in offset order
-     * @param tally    the figures not yet written, and the offsets acked
-     */
-    private record Settled(Destination d, List<AckCommand> acks, List<LeasedMessage> messages, Tally tally) {
-    }
-
-    /** Writes what the worker's last batch settled, if it was kept for a next pop that is not made. */
-    private void writeSettled(Cycle c) {
-        Settled st = c.settled;
-        c.settled = null;
-        if (st != null) {
-            flush(st.d(), st.acks(), st.tally());
         }
     }
 
@@ -895,32 +861,21 @@ public class Dispatcher {
         return n + (n == 1 ? " attempt" : " attempts");
     }
 
-    /**
-     * Leases one partition, delivers what it got; false when nothing was available. The acks of the
-     * worker's previous batch, when it kept them ({@link Cycle#settled}), are written by the same
-     * statement as this pop; this batch's, when it settles whole in the server shape, are kept
-     * for the next.
-     */
-    private boolean deliverBatch(Slot s, Cycle c) {
+    /** Leases one partition, delivers what it got; false when nothing was available. */
+    private boolean deliverBatch(Slot s) {
         Destination d = s.d;
         if (outlasts(d.timeoutMs())) {
-            writeSettled(c);
             return false;
         }
         int leaseSeconds = leaseSeconds(d);
         // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
-        PopRequest pop = new PopRequest(d.queue(), null, d.group(), config.batch(), leaseSeconds, 0);
-        Settled st = c.settled;
-        c.settled = null;
-        List<LeasedMessage> batch = st == null ? consume.popStored(pop, true).stage(Dispatcher::db)
-                : repository.ackAndPop(consume, st.d().name(), st.messages(), st.tally().delivered, st.tally().failed,
-                        st.tally().lastError, st.tally().lastErrorAt, pop).stage(Dispatcher::db);
+        List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
+                leaseSeconds, 0), true).stage(Dispatcher::db);
         if (batch.isEmpty()) {
             return false;
         }
         batches.incrementAndGet();
-        c.settled = deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L,
-                batch.stream().anyMatch(m -> m.attempts() > 1), !invocation);
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
         return true;
     }
 
@@ -952,7 +907,7 @@ public class Dispatcher {
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
         batches.incrementAndGet();
-        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true, false);
+        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
         return true;
     }
 
@@ -964,15 +919,11 @@ public class Dispatcher {
      * {@link #db}); a parked batch keeps it.
      *
      * @param leasedBefore whether the batch was leased before (only then may attempts be recorded for it)
-     * @param keep         true: when every message settled, what is left to write is not written but
-     *                     returned, for the worker's next pop to write (an ordered batch only)
-     * @return with {@code keep}, what is left to write of a batch whose every message settled; else null
      */
-    private Settled deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore,
-                                  boolean keep) {
+    private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
         if (!d.ordered() && batch.size() > 1) {
             deliverAtOnce(s, d, batch, leaseEndsAt, leasedBefore);
-            return null;
+            return;
         }
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
@@ -982,7 +933,6 @@ public class Dispatcher {
         Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
         boolean release = false;
         boolean parked = false;
-        boolean kept = false;
         try {
             for (LeasedMessage m : batch) {
                 Sender.Outgoing out = new Sender.Outgoing(m.messageId().toString(), m.queue(), m.partition(),
@@ -998,7 +948,7 @@ public class Dispatcher {
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     release = true;
-                    return null; // unacked from here: released, they are delivered again at once
+                    return; // unacked from here: released, they are delivered again at once
                 }
                 if (o == Outcome.PARKED) {
                     // kept for a later drain: the lease covers the wait and that drain's start
@@ -1007,7 +957,7 @@ public class Dispatcher {
                     if (lease.keep(used[1] + leaseSeconds(d) * 1000L)) {
                         drains.park(d.name(), m.partitionId(), m.leaseId(), m.offset(), used[0], used[1]).stage(Dispatcher::db);
                     }
-                    return null;
+                    return;
                 }
                 if (o == Outcome.DEAD) {
                     repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
@@ -1018,21 +968,12 @@ public class Dispatcher {
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
             }
-            if (keep && !acks.isEmpty()) {
-                // the acks not written before a backoff: those of the batch's last messages
-                List<LeasedMessage> settled = batch.subList(batch.size() - acks.size(), batch.size());
-                kept = true;
-                return new Settled(d, acks, List.copyOf(settled), tally);
-            }
         } catch (RuntimeException e) {
             release = !running && !parked; // cut off by the stop
             throw e;
         } finally {
-            if (!kept) {
-                settle(release, d, batch.get(0), flush);
-            }
+            settle(release, d, batch.get(0), flush);
         }
-        return null;
     }
 
     /**

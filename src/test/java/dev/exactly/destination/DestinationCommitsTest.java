@@ -96,57 +96,6 @@ class DestinationCommitsTest {
         }
     }
 
-    /** Calls of the schema's PL/pgSQL functions so far (track_functions), read after {@link #QUIET_MS}. */
-    private static Map<String, Long> functionCalls() throws Exception {
-        Thread.sleep(QUIET_MS);
-        Map<String, Long> calls = new java.util.HashMap<>();
-        try (Connection c = RestartablePostgres.shared().connect(OwnServer.DATABASE); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT funcname, sum(calls) FROM pg_stat_user_functions "
-                     + "WHERE schemaname = 'exactly' GROUP BY funcname")) {
-            while (rs.next()) {
-                calls.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return calls;
-    }
-
-    private static long delta(Map<String, Long> after, Map<String, Long> before, String function) {
-        return after.getOrDefault(function, 0L) - before.getOrDefault(function, 0L);
-    }
-
-    /**
-     * A worker writes the acks of a batch it settled with the statement that pops its next batch
-     * (exactly.destination_ack_and_pop): delivering N messages one at a time (batches of one) takes
-     * N acks, and at most the last batch's is a statement of its own (the worker stops when its
-     * pop finds nothing). Counted with track_functions: every ack runs exactly.ack_batch once.
-     */
-    @Test
-    void aWorkersAcksGoWithItsNextPop() throws Exception {
-        String queue = fresh("dest-ackpop");
-        String name = "ackpop-" + queue;
-        String url = receiverUrl(server, "/hook");
-        api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
-        for (int i = 0; i < N; i++) {
-            push(queue, "p", "a" + i, "{\"i\":" + i + "}");
-        }
-        serverSetting("ALTER SYSTEM SET track_functions = 'pl'");
-        try {
-            Map<String, Long> before = functionCalls();
-            api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
-            await(N + " delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == N);
-            Map<String, Long> after = functionCalls();
-            long acks = delta(after, before, "ack_batch");
-            long withPop = delta(after, before, "destination_ack_and_pop");
-            assertTrue(acks >= N, N + " messages acked one at a time: " + acks + " acks");
-            assertTrue(acks - withPop <= 1, "the acks go with the next pop: " + acks + " acks, " + withPop
-                    + " of them with a pop");
-        } finally {
-            serverSetting("ALTER SYSTEM RESET track_functions");
-            ids.clear(); // the receiver is shared with the other test, which counts its own messages
-        }
-    }
-
     @Test
     void pushesWaitForTheirFlushTheDestinationsBookkeepingDoesNot() throws Exception {
         String queue = fresh("dest-commits");
