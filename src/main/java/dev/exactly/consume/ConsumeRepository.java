@@ -158,7 +158,8 @@ public class ConsumeRepository {
     }
 
     private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit) {
-        int copies = Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
+        // a group without the queue's retryLimit dead-letters nothing in a pop: no copies to make room for
+        int copies = noRetryLimit ? 0 : Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
         Buffer[] dlqHashes = new Buffer[copies];
         for (int i = 0; i < copies; i++) {
@@ -350,10 +351,13 @@ public class ConsumeRepository {
             hashes[i] = a.transactionId() == null ? NO_HASH : Buffer.buffer(TransactionHash.of(a.transactionId()));
             statuses[i] = a.status().wire();
             errors[i] = a.error();
-            // what a dead-letter copy would get: a fresh UUIDv7, which is also its transactionId
-            UUID dlq = MessageIds.next();
-            dlqIds[i] = dlq;
-            dlqHashes[i] = Buffer.buffer(TransactionHash.of(dlq.toString()));
+            // what a dead-letter copy would get: a fresh UUIDv7, which is also its transactionId; a
+            // completed ack never dead-letters, so it gets none
+            if (a.status() != AckStatus.COMPLETED) {
+                UUID dlq = MessageIds.next();
+                dlqIds[i] = dlq;
+                dlqHashes[i] = Buffer.buffer(TransactionHash.of(dlq.toString()));
+            }
         }
         Long pid = routeOf(acks, lockFirst);
         Tuple args = Tuple.tuple();
