@@ -18,16 +18,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -252,17 +248,9 @@ class DestinationKillIT {
 
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
-        Path dir = Path.of("target", "kill-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(dir);
-        PackagedServer s = PackagedServer.start(dir, Map.of(
-                "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
-                "QUARKUS_DATASOURCE_USERNAME", "postgres",
-                "QUARKUS_DATASOURCE_PASSWORD", "",
-                "QUARKUS_HTTP_HOST", "127.0.0.1",
-                "EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
-                        MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8))),
+        PackagedServer s = PackagedServer.onDatabase("kill", db, KEY, dir -> Map.of(
                 "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
-                "EXACTLY_DELIVERY_POLL_MS", "100"), 180);
+                "EXACTLY_DELIVERY_POLL_MS", "100"));
         started.add(s);
         return s;
     }

@@ -16,17 +16,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -357,21 +354,17 @@ class DestinationStopIT {
 
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1, logging to a file too; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
-        Path dir = Path.of("target", "stop-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(dir);
-        PackagedServer s = PackagedServer.start(dir, Map.of(
-                "QUARKUS_LOG_FILE_ENABLED", "true",
-                "QUARKUS_LOG_FILE_PATH", dir.resolve("server.log").toString(),
-                "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
-                "QUARKUS_DATASOURCE_USERNAME", "postgres",
-                "QUARKUS_DATASOURCE_PASSWORD", "",
-                "QUARKUS_HTTP_HOST", "127.0.0.1",
-                "EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
-                        MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8))),
-                "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
-                "EXACTLY_DELIVERY_POLL_MS", "100"), 180);
+        Path[] log = new Path[1];
+        PackagedServer s = PackagedServer.onDatabase("stop", db, KEY, dir -> {
+            log[0] = dir.resolve("server.log");
+            return Map.of(
+                    "QUARKUS_LOG_FILE_ENABLED", "true",
+                    "QUARKUS_LOG_FILE_PATH", log[0].toString(),
+                    "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
+                    "EXACTLY_DELIVERY_POLL_MS", "100");
+        });
         started.add(s);
-        logs.put(s, dir.resolve("server.log"));
+        logs.put(s, log[0]);
         return s;
     }
 }

@@ -2,15 +2,21 @@ package dev.exactly.server;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -37,6 +43,26 @@ public record PackagedServer(Process process, String host, int port, StringBuild
         synchronized (log) {
             return log.toString();
         }
+    }
+
+    /**
+     * Starts the packaged server on the test database {@code db}, listening on 127.0.0.1, with the API
+     * key {@code apiKey} (its SHA-256 configured) and the further variables {@code extra} gives for its
+     * folder, a new {@code target/<folderPrefix>-<uuid>}; waits up to 180 s for it to listen.
+     */
+    public static PackagedServer onDatabase(String folderPrefix, String db, String apiKey,
+                                            Function<Path, Map<String, String>> extra) throws Exception {
+        Path dir = Path.of("target", folderPrefix + "-" + UUID.randomUUID()).toAbsolutePath();
+        Files.createDirectories(dir);
+        Map<String, String> env = new HashMap<>(Map.of(
+                "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
+                "QUARKUS_DATASOURCE_USERNAME", "postgres",
+                "QUARKUS_DATASOURCE_PASSWORD", "",
+                "QUARKUS_HTTP_HOST", "127.0.0.1",
+                "EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
+                        MessageDigest.getInstance("SHA-256").digest(apiKey.getBytes(StandardCharsets.UTF_8)))));
+        env.putAll(extra.apply(dir));
+        return start(dir, env, 180);
     }
 
     /**

@@ -12,22 +12,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -189,16 +183,8 @@ class StopUnderPushesIT {
 
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
-        Path dir = Path.of("target", "stop-load-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(dir);
-        PackagedServer s = PackagedServer.start(dir, Map.of(
-                "QUARKUS_DATASOURCE_REACTIVE_URL", TestDatabase.reactiveUrl(db),
-                "QUARKUS_DATASOURCE_USERNAME", "postgres",
-                "QUARKUS_DATASOURCE_PASSWORD", "",
-                "QUARKUS_HTTP_HOST", "127.0.0.1",
-                "EXACTLY_PRIMING_ROUNDS", "0", // a quicker start; this test is not about the first pushes' speed
-                "EXACTLY_AUTH_API_KEY_SHA256", HexFormat.of().formatHex(
-                        MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8)))), 180);
+        PackagedServer s = PackagedServer.onDatabase("stop-load", db, KEY,
+                dir -> Map.of("EXACTLY_PRIMING_ROUNDS", "0")); // a quicker start; this test is not about the first pushes' speed
         started.add(s);
         return s;
     }
