@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.standardwebhooks.Webhook;
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.server.PackagedServer;
+import dev.exactly.server.PackagedServers;
 import dev.exactly.testing.TestDatabase;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -21,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * kill -9 of Exactly mid-delivery loses nothing. The packaged server (target/quarkus-app/quarkus-run.jar,
@@ -61,7 +62,8 @@ class DestinationKillIT {
     record Arrival(String id, String partition, long offset, String body, int attempt) {
     }
 
-    private final List<PackagedServer> started = new ArrayList<>();
+    @RegisterExtension
+    final PackagedServers servers = new PackagedServers();
     private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
     private final List<String> badSignatures = new CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
@@ -69,9 +71,6 @@ class DestinationKillIT {
 
     @AfterEach
     void stop() throws Exception {
-        for (PackagedServer s : started) {
-            s.stop();
-        }
         if (receiver != null) {
             receiver.stop(0);
         }
@@ -248,10 +247,9 @@ class DestinationKillIT {
 
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
-        PackagedServer s = PackagedServer.onDatabase("kill", db, KEY, dir -> Map.of(
+        PackagedServer s = servers.onDatabase("kill", db, KEY, dir -> Map.of(
                 "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
                 "EXACTLY_DELIVERY_POLL_MS", "100"));
-        started.add(s);
         return s;
     }
 }

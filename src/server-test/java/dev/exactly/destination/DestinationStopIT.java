@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.server.PackagedServer;
+import dev.exactly.server.PackagedServers;
 import dev.exactly.testing.TestDatabase;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -37,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A graceful stop (SIGTERM, {@link Process#destroy()}) of the packaged server mid-delivery, with
@@ -63,16 +65,14 @@ class DestinationStopIT {
     record Arrival(String destination, String id, String partition, long offset, long atNanos) {
     }
 
-    private final List<PackagedServer> started = new ArrayList<>();
+    @RegisterExtension
+    final PackagedServers servers = new PackagedServers();
     private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private HttpServer receiver;
 
     @AfterEach
     void stop() throws Exception {
-        for (PackagedServer s : started) {
-            s.stop();
-        }
         if (receiver != null) {
             receiver.stop(0);
         }
@@ -355,7 +355,7 @@ class DestinationStopIT {
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1, logging to a file too; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
         Path[] log = new Path[1];
-        PackagedServer s = PackagedServer.onDatabase("stop", db, KEY, dir -> {
+        PackagedServer s = servers.onDatabase("stop", db, KEY, dir -> {
             log[0] = dir.resolve("server.log");
             return Map.of(
                     "QUARKUS_LOG_FILE_ENABLED", "true",
@@ -363,7 +363,6 @@ class DestinationStopIT {
                     "EXACTLY_DELIVERY_ALLOWED_HOSTS", "127.0.0.1/32",
                     "EXACTLY_DELIVERY_POLL_MS", "100");
         });
-        started.add(s);
         logs.put(s, log[0]);
         return s;
     }

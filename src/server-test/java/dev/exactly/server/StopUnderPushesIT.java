@@ -26,8 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A graceful stop (SIGTERM) of the packaged server under a steady stream of pushes stores no push
@@ -45,15 +45,9 @@ class StopUnderPushesIT {
     private static final int RUNS = Integer.getInteger("exactly.stop.runs", 4);
     private static final int PRODUCERS = 8;
 
-    private final List<PackagedServer> started = new ArrayList<>();
+    @RegisterExtension
+    final PackagedServers servers = new PackagedServers();
     private int refusedWhileStopping;
-
-    @AfterEach
-    void stop() throws Exception {
-        for (PackagedServer s : started) {
-            s.stop();
-        }
-    }
 
     @Test
     void aStopStoresNoPushWithoutAnsweringIt() throws Exception {
@@ -183,9 +177,8 @@ class StopUnderPushesIT {
 
     /** Starts the packaged server on {@code db} on a free port of 127.0.0.1; returns once it listens. */
     private PackagedServer start(String db) throws Exception {
-        PackagedServer s = PackagedServer.onDatabase("stop-load", db, KEY,
+        PackagedServer s = servers.onDatabase("stop-load", db, KEY,
                 dir -> Map.of("EXACTLY_PRIMING_ROUNDS", "0")); // a quicker start; this test is not about the first pushes' speed
-        started.add(s);
         return s;
     }
 }
