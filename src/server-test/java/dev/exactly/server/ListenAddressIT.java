@@ -149,20 +149,27 @@ class ListenAddressIT {
         for (PackagedServer s : started) {
             s.stop();
         }
-        // the embedded PostgreSQL normally stops with its service; one left behind is stopped by its PID
         for (Path data : dataDirs) {
-            Path pidFile = data.resolve("postmaster.pid");
-            if (Files.exists(pidFile)) {
-                long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
-                ProcessHandle.of(pid).filter(h -> isPostgresOf(h, data)).ifPresent(h -> {
-                    try {
-                        new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).start().waitFor();
-                        h.onExit().get(30, TimeUnit.SECONDS);
-                    } catch (Exception e) {
-                        // best effort
-                    }
-                });
-            }
+            stopLeftoverPostgres(data);
+        }
+    }
+
+    /**
+     * The embedded PostgreSQL normally stops with its service; one left behind in {@code data} is
+     * stopped by its PID (best effort).
+     */
+    static void stopLeftoverPostgres(Path data) throws IOException {
+        Path pidFile = data.resolve("postmaster.pid");
+        if (Files.exists(pidFile)) {
+            long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+            ProcessHandle.of(pid).filter(h -> isPostgresOf(h, data)).ifPresent(h -> {
+                try {
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).start().waitFor();
+                    h.onExit().get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // best effort
+                }
+            });
         }
     }
 }

@@ -119,6 +119,10 @@ final class EmbeddedDatabase implements AutoCloseable {
         EmbeddedPostgres.Builder b = EmbeddedPostgres.builder()
                 .setDataDirectory(dir)
                 .setCleanDataDirectory(false)
+                // no stop of its own at the JVM's exit, which would run beside Quarkus' stop and end
+                // the database under the requests and deliveries that stop still waits for: the
+                // server closes it once Quarkus has stopped (ExactlyMain)
+                .setRegisterShutdownHook(false)
                 .setServerConfig("listen_addresses", "127.0.0.1")
                 // Durable like a real server: the embedded default otherwise runs with fsync off
                 // and asynchronous commit, which could lose acknowledged pushes on a crash.

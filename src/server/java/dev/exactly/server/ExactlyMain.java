@@ -3,13 +3,17 @@ package dev.exactly.server;
 import dev.exactly.config.ExactlyConfig;
 import dev.exactly.webhook.replay.CorpusCommand;
 import dev.exactly.webhook.replay.ReplayCommand;
+import io.quarkus.runtime.Application;
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jboss.logging.Logger;
 
 /**
@@ -71,8 +75,16 @@ public final class ExactlyMain {
             System.exit(1);
             return;
         }
-        try (db; PostmasterWatch watch = new PostmasterWatch(db, embedded.restartAttempts(), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), () -> Quarkus.asyncExit(1)).start()) {
+        PostmasterWatch watch = new PostmasterWatch(db, embedded.restartAttempts(), Duration.ofSeconds(1),
+                Duration.ofSeconds(1), () -> Quarkus.asyncExit(1)).start();
+        Runnable close = closeOnce(watch, db);
+        // Quarkus ends the JVM itself (System.exit) once it stopped, also after a SIGTERM, so the
+        // database is closed by a shutdown hook of its own, which waits for Quarkus' stop first
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            awaitQuarkusStopped(QUARKUS_STOP_WAIT_MS);
+            close.run();
+        }, "embedded-postgres-stop"));
+        try {
             LOG.infof("No datasource configured: using the embedded PostgreSQL at %s (data in %s)", db.url(), db.dataDir());
             System.setProperty("quarkus.datasource.reactive.url", db.url());
             System.setProperty("quarkus.datasource.username", "postgres");
@@ -80,6 +92,53 @@ public final class ExactlyMain {
             LoopbackByDefault.activate();
             useLocalApiKeyUnlessConfigured(dir);
             Quarkus.run(args);
+        } finally {
+            close.run();
+        }
+    }
+
+    /**
+     * How long the embedded database's stop waits for Quarkus' stop, in ms: longer than
+     * quarkus.shutdown.timeout (25 s) plus the dispatcher's final writes (10 s).
+     */
+    static final long QUARKUS_STOP_WAIT_MS = 45_000;
+
+    /** Closes the watch, then the database, once, whichever of the shutdown hook and the main thread comes first. */
+    private static Runnable closeOnce(PostmasterWatch watch, EmbeddedDatabase db) {
+        AtomicBoolean closed = new AtomicBoolean();
+        return () -> {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                watch.close();
+            } finally {
+                try {
+                    db.close();
+                } catch (IOException e) {
+                    System.err.println("ERROR: stopping the embedded PostgreSQL: " + e);
+                }
+            }
+        };
+    }
+
+    /**
+     * Waits up to {@code maxMs} for the running Quarkus application to have stopped (its requests
+     * answered, its delivery's last writes done, its connection pool closed); returns at once when
+     * none runs.
+     */
+    static void awaitQuarkusStopped(long maxMs) {
+        Application app = ApplicationLifecycleManager.getCurrentApplication();
+        if (app == null) {
+            return;
+        }
+        Thread waiter = new Thread(app::awaitShutdown, "embedded-postgres-stop-wait");
+        waiter.setDaemon(true);
+        waiter.start();
+        try {
+            waiter.join(maxMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
