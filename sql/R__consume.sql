@@ -100,6 +100,9 @@ $$;
 --     destination's, dev.exactly.destination.Dispatcher): the queue's retry_limit does not apply,
 --     so this pop dead-letters nothing into the queue's dead-letter queue (an expired lease still
 --     ends a delivery of what it held, and attempts still grow).
+-- more_due (the same on every row): another partition was due besides the one leased (among the
+-- first 16 candidates looked at; it may be taken by another consumer by then). A caller may start
+-- another consumer only then. Always false for p_pid.
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -111,6 +114,8 @@ $$;
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[]);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[], bigint);
+DROP FUNCTION IF EXISTS exactly.pop_partition(bigint, text, text, text, integer, integer, bigint, uuid[], bytea[], boolean);
+DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[], bigint, boolean);
 CREATE OR REPLACE FUNCTION exactly.pop(
     p_queue          text,
     p_partition      text,
@@ -124,7 +129,7 @@ CREATE OR REPLACE FUNCTION exactly.pop(
     p_no_retry_limit boolean DEFAULT false)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
-               lease_id uuid, lease_expires_at timestamptz)
+               lease_id uuid, lease_expires_at timestamptz, more_due boolean)
 LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_bitmapscan = off
@@ -137,6 +142,8 @@ DECLARE
     v_dlq_name text;
     v_now      timestamptz := clock_timestamp();
     v_cand     record;
+    v_next     record;
+    v_more     boolean;
     v_cands    refcursor;
     v_cur      exactly.consumer_cursors%ROWTYPE;
     v_data     bigint;
@@ -188,9 +195,14 @@ BEGIN
         ORDER BY c.leased_at ASC NULLS FIRST, p.id
         LIMIT 16;
     END IF;
+    -- one candidate ahead: whether another partition was due besides the one leased (more_due)
+    FETCH v_cands INTO v_next;
+    v_more := FOUND;
     LOOP
-        FETCH v_cands INTO v_cand;
-        EXIT WHEN NOT FOUND;
+        EXIT WHEN NOT v_more;
+        v_cand := v_next;
+        FETCH v_cands INTO v_next;
+        v_more := FOUND;
         -- 1. May this pop dead-letter here? Predicted without locks (the lock order puts the
         --    dead-letter partition row before the cursor row): a message the expired lease
         --    delivered for the last time, or one whose deliveries are used up already.
@@ -312,7 +324,7 @@ BEGIN
             WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
         )
         SELECT v_cand.pid, v_cand.pname, m."offset", m.message_id, m.transaction_id, m.payload, m.content_type,
-               m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires
+               m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires, v_more
         FROM sel s
         JOIN exactly.messages m ON m.partition_id = v_cand.pid AND m."offset" = s.off
         ORDER BY s.off;
@@ -342,7 +354,7 @@ CREATE OR REPLACE FUNCTION exactly.pop_partition(
     p_no_retry_limit boolean DEFAULT false)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text,
                payload bytea, content_type text, headers text, trace_id text, created_at timestamptz,
-               attempts integer, lease_id uuid, lease_expires_at timestamptz)
+               attempts integer, lease_id uuid, lease_expires_at timestamptz, more_due boolean)
 LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY SELECT * FROM exactly.pop(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,

@@ -693,7 +693,8 @@ public class Dispatcher {
     /**
      * Starts a worker for the destination unless {@code max} already run: 1 for a wake-up or the
      * timer (an idle destination, or one whose database is away, holds one connection at most), up
-     * to exactly.delivery.workers after a worker found messages (other partitions may have some).
+     * to exactly.delivery.workers after a pop that saw another partition due besides its own, or
+     * after a parked partition was resumed.
      */
     private void kick(Slot s, int max) {
         s.dirty = true;
@@ -722,7 +723,6 @@ public class Dispatcher {
                     continue;
                 }
                 if (deliverBatch(s)) {
-                    kick(s, config.workers()); // another partition may have messages too
                     continue;
                 }
                 if (!s.dirty) {
@@ -869,12 +869,17 @@ public class Dispatcher {
         }
         int leaseSeconds = leaseSeconds(d);
         // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
-        List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
-                leaseSeconds, 0), true).stage(Dispatcher::db);
+        ConsumeRepository.StoredBatch popped = consume.popStored(new PopRequest(d.queue(), null, d.group(),
+                config.batch(), leaseSeconds, 0), true).stage(Dispatcher::db);
+        List<LeasedMessage> batch = popped.messages();
         if (batch.isEmpty()) {
             return false;
         }
         batches.incrementAndGet();
+        if (popped.moreDue()) {
+            // another partition was due: one more worker for it (which, finding more, starts the next)
+            kick(s, config.workers());
+        }
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
         return true;
     }
