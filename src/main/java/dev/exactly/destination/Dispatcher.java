@@ -127,6 +127,9 @@ public class Dispatcher {
     private record Lookup(boolean hasDestination, long untilNanos) {
     }
 
+    /** Leases ended early so far (a worker that released one pops again at once). */
+    private final AtomicLong releases = new AtomicLong();
+
     /** Batches popped or resumed so far (a drain's final look compares it). */
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
@@ -722,9 +725,12 @@ public class Dispatcher {
                     kick(s, config.workers());
                     continue;
                 }
-                if (deliverBatch(s)) {
+                Found found = deliverBatch(s);
+                if (found == Found.MORE) {
                     continue;
                 }
+                // nothing more was due when the pop looked: another pop is worth it only after a
+                // wake-up or the timer since (they set dirty), else it would find nothing
                 if (!s.dirty) {
                     break;
                 }
@@ -861,11 +867,21 @@ public class Dispatcher {
         return n + (n == 1 ? " attempt" : " attempts");
     }
 
-    /** Leases one partition, delivers what it got; false when nothing was available. */
-    private boolean deliverBatch(Slot s) {
+    /** What a worker's pop found. */
+    private enum Found {
+        /** Nothing. */
+        NONE,
+        /** A batch, and nothing else was due when the pop looked. */
+        LAST,
+        /** A batch, and its partition or another had more messages due when the pop looked. */
+        MORE
+    }
+
+    /** Leases one partition, delivers what it got. */
+    private Found deliverBatch(Slot s) {
         Destination d = s.d;
         if (outlasts(d.timeoutMs())) {
-            return false;
+            return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
         // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
@@ -873,15 +889,17 @@ public class Dispatcher {
                 config.batch(), leaseSeconds, 0), true).stage(Dispatcher::db);
         List<LeasedMessage> batch = popped.messages();
         if (batch.isEmpty()) {
-            return false;
+            return Found.NONE;
         }
         batches.incrementAndGet();
         if (popped.moreDue()) {
             // another partition was due: one more worker for it (which, finding more, starts the next)
             kick(s, config.workers());
         }
+        long released = releases.get();
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
-        return true;
+        // a lease released early left messages to deliver again at once
+        return popped.moreDue() || popped.moreHere() || releases.get() != released ? Found.MORE : Found.LAST;
     }
 
     /**
@@ -1073,6 +1091,7 @@ public class Dispatcher {
 
     /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
+        releases.incrementAndGet();
         try {
             consume.extend(m.leaseId(), 0, true).stage(Dispatcher::db);
         } catch (RuntimeException e) {
