@@ -143,7 +143,7 @@ public class ConsumeRepository {
      *                       which counts its attempts and dead-letters on its own): nothing is moved
      *                       to the queue's dead-letter queue
      * @return the messages in offset order, all under one new lease (empty when nothing is
-     *         available), and whether the pop saw another partition due besides the one it leased
+     *         available), and whether more was due when the pop looked ({@link StoredBatch})
      */
     public Uni<StoredBatch> popStored(PopRequest r, boolean noRetryLimit) {
         return popRows(r, noRetryLimit, true).map(rows -> {
