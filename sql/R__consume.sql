@@ -80,7 +80,8 @@ BEGIN
 END
 $$;
 
--- Leases a partition of p_queue to the caller for p_group and returns up to p_batch messages in
+-- exactly.pop_due (exactly.pop below answers the same without more_due): leases a partition of
+-- p_queue to the caller for p_group and returns up to p_batch messages in
 -- offset order, each with the lease. p_partition NULL: any partition of the queue that is not
 -- leased (or whose lease expired), not waiting for a retry delay, and has undelivered messages,
 -- least recently leased first. Nothing available (or no such queue): no rows.
@@ -100,6 +101,10 @@ $$;
 --     destination's, dev.exactly.destination.Dispatcher): the queue's retry_limit does not apply,
 --     so this pop dead-letters nothing into the queue's dead-letter queue (an expired lease still
 --     ends a delivery of what it held, and attempts still grow).
+-- more_due (the same on every row): another partition was due besides the one leased (among the
+-- first 16 candidates looked at; it may be taken by another consumer by then). A caller may start
+-- another consumer only then. Always false for p_pid. more_here: the leased partition had
+-- messages past the last one leased when the pop looked (some may be settled already).
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -111,7 +116,7 @@ $$;
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[]);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[], bigint);
-CREATE OR REPLACE FUNCTION exactly.pop(
+CREATE OR REPLACE FUNCTION exactly.pop_due(
     p_queue          text,
     p_partition      text,
     p_group          text,
@@ -124,7 +129,7 @@ CREATE OR REPLACE FUNCTION exactly.pop(
     p_no_retry_limit boolean DEFAULT false)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
-               lease_id uuid, lease_expires_at timestamptz)
+               lease_id uuid, lease_expires_at timestamptz, more_due boolean, more_here boolean)
 LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_bitmapscan = off
@@ -137,6 +142,8 @@ DECLARE
     v_dlq_name text;
     v_now      timestamptz := clock_timestamp();
     v_cand     record;
+    v_next     record;
+    v_more     boolean;
     v_cands    refcursor;
     v_cur      exactly.consumer_cursors%ROWTYPE;
     v_data     bigint;
@@ -167,7 +174,7 @@ BEGIN
     IF p_pid IS NOT NULL THEN
         OPEN v_cands FOR
         SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing, c.next_offset AS next_offset,
-               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi
+               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi, p.last_offset AS last
         FROM exactly.partitions p
         LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
         WHERE p_pid IS NOT NULL AND p.id = p_pid AND p.queue_id = v_qid AND p.name = p_partition
@@ -177,7 +184,7 @@ BEGIN
     ELSE
         OPEN v_cands FOR
         SELECT p.id AS pid, p.name AS pname, c.partition_id IS NULL AS missing, c.next_offset AS next_offset,
-               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi
+               c.lease_id AS lid, c.lease_from AS lo, c.lease_to AS hi, p.last_offset AS last
         FROM exactly.partitions p
         LEFT JOIN exactly.consumer_cursors c ON c.partition_id = p.id AND c.consumer_group = p_group
         WHERE p.queue_id = v_qid
@@ -188,9 +195,14 @@ BEGIN
         ORDER BY c.leased_at ASC NULLS FIRST, p.id
         LIMIT 16;
     END IF;
+    -- one candidate ahead: whether another partition was due besides the one leased (more_due)
+    FETCH v_cands INTO v_next;
+    v_more := FOUND;
     LOOP
-        FETCH v_cands INTO v_cand;
-        EXIT WHEN NOT FOUND;
+        EXIT WHEN NOT v_more;
+        v_cand := v_next;
+        FETCH v_cands INTO v_next;
+        v_more := FOUND;
         -- 1. May this pop dead-letter here? Predicted without locks (the lock order puts the
         --    dead-letter partition row before the cursor row): a message the expired lease
         --    delivered for the last time, or one whose deliveries are used up already.
@@ -312,7 +324,8 @@ BEGIN
             WHERE c.partition_id = v_cand.pid AND c.consumer_group = p_group AND EXISTS (SELECT 1 FROM sel)
         )
         SELECT v_cand.pid, v_cand.pname, m."offset", m.message_id, m.transaction_id, m.payload, m.content_type,
-               m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires
+               m.headers::text, m.trace_id, m.created_at, s.att + 1, v_lease_id, v_expires, v_more,
+               (SELECT max(x.off) FROM sel x) < v_cand.last
         FROM sel s
         JOIN exactly.messages m ON m.partition_id = v_cand.pid AND m."offset" = s.off
         ORDER BY s.off;
@@ -324,8 +337,33 @@ BEGIN
 END
 $$;
 
+-- exactly.pop_due without more_due: the pop's answer as it was before more_due (for SQL callers,
+-- and for an earlier version of the service, whose repeatable migration re-creates this function).
+CREATE OR REPLACE FUNCTION exactly.pop(
+    p_queue          text,
+    p_partition      text,
+    p_group          text,
+    p_batch          integer,
+    p_lease_seconds  integer,
+    p_max_bytes      bigint  DEFAULT NULL,
+    p_dlq_ids        uuid[]  DEFAULT '{}',
+    p_dlq_hashes     bytea[] DEFAULT '{}',
+    p_pid            bigint  DEFAULT NULL,
+    p_no_retry_limit boolean DEFAULT false)
+RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
+               content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
+               lease_id uuid, lease_expires_at timestamptz)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY SELECT d.partition_id, d.partition_name, d."offset", d.message_id, d.transaction_id, d.payload,
+                        d.content_type, d.headers, d.trace_id, d.created_at, d.attempts, d.lease_id, d.lease_expires_at
+                 FROM exactly.pop_due(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                      p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit) d;
+END
+$$;
+
 -- A pop of one named partition whose id the caller learnt (a pop's or a push's answer names
--- it): exactly.pop limited to partition p_pid, which must be partition p_partition of p_queue
+-- it): exactly.pop_due limited to partition p_pid, which must be partition p_partition of p_queue
 -- (else nothing is answered). Its first argument is the partition id so that on Citus
 -- (sql/citus/distribute.sql) the call runs whole on the node holding the partition.
 DROP FUNCTION IF EXISTS exactly.pop_partition(bigint, text, text, text, integer, integer, bigint, uuid[], bytea[]);
@@ -345,8 +383,10 @@ RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, messag
                attempts integer, lease_id uuid, lease_expires_at timestamptz)
 LANGUAGE plpgsql AS $$
 BEGIN
-    RETURN QUERY SELECT * FROM exactly.pop(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
-                                           p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit);
+    RETURN QUERY SELECT d.partition_id, d.partition_name, d."offset", d.message_id, d.transaction_id, d.payload,
+                        d.content_type, d.headers, d.trace_id, d.created_at, d.attempts, d.lease_id, d.lease_expires_at
+                 FROM exactly.pop_due(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                      p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit) d;
 END
 $$;
 

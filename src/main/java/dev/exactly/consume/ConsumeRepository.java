@@ -36,13 +36,13 @@ import java.util.concurrent.atomic.LongAdder;
 public class ConsumeRepository {
 
     private static final String POPPED = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
-            + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at ";
+            + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at, ";
 
-    private static final String POP = POPPED + "FROM exactly.pop(p_queue => $1, p_partition => $2, p_group => $3, "
+    private static final String POP = POPPED + "more_due, more_here FROM exactly.pop_due(p_queue => $1, p_partition => $2, p_group => $3, "
             + "p_batch => $4, p_lease_seconds => $5, p_max_bytes => $6, p_dlq_ids => $7, p_dlq_hashes => $8, "
             + "p_no_retry_limit => $9)";
 
-    private static final String POP_PARTITION = POPPED + "FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
+    private static final String POP_PARTITION = POPPED + "false AS more_due, true AS more_here FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
             + "p_partition => $3, p_group => $4, p_batch => $5, p_lease_seconds => $6, p_max_bytes => $7, "
             + "p_dlq_ids => $8, p_dlq_hashes => $9, p_no_retry_limit => $10)";
 
@@ -142,19 +142,36 @@ public class ConsumeRepository {
      * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
      *                       which counts its attempts and dead-letters on its own): nothing is moved
      *                       to the queue's dead-letter queue
-     * @return the messages in offset order, all under one new lease; empty when nothing is available
+     * @return the messages in offset order, all under one new lease (empty when nothing is
+     *         available), and whether more was due when the pop looked ({@link StoredBatch})
      */
-    public Uni<List<LeasedMessage>> popStored(PopRequest r, boolean noRetryLimit) {
+    public Uni<StoredBatch> popStored(PopRequest r, boolean noRetryLimit) {
         return popRows(r, noRetryLimit, true).map(rows -> {
             List<LeasedMessage> out = new ArrayList<>(rows.size());
+            boolean moreDue = false;
+            boolean moreHere = false;
             for (Row row : rows) {
+                moreDue = Boolean.TRUE.equals(row.getBoolean("more_due"));
+                moreHere = !Boolean.FALSE.equals(row.getBoolean("more_here"));
                 out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
                         row.getString("partition_name"), row.getLong("partition_id"), row.getLong("offset"),
                         row.getBuffer("payload").getBytes(), row.getString("content_type"), row.getInteger("attempts"),
                         row.getUUID("lease_id"), row.getOffsetDateTime("lease_expires_at")));
             }
-            return out;
+            return new StoredBatch(out, moreDue, moreHere);
         });
+    }
+
+    /**
+     * A {@link #popStored} answer.
+     *
+     * @param messages the messages leased, in offset order; empty when nothing was available
+     * @param moreDue  the pop saw another partition due besides the one it leased (a hint: another
+     *                 consumer may have taken it since); false when nothing was leased
+     * @param moreHere the leased partition had messages past the last one leased (true when the
+     *                 pop cannot tell); false when nothing was leased
+     */
+    public record StoredBatch(List<LeasedMessage> messages, boolean moreDue, boolean moreHere) {
     }
 
     private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit) {

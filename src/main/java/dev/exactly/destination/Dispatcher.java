@@ -127,6 +127,9 @@ public class Dispatcher {
     private record Lookup(boolean hasDestination, long untilNanos) {
     }
 
+    /** Leases ended early so far (a worker that released one pops again at once). */
+    private final AtomicLong releases = new AtomicLong();
+
     /** Batches popped or resumed so far (a drain's final look compares it). */
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
@@ -693,7 +696,8 @@ public class Dispatcher {
     /**
      * Starts a worker for the destination unless {@code max} already run: 1 for a wake-up or the
      * timer (an idle destination, or one whose database is away, holds one connection at most), up
-     * to exactly.delivery.workers after a worker found messages (other partitions may have some).
+     * to exactly.delivery.workers after a pop that saw another partition due besides its own, or
+     * after a parked partition was resumed.
      */
     private void kick(Slot s, int max) {
         s.dirty = true;
@@ -721,10 +725,12 @@ public class Dispatcher {
                     kick(s, config.workers());
                     continue;
                 }
-                if (deliverBatch(s)) {
-                    kick(s, config.workers()); // another partition may have messages too
+                Found found = deliverBatch(s);
+                if (found == Found.MORE) {
                     continue;
                 }
+                // nothing more was due when the pop looked: another pop is worth it only after a
+                // wake-up or the timer since (they set dirty), else it would find nothing
                 if (!s.dirty) {
                     break;
                 }
@@ -861,22 +867,39 @@ public class Dispatcher {
         return n + (n == 1 ? " attempt" : " attempts");
     }
 
-    /** Leases one partition, delivers what it got; false when nothing was available. */
-    private boolean deliverBatch(Slot s) {
+    /** What a worker's pop found. */
+    private enum Found {
+        /** Nothing. */
+        NONE,
+        /** A batch, and nothing else was due when the pop looked. */
+        LAST,
+        /** A batch, and its partition or another had more messages due when the pop looked. */
+        MORE
+    }
+
+    /** Leases one partition, delivers what it got. */
+    private Found deliverBatch(Slot s) {
         Destination d = s.d;
         if (outlasts(d.timeoutMs())) {
-            return false;
+            return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
         // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
-        List<LeasedMessage> batch = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(),
-                leaseSeconds, 0), true).stage(Dispatcher::db);
+        ConsumeRepository.StoredBatch popped = consume.popStored(new PopRequest(d.queue(), null, d.group(),
+                config.batch(), leaseSeconds, 0), true).stage(Dispatcher::db);
+        List<LeasedMessage> batch = popped.messages();
         if (batch.isEmpty()) {
-            return false;
+            return Found.NONE;
         }
         batches.incrementAndGet();
+        if (popped.moreDue()) {
+            // another partition was due: one more worker for it (which, finding more, starts the next)
+            kick(s, config.workers());
+        }
+        long released = releases.get();
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
-        return true;
+        // a lease released early left messages to deliver again at once
+        return popped.moreDue() || popped.moreHere() || releases.get() != released ? Found.MORE : Found.LAST;
     }
 
     /**
@@ -1068,6 +1091,7 @@ public class Dispatcher {
 
     /** Ends a batch's lease now (a lease already lost is left as it is). */
     private void release(Destination d, LeasedMessage m) {
+        releases.incrementAndGet();
         try {
             consume.extend(m.leaseId(), 0, true).stage(Dispatcher::db);
         } catch (RuntimeException e) {

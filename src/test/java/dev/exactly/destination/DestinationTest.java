@@ -67,6 +67,9 @@ class DestinationTest {
     final AtomicInteger failNext = new AtomicInteger();
     final AtomicInteger slowNext = new AtomicInteger();
     final AtomicInteger paceMs = new AtomicInteger();
+    /** Paced requests in progress at the receiver, and the most at once. */
+    final AtomicInteger concurrent = new AtomicInteger();
+    final AtomicInteger maxConcurrent = new AtomicInteger();
     /** transactionIds, or "transactionId@path" for one path alone, the receiver answers 500. */
     final Map<String, Boolean> alwaysFail = new ConcurrentHashMap<>();
     /** Paths the receiver always answers 500. */
@@ -126,10 +129,13 @@ class DestinationTest {
                 return;
             }
             if (paceMs.get() > 0) {
+                maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
                 try {
                     Thread.sleep(paceMs.get()); // answered in time, but slowly
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } finally {
+                    concurrent.decrementAndGet();
                 }
             }
             received.add(new Received(headers, new String(body, StandardCharsets.UTF_8), status));
@@ -439,6 +445,25 @@ class DestinationTest {
         await("three after the resume", () -> of(queue).size() == 3);
         assertFalse(destinations(queue).getBoolean("destinations[0].state.paused"));
         api().post("/api/v1/queues/" + queue + "/destinations/nope/pause").then().statusCode(404);
+    }
+
+    /**
+     * A backlog over more partitions than a pop looks at (16) drains in parallel: each pop that saw
+     * another partition due starts another worker, up to exactly.delivery.workers (8). The receiver
+     * answers each request after 300 ms, so one worker alone would hold one request at a time.
+     */
+    @Test
+    void aBacklogOverManyPartitionsIsDeliveredByParallelWorkers() throws Exception {
+        String queue = fresh("dest-fan");
+        String name = destination(queue, "fan", "");
+        pause(queue, name);
+        for (int i = 0; i < 20; i++) {
+            push(queue, "p" + i, "f" + i, "{}");
+        }
+        paceMs.set(300);
+        resume(queue, name);
+        await("the backlog delivered", () -> of(queue).size() == 20);
+        assertTrue(maxConcurrent.get() >= 4, "requests at once: " + maxConcurrent.get());
     }
 
     @Test
