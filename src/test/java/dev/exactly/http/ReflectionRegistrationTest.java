@@ -46,6 +46,7 @@ class ReflectionRegistrationTest {
             "dev.exactly.destination.Dispatcher$Lookup",         // an instance's memory of whether a queue has a destination
             "dev.exactly.destination.DestinationRepository$DeadLetter", // a row with its cursor; its entry is the wire type
             "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
+            "dev.exactly.consume.ConsumeRepository$StoredBatch",  // a pop's messages and what it saw due; read by the dispatcher
             "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
             "dev.exactly.duplicate.DuplicateCountRepository$HourCount", // a row; written as DuplicateSeries.Hour
             "dev.exactly.message.MessageRepository$Keyed",        // a row; written as MessageView
