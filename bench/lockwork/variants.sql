@@ -101,12 +101,15 @@ BEGIN
         RAISE EXCEPTION 'bench: the split variant answers no duplicate';
     END IF;
 
-    -- before the lock: the heavy rows
-    INSERT INTO exactly.payloads (message_id, partition_id, transaction_id, payload, content_type, headers,
-                                  trace_id, created_at)
-    SELECT i.mid, p_pid, i.tx, i.pl, i.ct, i.hd::jsonb, i.tr, clock_timestamp()
-    FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
-         AS i(mid, tx, pl, ct, hd, tr);
+    -- before the lock: the heavy rows (bench/lockwork/instructions' "splitlock" skips them, with
+    -- lw.skip_payloads on: what remains is the work under the lock)
+    IF current_setting('lw.skip_payloads', true) IS DISTINCT FROM 'on' THEN
+        INSERT INTO exactly.payloads (message_id, partition_id, transaction_id, payload, content_type, headers,
+                                      trace_id, created_at)
+        SELECT i.mid, p_pid, i.tx, i.pl, i.ct, i.hd::jsonb, i.tr, clock_timestamp()
+        FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids)
+             AS i(mid, tx, pl, ct, hd, tr);
+    END IF;
 
     SELECT p.last_offset, p.txns_start, p.queue_id INTO v_last, v_start, v_qid
     FROM exactly.partitions p WHERE p.id = p_pid FOR UPDATE;
