@@ -1,8 +1,9 @@
 -- bench/lockwork: push_segment's set-based path (the one a 100-item segment of new keys takes:
 -- the first look's gate, the lock, the queue's options, the probe, the hash rows, the message
 -- rows, the watermark, the answer) with the clock read between its steps, the readings kept per
--- call in public.lw_steps (written last, after the steps it times). bench/lockwork/steps runs it
--- from one client, so that no step waits for another push.
+-- call in public.lw_steps (written last, after the steps it times; t[8] is the reading right after
+-- the lock was granted). bench/lockwork/steps runs it from one client, where no step waits for
+-- another push, and from eight.
 CREATE UNLOGGED TABLE IF NOT EXISTS public.lw_steps (t timestamptz[]);
 CREATE OR REPLACE FUNCTION exactly.push_segment_timed(
     p_pid               bigint,
