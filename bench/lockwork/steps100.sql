@@ -1,0 +1,11 @@
+-- bench/lockwork/steps: one 100-item push through push_segment_timed (timed.sql), its commit a statement of its own
+BEGIN;
+SELECT count(*) FROM exactly.push_segment_timed(1, -1, NULL,
+  (SELECT array_agg(decode(md5(random()::text), 'hex')) FROM generate_series(1, 100)),
+  array_fill(true, ARRAY[100]),
+  (SELECT array_agg(gen_random_uuid()) FROM generate_series(1, 100)),
+  (SELECT array_agg('c-' || g || '-' || gen_random_uuid()) FROM generate_series(1, 100) g),
+  array_fill('{"order":1,"total":12.5,"currency":"EUR"}'::bytea, ARRAY[100]),
+  array_fill(NULL::text, ARRAY[100]), array_fill(NULL::text, ARRAY[100]), array_fill(NULL::text, ARRAY[100]),
+  p_digests => array_fill('\x99914b932bd37a50b983c5e7c90ae93b'::bytea, ARRAY[100]));
+COMMIT;
