@@ -138,6 +138,10 @@ public class Dispatcher {
     private ExecutorService senders;
     private Sender sender;
 
+    /** The meters each destination has, tagged with its name. */
+    private static final List<String> METERS = List.of("exactly.destination.delivered", "exactly.destination.failed.attempts",
+            "exactly.destination.dead.letters", "exactly.destination.lag.messages", "exactly.destination.oldest.undelivered.seconds");
+
     /** One destination's delivery state on this instance. */
     private final class Slot {
         volatile Destination d;
@@ -168,6 +172,21 @@ public class Dispatcher {
             removed = true;
             synchronized (this) {
                 notifyAll();
+            }
+        }
+
+        /**
+         * Removes the destination's meters from the registry, so that a deleted destination is no
+         * longer exported; a destination made again under the name registers them anew (its
+         * counters from zero, as after a restart).
+         */
+        void unregister() {
+            MeterRegistry r = registry.isResolvable() ? registry.get() : null;
+            if (r == null) {
+                return;
+            }
+            for (String meter : METERS) {
+                r.find(meter).tag("destination", d.name()).meters().forEach(r::remove);
             }
         }
 
@@ -421,6 +440,7 @@ public class Dispatcher {
         Slot s = slots.remove(name);
         if (s != null) {
             s.remove();
+            s.unregister();
             removed.add(s);
         }
     }

@@ -356,7 +356,7 @@ class DestinationTest {
     }
 
     @Test
-    void theApiRefusesBadSettingsNamingTheFieldAndKeepsConfiguredOnes() {
+    void theApiRefusesBadSettingsNamingTheFieldAndKeepsConfiguredOnes() throws Exception {
         String queue = fresh("dest-api");
         Map<String, String> bad = Map.of(
                 "{\"url\":\"ftp://example.com/\"}", "url",
@@ -393,7 +393,9 @@ class DestinationTest {
         assertEquals("https://example.com/b", listed.getString("destinations[0].url"));
         assertEquals(false, listed.getBoolean("destinations[0].signed"));
         assertNotNull(listed.get("destinations[0].state"));
+        await("d1's meters exported", () -> metrics().contains("destination=\"d1\""));
         api().delete("/api/v1/queues/" + queue + "/destinations/d1").then().statusCode(204);
+        assertFalse(metrics().contains("destination=\"d1\""), "a deleted destination's meters are no longer exported");
         api().delete("/api/v1/queues/" + queue + "/destinations/d1").then().statusCode(404);
         api().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(404);
         io.restassured.RestAssured.given().get("/api/v1/queues/" + queue + "/destinations").then().statusCode(401);
@@ -830,4 +832,9 @@ class DestinationTest {
         assertEquals(2, pool.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND attempts = 2")
                 .execute(Tuple.of(name)).await().indefinitely().iterator().next().getLong(0));
     }
+
+    private static String metrics() {
+        return io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
 }
