@@ -2,6 +2,7 @@ package dev.exactly.destination;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import dev.exactly.http.RawJson;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -13,8 +14,10 @@ import java.util.HexFormat;
 
 /**
  * How a stored payload travels to an AWS destination, which carries text, not bytes: as it is when
- * it is JSON text (RFC 8259) in UTF-8, else base64-encoded (RFC 4648) and marked so
- * ({@code payloadEncoding} {@code base64}); and the FIFO message group of a partition.
+ * it is I-JSON text (RFC 7493: JSON in UTF-8 without a lone surrogate escape), else base64-encoded
+ * (RFC 4648) and marked so ({@code payloadEncoding} {@code base64}); and the FIFO message group of a
+ * partition. A webhook body is stored as the provider sent it, so it may be JSON that only I-JSON
+ * refuses; the API refuses such payloads ({@link RawJson}).
  */
 final class AwsPayload {
 
@@ -32,7 +35,8 @@ final class AwsPayload {
 
     /**
      * @return the payload as JSON text when it is one JSON value in strict UTF-8 (whitespace around
-     *         it allowed, nothing else), else null
+     *         it allowed, nothing else) with no lone surrogate escape (which a strict JSON reader,
+     *         EventBridge's among them, may refuse), else null
      */
     static String json(byte[] payload) {
         String text;
@@ -49,7 +53,7 @@ final class AwsPayload {
                 return null;
             }
             p.skipChildren();
-            return p.nextToken() == null ? text : null;
+            return p.nextToken() == null && RawJson.loneSurrogateEscape(payload) < 0 ? text : null;
         } catch (IOException | RuntimeException e) {
             return null; // not JSON, or beyond Jackson's read constraints (nesting depth, lengths)
         }

@@ -127,9 +127,6 @@ public class Dispatcher {
     private record Lookup(boolean hasDestination, long untilNanos) {
     }
 
-    /** Leases ended early so far (a worker that released one pops again at once). */
-    private final AtomicLong releases = new AtomicLong();
-
     /** Batches popped or resumed so far (a drain's final look compares it). */
     private final AtomicLong batches = new AtomicLong();
     private ScheduledExecutorService timer;
@@ -143,7 +140,7 @@ public class Dispatcher {
             "exactly.destination.dead.letters", "exactly.destination.lag.messages", "exactly.destination.oldest.undelivered.seconds");
 
     /** One destination's delivery state on this instance. */
-    private final class Slot {
+    final class Slot {
         volatile Destination d;
         final AtomicInteger inFlight = new AtomicInteger();
         volatile boolean dirty;
@@ -156,6 +153,8 @@ public class Dispatcher {
         final Counter dead;
         final AtomicLong lagMessages = new AtomicLong();
         final AtomicLong oldestMillis = new AtomicLong();
+        /** This destination's leases ended early so far (its worker that saw one pops again at once). */
+        final AtomicLong releases = new AtomicLong();
 
         /** Pauses or resumes the destination's workers here; a pause ends their backoff waits at once. */
         void pause(boolean p) {
@@ -217,7 +216,7 @@ public class Dispatcher {
 
         Slot(Destination d) {
             this.d = d;
-            MeterRegistry r = registry.isResolvable() ? registry.get() : null;
+            MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
             if (r != null) {
                 delivered = Counter.builder("exactly.destination.delivered").tag("destination", d.name())
                         .description("messages delivered to the destination").register(r);
@@ -916,10 +915,10 @@ public class Dispatcher {
             // another partition was due: one more worker for it (which, finding more, starts the next)
             kick(s, config.workers());
         }
-        long released = releases.get();
+        long released = s.releases.get();
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
-        // a lease released early left messages to deliver again at once
-        return popped.moreDue() || popped.moreHere() || releases.get() != released ? Found.MORE : Found.LAST;
+        // a lease of this destination released early left messages to deliver again at once
+        return popped.moreDue() || popped.moreHere() || s.releases.get() != released ? Found.MORE : Found.LAST;
     }
 
     /**
@@ -1015,7 +1014,7 @@ public class Dispatcher {
             release = !running && !parked; // cut off by the stop
             throw e;
         } finally {
-            settle(release, d, batch.get(0), flush);
+            settle(release, s, d, batch.get(0), flush);
         }
     }
 
@@ -1072,9 +1071,9 @@ public class Dispatcher {
     }
 
     /** Writes what a batch settled; with {@code release}, also ends its lease ({@link #settleAndRelease}). */
-    private void settle(boolean release, Destination d, LeasedMessage first, Runnable flush) {
+    private void settle(boolean release, Slot s, Destination d, LeasedMessage first, Runnable flush) {
         if (release) {
-            settleAndRelease(d, first, flush);
+            settleAndRelease(s, d, first, flush);
         } else {
             flush.run();
         }
@@ -1085,11 +1084,11 @@ public class Dispatcher {
      * lost lease or the stop), so that its unsettled messages are leased again at once instead of
      * when the lease would have run out.
      */
-    private void settleAndRelease(Destination d, LeasedMessage m, Runnable flush) {
+    private void settleAndRelease(Slot s, Destination d, LeasedMessage m, Runnable flush) {
         try {
             flush.run();
         } finally {
-            release(d, m);
+            release(s, d, m);
         }
     }
 
@@ -1109,9 +1108,9 @@ public class Dispatcher {
         }
     }
 
-    /** Ends a batch's lease now (a lease already lost is left as it is). */
-    private void release(Destination d, LeasedMessage m) {
-        releases.incrementAndGet();
+    /** Ends a batch's lease now (a lease already lost is left as it is), counted in its destination's slot. */
+    void release(Slot s, Destination d, LeasedMessage m) {
+        s.releases.incrementAndGet();
         try {
             consume.extend(m.leaseId(), 0, true).stage(Dispatcher::db);
         } catch (RuntimeException e) {
@@ -1229,7 +1228,7 @@ public class Dispatcher {
             }
             throw e;
         } finally {
-            settle(release, d, batch.get(0), flush);
+            settle(release, s, d, batch.get(0), flush);
         }
         if (release) {
             return;

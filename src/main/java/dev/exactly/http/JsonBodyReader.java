@@ -42,8 +42,8 @@ import org.jboss.resteasy.reactive.server.spi.ServerRequestContext;
  * deduplicates), no value is coerced into another type ("5" is no integer, 1.5 no int, 7 no
  * string), nesting is at most {@value #MAX_DEPTH} levels and a number at most
  * {@value #MAX_NUMBER_LENGTH} characters (Jackson's StreamReadConstraints), nothing may follow the
- * object, and the body must be well-formed UTF-8 (RFC 8259, section 8.1; RFC 3629). An empty body
- * reads as {@code {}}. A failure is a 400 problem naming the field ({@link RequestProblems}); the
+ * object, and the body must be well-formed UTF-8 (RFC 8259, section 8.1; RFC 3629), a byte order
+ * mark before it ignored. An empty body reads as {@code {}}. A failure is a 400 problem naming the field ({@link RequestProblems}); the
  * records' constraints are checked afterwards by Hibernate Validator ({@code @Valid}).
  *
  * <p>It is its own reader, not Quarkus REST's Jackson reader, because a {@link RawJson} is cut out
@@ -109,6 +109,15 @@ public class JsonBodyReader implements ServerMessageBodyReader<Record> {
      */
     public static <T> T read(Class<T> type, byte[] body) {
         requireUtf8(body);
+        if (startsWithMark(body)) {
+            // a UTF-8 byte order mark is dropped (RFC 8259, section 8.1) here: Jackson skips one only
+            // in a body of 4 bytes or more, so a mark alone would be malformed rather than empty; byte
+            // offsets in problems then count from after it. Jackson would skip a second one too.
+            body = java.util.Arrays.copyOfRange(body, 3, body.length);
+            if (startsWithMark(body)) {
+                throw ApiProblem.invalid(null, null, "malformed JSON: a second byte order mark (U+FEFF) after the first");
+            }
+        }
         try (JsonParser p = MAPPER.createParser(body)) {
             T value = p.nextToken() == null ? MAPPER.readValue("{}", type)
                     : MAPPER.readerFor(type).withAttribute(BODY, body).readValue(p);
@@ -124,6 +133,11 @@ public class JsonBodyReader implements ServerMessageBodyReader<Record> {
         } catch (IOException e) {
             throw ApiProblem.invalid(null, null, "unreadable body: " + e.getMessage());
         }
+    }
+
+    /** @return whether the bytes start with the UTF-8 byte order mark, EF BB BF */
+    private static boolean startsWithMark(byte[] body) {
+        return body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF;
     }
 
     /**

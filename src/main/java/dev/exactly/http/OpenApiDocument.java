@@ -54,6 +54,13 @@ public class OpenApiDocument implements OASFilter {
     static final List<String> PAYLOAD_MISMATCHES = List.of("POST /api/v1/push", "POST /api/v1/transaction",
             "POST /webhooks/{source}");
 
+    /**
+     * Routes with a path parameter that never answer 404: they create what the path names (PATCH
+     * merges into a queue, creating it; PUT creates or replaces a destination). Every other route
+     * with one answers 404 when what it names does not exist.
+     */
+    static final List<String> CREATING = List.of("PATCH /api/v1/queues/{queue}", "PUT /api/v1/queues/{queue}/destinations/{name}");
+
     private static final String SECURITY = "apiKey";
 
     /** The component that stands for "any JSON value" in META-INF/openapi.yaml and the wire records. */
@@ -124,7 +131,7 @@ public class OpenApiDocument implements OASFilter {
         if (underApi) {
             problem(responses, "401", "No valid API key");
         }
-        if (path.contains("{")) {
+        if (path.contains("{") && !CREATING.contains(route)) {
             problem(responses, "404", "No such resource");
         }
         if (CONFLICTS.containsKey(route)) {

@@ -27,6 +27,10 @@ class AwsPayloadTest {
         assertNull(json(""), "empty");
         assertNull(AwsPayload.json(new byte[] {'"', (byte) 0xC3, '"'}), "not UTF-8");
         assertNull(AwsPayload.json(new byte[] {'"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"'}), "a surrogate in UTF-8");
+        // JSON, but not I-JSON (a webhook body is stored as sent): base64, as no strict reader takes it
+        assertNull(json("{\"a\":\"\\ud800\"}"), "a lone surrogate escape");
+        assertNull(json("[\"\\udc00\\ud800\"]"), "surrogate escapes in the wrong order");
+        assertEquals("{\"a\":\"\\ud83d\\ude00 \\\\ud800\"}", json("{\"a\":\"\\ud83d\\ude00 \\\\ud800\"}"), "a pair, and an escaped backslash");
     }
 
     @Test

@@ -195,6 +195,37 @@ class EventBridgeDestinationTest {
         assertEquals("application/x-www-form-urlencoded", d.get("contentType").asText());
     }
 
+    /**
+     * A JSON webhook body holding a lone surrogate escape (a webhook body is stored as sent) is not
+     * I-JSON: it travels base64-encoded, as a body that is not JSON does, and the delivery after it
+     * in the same partition arrives as JSON (nothing is held back).
+     */
+    @Test
+    void aJsonBodyWithALoneSurrogateEscapeTravelsBase64AndHoldsNothingBack() throws Exception {
+        String queue = "webhooks.gh";
+        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/eb-lone").then().statusCode(201);
+        String lone = UUID.randomUUID().toString();
+        String after = UUID.randomUUID().toString();
+        byte[] bad = "{\"zen\":\"half a pair: \\ud800\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] good = "{\"zen\":\"whole\"}".getBytes(StandardCharsets.UTF_8);
+        for (Object[] d : new Object[][] {{lone, bad}, {after, good}}) {
+            byte[] b = (byte[]) d[1];
+            HttpResponse<String> r = WebhookClient.post("gh", b, "Content-Type", "application/json", "X-GitHub-Event", "ping",
+                    "X-GitHub-Delivery", (String) d[0], "X-Hub-Signature-256", Signing.github("gh-test-secret", b));
+            assertEquals(200, r.statusCode(), r.body());
+        }
+        await("both events", () -> received.stream().anyMatch(x -> after.equals(x.detail().path("transactionId").asText())));
+        JsonNode first = received.stream().filter(x -> lone.equals(x.detail().path("transactionId").asText())).findFirst()
+                .orElseThrow().detail();
+        assertEquals("base64", first.get("payloadEncoding").asText());
+        assertEquals(new String(bad, StandardCharsets.UTF_8),
+                new String(Base64.getDecoder().decode(first.get("payload").asText()), StandardCharsets.UTF_8), "the stored bytes");
+        JsonNode second = received.stream().filter(x -> after.equals(x.detail().path("transactionId").asText())).findFirst()
+                .orElseThrow().detail();
+        assertEquals("json", second.get("payloadEncoding").asText());
+        assertEquals("whole", second.get("payload").get("zen").asText());
+    }
+
     @Test
     void anEntryOverEventBridgesLimitIsDeadLetteredAtOnceSayingSo() throws Exception {
         String queue = fresh("eb-big");

@@ -66,6 +66,51 @@ class HttpProblemsTest {
                 .body("detail", containsString("PUT is not allowed"));
     }
 
+    /**
+     * Every method a route's path does not take, PATCH among them, is a 405 problem with the path's
+     * Allow list, never a 404 (a new-user check read the routes table's 404 on PATCH
+     * /api/v1/queues/{queue} as the answer to a method the path lacks: it is the answer for a queue
+     * that does not exist); without a key an /api path is a 401 first, whatever the method.
+     */
+    @Test
+    void everyMethodAPathDoesNotTakeIs405WithAllowAndWithoutAKey401() throws Exception {
+        List<QueryParametersTest.Endpoint> endpoints = QueryParametersTest.endpoints();
+        Set<String> urls = endpoints.stream().map(QueryParametersTest.Endpoint::url).collect(Collectors.toCollection(TreeSet::new));
+        long writes = Db.writeFootprint();
+        int checked = 0;
+        for (String url : urls) {
+            Set<String> allowed = new TreeSet<>(Set.of("OPTIONS"));
+            endpoints.stream().filter(x -> AllowedMethods.template(x.template()).matcher(url).matches())
+                    .forEach(x -> allowed.add(x.method()));
+            if (allowed.contains("GET")) {
+                allowed.add("HEAD");
+            }
+            for (String method : List.of("GET", "POST", "PUT", "PATCH", "DELETE")) {
+                if (allowed.contains(method)) {
+                    continue;
+                }
+                Response r = api().body("{}").request(method, url);
+                assertEquals(405, r.statusCode(), method + " " + url + ": " + r.asString());
+                assertEquals("application/problem+json", r.contentType(), method + " " + url);
+                assertEquals(allowed, methods(r.header("Allow")), method + " " + url);
+                assertEquals("/problems/method-not-allowed", r.jsonPath().getString("type"), method + " " + url);
+                Response anonymous = Api.anonymous().body("{}").request(method, url);
+                if (url.startsWith("/api/")) { // deny by default: nothing about the path before the key
+                    assertEquals(401, anonymous.statusCode(), "no key: " + method + " " + url);
+                    assertEquals(null, anonymous.header("Allow"), "no key: " + method + " " + url);
+                } else { // a webhook is authenticated by its signature, which a method not taken never reaches
+                    assertEquals(405, anonymous.statusCode(), "no key: " + method + " " + url);
+                    assertEquals(allowed, methods(anonymous.header("Allow")), "no key: " + method + " " + url);
+                }
+                checked++;
+            }
+        }
+        assertTrue(checked > 60, "checked " + checked + " answers");
+        api().body("{}").patch("/api/v1/queues/orders/stats").then().statusCode(405).header("Allow", equalTo("GET, HEAD, OPTIONS"));
+        api().body("{}").patch("/api/v1/queues/orders/destinations").then().statusCode(405);
+        assertEquals(writes, Db.writeFootprint(), "a method not allowed wrote nothing");
+    }
+
     @Test
     void optionsListsWhatThePathTakesAsA405Would() throws Exception {
         for (QueryParametersTest.Endpoint e : QueryParametersTest.endpoints()) {

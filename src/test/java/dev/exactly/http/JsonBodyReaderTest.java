@@ -112,4 +112,55 @@ class JsonBodyReaderTest {
             assertTrue(p.detail().contains("at byte " + (bad.length - 1)), p.detail());
         }
     }
+
+    /**
+     * A raw value holding a lone surrogate escape is refused, named down to the string that holds it
+     * (a new-user check: it was stored, and no AWS destination could ever deliver it); a pair, an
+     * escaped backslash before "ud800" and a plain character pass.
+     */
+    @Test
+    void aLoneSurrogateEscapeInARawValueIsRefusedWhereItIs() {
+        String unicode = "must be well-formed Unicode (I-JSON, RFC 7493 section 2.1): lone surrogate escape ";
+        FieldError e = refused(Envelope.class, "{\"items\":[{},{\"raw\":{\"a\":\"x\\ud800\"}}]}");
+        assertEquals(new FieldError(1, "raw.a", unicode + "\\ud800 at byte 27"), e);
+        assertEquals(new FieldError(0, "raw", unicode + "\\uDC00 at byte 18"),
+                refused(Envelope.class, "{\"items\":[{\"raw\":\"\\uDC00\"}]}"));
+        assertEquals("raw[1]", refused(Envelope.class, "{\"items\":[{\"raw\":[1,\"\\ud800\\u0041\"]}]}").field());
+        assertEquals("raw[0]", refused(Envelope.class, "{\"items\":[{\"raw\":[\"\\ude00\\ud83d\"]}]}").field());
+        // in a member name the parser itself refuses it, as malformed JSON
+        assertTrue(refused(Envelope.class, "{\"items\":[{\"raw\":{\"o\":{\"\\ud800\":1}}}]}").message().contains("surrogate"));
+        assertTrue(refused(Envelope.class, "{\"items\":[{\"raw\":{\"\\udc00\":1}}]}").message().contains("surrogate"));
+        assertEquals(new FieldError(null, "things[0].raw.a[0]", null).field(),
+                refused(Pathed.class, "{\"things\":[{\"raw\":{\"a\":[\"\\udbff\"]}}]}").field());
+        for (String fine : new String[] {"\"\\ud83d\\ude00\"", "\"\\\\ud800\"", "\"\\u00e9\\\"\\ud83D\\uDe00\"", "{\"\\ud83d\\ude00\":\"\\/\"}"}) {
+            Item item = JsonBodyReader.read(Envelope.class, utf8("{\"items\":[{\"raw\":" + fine + "}]}")).items().get(0);
+            assertEquals(fine, new String(item.raw().bytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void loneSurrogateEscapesAreFoundByTheirBackslash() {
+        assertEquals(-1, RawJson.loneSurrogateEscape(utf8("\"\\ud83d\\ude00 \\\\ud800 \\u0041\"")));
+        assertEquals(1, RawJson.loneSurrogateEscape(utf8("\"\\ud83d\"")));
+        assertEquals(1, RawJson.loneSurrogateEscape(utf8("\"\\ud83d\\n\"")));
+        assertEquals(7, RawJson.loneSurrogateEscape(utf8("\"\\u0041\\ude00\"")));
+        assertEquals(3, RawJson.loneSurrogateEscape(utf8("\"\\\\\\ud800\"")));
+    }
+
+    /** A UTF-8 byte order mark before the body is skipped: the raw value's bytes are cut after it. */
+    @Test
+    void aUtf8ByteOrderMarkBeforeTheBodyIsSkipped() {
+        byte[] json = utf8("{\"items\":[{\"raw\": {\"a\":1} }]}");
+        byte[] body = new byte[json.length + 3];
+        body[0] = (byte) 0xEF;
+        body[1] = (byte) 0xBB;
+        body[2] = (byte) 0xBF;
+        System.arraycopy(json, 0, body, 3, json.length);
+        assertEquals("{\"a\":1}", new String(JsonBodyReader.read(Envelope.class, body).items().get(0).raw().bytes(), StandardCharsets.UTF_8));
+        assertNull(JsonBodyReader.read(Envelope.class, new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}).items(), "a mark alone reads as {}");
+        byte[] twice = new byte[body.length + 3];
+        System.arraycopy(body, 0, twice, 0, 3);
+        System.arraycopy(body, 0, twice, 3, body.length);
+        assertThrows(ApiProblem.class, () -> JsonBodyReader.read(Envelope.class, twice), "a second mark is no JSON");
+    }
 }

@@ -142,6 +142,29 @@ class PushResourceTest {
         assertEquals(true, json.contains("\"payload\":{\"b\":1.50,\"a\":[1e400,\"\\u00e9\"]}"), json);
     }
 
+    /**
+     * A UTF-8 byte order mark before the body is ignored (RFC 8259 section 8.1 lets a parser do so):
+     * the push is stored, its payload without the mark, as if it had not been sent.
+     */
+    @Test
+    void aUtf8ByteOrderMarkBeforeTheBodyIsIgnored() {
+        String q = unique("q");
+        byte[] json = ("{\"items\":[{\"queue\":\"" + q + "\",\"transactionId\":\"bom\",\"payload\":{\"a\":1}}]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = new byte[json.length + 3];
+        body[0] = (byte) 0xEF;
+        body[1] = (byte) 0xBB;
+        body[2] = (byte) 0xBF;
+        System.arraycopy(json, 0, body, 3, json.length);
+        String id = api().body(body).post("/api/v1/push").then().statusCode(200)
+                .body("results[0].status", equalTo("queued")).extract().path("results[0].messageId");
+        String read = api().get("/api/v1/messages/" + id).then().statusCode(200).extract().asString();
+        assertEquals(true, read.contains("\"payload\":{\"a\":1}"), read);
+        // the same push without the mark is its duplicate: the mark changed nothing
+        api().body(json).post("/api/v1/push").then().statusCode(200).body("results[0].status", equalTo("duplicate"))
+                .body("results[0].messageId", equalTo(id)).body("results[0].payloadMatches", equalTo(true));
+    }
+
     @Test
     void anUnknownMessageIs404AndAMalformedId400() {
         api().get("/api/v1/messages/" + UUID.randomUUID()).then().statusCode(404)

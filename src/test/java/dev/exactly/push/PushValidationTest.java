@@ -67,6 +67,18 @@ class PushValidationTest {
                 .body("detail", containsString("UTF-8"));
     }
 
+    /**
+     * A payload holding a lone surrogate escape is refused, named down to its string, and nothing is
+     * written (a new-user check: it was stored, and SQS or EventBridge would never take it).
+     */
+    @Test
+    void aLoneSurrogateEscapeInAPayloadIsRefusedNamingWhereItIs() {
+        invalid(one("{\"queue\":\"q\",\"payload\":{\"a\":\"\\ud800\"}}"), 0, "payload.a")
+                .body("errors[0].message", containsString("lone surrogate escape \\ud800"));
+        invalid("{\"items\":[{\"queue\":\"q\",\"payload\":1},{\"queue\":\"q\",\"payload\":[\"\\udc00\"]}]}", 1, "payload[0]");
+        invalid(one("{\"queue\":\"q\",\"payload\":\"x\\ud83d\"}"), 0, "payload");
+    }
+
     @Test
     void duplicateKeysAreRefused() {
         push(one("{\"queue\":\"v\",\"transactionId\":\"a\",\"transactionId\":\"b\",\"payload\":1}"), 400)

@@ -51,7 +51,10 @@ class TaskBadInputTest {
         refused(enqueue("{" + ok + ",\"autodedupe\":true}"), "autodedupe");
         refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":[1e400],\"autoDedupe\":true}"), "data");
         refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":\"\\ud800\",\"autoDedupe\":true}"), "data");
-        refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"x\":[\"a\\udc00\"]},\"autoDedupe\":true}"), "data");
+        refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"x\":[\"a\\udc00\"]},\"autoDedupe\":true}"), "data.x[0]");
+        // I-JSON (RFC 7493): a lone surrogate escape is refused in any task data, deduplicated or not
+        refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"x\":\"\\ud800\"}}"), "data.x")
+                .body("detail", containsString("lone surrogate escape"));
         refused(enqueue("{" + ok + ",\"type\":\"u\"}"), "type").body("detail", containsString("Duplicate field"));
         refused(enqueue("{\"queue\":\"" + q + "\",\"type\":\"t\",\"data\":{\"a\":1,\"a\":2}}"), "data.a")
                 .body("detail", containsString("Duplicate field"));
@@ -101,6 +104,8 @@ class TaskBadInputTest {
         refused(api().queryParam("queue", q).body("{}").post(complete, id), "leaseId");
         refused(api().queryParam("queue", q).body("{\"leaseId\":\"nope\"}").post(complete, id), "leaseId");
         refused(api().queryParam("queue", q).body("").post(complete, id), null);
+        refused(api().queryParam("queue", q).body("{\"leaseId\":\"" + UUID.randomUUID() + "\",\"result\":[\"\\udfff\"]}")
+                .post(complete, id), "result[0]");
         refused(api().queryParam("queue", q).body("{\"leaseId\":\"" + UUID.randomUUID() + "\"}")
                 .post("/api/v1/tasks/{id}/fail", id), "error");
         refused(api().queryParam("queue", "a b").get("/api/v1/tasks/{id}", id), "queue");

@@ -208,6 +208,9 @@ class TransactionTest {
                 .post("/api/v1/transaction").then().statusCode(400)
                 .body("errors.field", hasItem("operations[0].leaseId"));
         api().body("{\"operations\":[").post("/api/v1/transaction").then().statusCode(400);
+        api().body("{\"operations\":[{\"type\":\"push\",\"items\":[{\"queue\":\"t-bad\",\"payload\":{\"k\":\"\\ud800\"}}]}]}")
+                .post("/api/v1/transaction").then().statusCode(400)
+                .body("errors.field", hasItem("operations[0].items[0].payload.k"));
         assertEquals(before, state());
         // an empty transaction is refused as bad input
         api().body(Map.of("operations", List.of())).post("/api/v1/transaction").then().statusCode(400)
