@@ -180,7 +180,7 @@ public class Dispatcher {
          * counters from zero, as after a restart).
          */
         void unregister() {
-            MeterRegistry r = registry.isResolvable() ? registry.get() : null;
+            MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
             if (r == null) {
                 return;
             }
