@@ -827,6 +827,91 @@ BEGIN
 END
 $$;
 
+-- A destination's own completed batch (dev.exactly.destination.Dispatcher, every message of it
+-- delivered): acks offsets p_offsets of partition p_pid for consumer group p_group under lease
+-- p_lease, each with status 'completed' and no error, with the outcome exactly.ack_batch gives each
+-- (an offset this lease acked already, one it did not deliver, or one whose data retention purged
+-- is left as it is), without ack_batch's resolution of each item by messageId and its prediction
+-- of dead-lettering: a completed ack dead-letters nothing, so only the cursor row is locked, and
+-- each statement reads or writes that partition's rows alone. A lease that is not the cursor's
+-- current one (it expired and another worker took the partition over, or it was released)
+-- settles nothing, releases nothing and moves nothing. The lease is released as ack_batch releases
+-- it: once every offset of its range (from the data watermark on) is settled or acked under it;
+-- the cursor then advances past the settled offsets.
+-- One row: acked, the offsets this call settled; released, whether it released the lease.
+-- Its first argument is the partition id so that on Citus (sql/citus/distribute.sql) a call of
+-- its own can run whole on the node holding the partition.
+CREATE OR REPLACE FUNCTION exactly.ack_completed(
+    p_pid     bigint,
+    p_group   text,
+    p_lease   uuid,
+    p_offsets bigint[])
+RETURNS TABLE (acked integer, released boolean)
+LANGUAGE plpgsql
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
+DECLARE
+    cur     exactly.consumer_cursors%ROWTYPE;
+    v_lo    bigint;
+    v_delay integer;
+    v_clock timestamptz;
+BEGIN
+    acked := 0;
+    released := false;
+    SELECT * INTO cur FROM exactly.consumer_cursors c
+    WHERE c.partition_id = p_pid AND c.consumer_group = p_group
+    FOR UPDATE;
+    IF NOT FOUND OR p_lease IS NULL OR cur.lease_id IS DISTINCT FROM p_lease THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    -- each offset of the lease's range, stored, neither acked under this lease nor settled
+    INSERT INTO exactly.deliveries AS d (partition_id, consumer_group, "offset", attempts, settled, acked_lease,
+                                         last_outcome, last_error, dead_letter_id)
+    SELECT p_pid, p_group, u.off, COALESCE(x.attempts, 0) + 1, true, p_lease, 'completed', NULL, NULL
+    FROM (SELECT DISTINCT o.off FROM unnest(p_offsets) AS o(off)) u
+    JOIN exactly.messages m ON m.partition_id = p_pid AND m."offset" = u.off
+    LEFT JOIN exactly.deliveries x
+           ON x.partition_id = p_pid AND x.consumer_group = p_group AND x."offset" = u.off
+    WHERE u.off BETWEEN cur.lease_from AND cur.lease_to
+      AND x.settled IS NOT TRUE AND x.acked_lease IS DISTINCT FROM p_lease
+    ON CONFLICT ON CONSTRAINT deliveries_pkey DO UPDATE
+    SET attempts = EXCLUDED.attempts, settled = EXCLUDED.settled, acked_lease = EXCLUDED.acked_lease,
+        last_outcome = EXCLUDED.last_outcome, last_error = EXCLUDED.last_error,
+        dead_letter_id = EXCLUDED.dead_letter_id;
+    GET DIAGNOSTICS acked = ROW_COUNT;
+
+    -- release the lease when its range holds nothing undone (as ack_batch's step 4)
+    SELECT GREATEST(cur.lease_from, p.data_start), q.retry_delay INTO v_lo, v_delay
+    FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id
+    WHERE p.id = p_pid;
+    IF v_lo <= cur.lease_to AND
+        (SELECT count(*) FROM exactly.deliveries d
+         WHERE d.partition_id = p_pid AND d.consumer_group = p_group AND d."offset" BETWEEN v_lo AND cur.lease_to
+           AND (d.settled OR d.acked_lease = p_lease)) < cur.lease_to - v_lo + 1 THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    -- the retry time as a value: a distributed database (Citus) takes no volatile function in an
+    -- UPDATE, nor a stable one (timestamptz + interval) in its CASE
+    v_clock := clock_timestamp() + make_interval(secs => v_delay / 1000.0);
+    UPDATE exactly.consumer_cursors c
+    SET prev_lease_id = c.lease_id, prev_lease_from = c.lease_from, prev_lease_to = c.lease_to,
+        lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL,
+        available_at = CASE WHEN EXISTS (SELECT 1 FROM exactly.deliveries d
+                                         WHERE d.partition_id = p_pid AND d.consumer_group = p_group
+                                           AND d.acked_lease = p_lease AND NOT d.settled)
+                            THEN v_clock
+                            ELSE '-infinity' END
+    WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+    PERFORM exactly.advance_cursor(p_pid, p_group);
+    released := true;
+    RETURN NEXT;
+END
+$$;
+
 -- Extends the pop lease p_lease (a consumer's heartbeat, as SQS's ChangeMessageVisibility): when a
 -- consumer group's cursor still holds it and it has not expired, it now ends p_seconds from now
 -- (NULL: the queue's lease_time), whatever it was before, and the row says so (extended = true).

@@ -18,8 +18,8 @@
 --   * flyway_schema_history stays a local table of the coordinator (migrations run there).
 -- Functions whose first argument routes them run whole on the node that holds their rows when
 -- a client calls them (Citus delegates the call): push_segment, pop_partition, ack_partition,
--- purge_partition by partition id; enqueue_task, claim_tasks, settle_expired_leases, fail_task by
--- queue.
+-- ack_completed, purge_partition by partition id; enqueue_task, claim_tasks, settle_expired_leases,
+-- fail_task by queue.
 -- Every other function of the schema is created on every node (so that a delegated function
 -- can call it there) and runs where it is called.
 -- The shard count is Citus' citus.shard_count (32 unless set for this session beforehand).
@@ -103,13 +103,13 @@ WHERE pg_temp.citus_kind('exactly.tasks') IS DISTINCT FROM 'distributed';
 SELECT create_distributed_function(p.oid::regprocedure)
 FROM pg_proc p
 WHERE p.pronamespace = 'exactly'::regnamespace
-  AND p.proname NOT IN ('push_segment', 'pop_partition', 'ack_partition', 'purge_partition',
+  AND p.proname NOT IN ('push_segment', 'pop_partition', 'ack_partition', 'ack_completed', 'purge_partition',
                         'enqueue_task', 'claim_tasks', 'settle_expired_leases', 'fail_task');
 
 SELECT create_distributed_function(p.oid::regprocedure, '$1', colocate_with := 'exactly.partitions')
 FROM pg_proc p
 WHERE p.pronamespace = 'exactly'::regnamespace
-  AND p.proname IN ('push_segment', 'pop_partition', 'ack_partition', 'purge_partition');
+  AND p.proname IN ('push_segment', 'pop_partition', 'ack_partition', 'ack_completed', 'purge_partition');
 
 SELECT create_distributed_function(p.oid::regprocedure, '$1', colocate_with := 'exactly.tasks')
 FROM pg_proc p

@@ -61,6 +61,16 @@ public class DestinationRepository {
     private static final String ACK_FIGURES_BATCH = ackFigures(false, false);
     private static final String ACK_FIGURES_ERROR_PARTITION = ackFigures(true, true);
     private static final String ACK_FIGURES_ERROR_BATCH = ackFigures(false, true);
+    // a completed batch's acks (every message delivered) with the destination's figures, by partition id and
+    // offsets under the lease that popped them (exactly.ack_completed, sql/R__consume.sql): $1 name, $2 delivered,
+    // $3 the partition, $4 the offsets acked, whose recorded attempts (if any) are deleted, $5 the consumer group,
+    // $6 the lease
+    private static final String ACK_COMPLETED = "WITH figures AS (UPDATE exactly.destination_state "
+            + "SET delivered = delivered + $2 WHERE name = $1), "
+            + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $3 "
+            + "AND \"offset\" = ANY($4::bigint[])) "
+            + "SELECT acked, released FROM exactly.ack_completed(p_pid => $3, p_group => $5, p_lease => $6, "
+            + "p_offsets => $4)" + ConsumeRepository.ASYNC_COMMIT;
     // committed synchronously, unlike the rest of the dispatcher's bookkeeping: the record written ahead of an
     // attempt is what bounds a message's attempts by maxAttempts, through a database crash too
     private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
@@ -250,6 +260,29 @@ public class DestinationRepository {
                 : new Object[] {name, delivered, failedAttempts, lastError, partitionId, settled.toArray(Long[]::new), lastErrorAt};
         return consume.ackWith(acks, lastError == null ? ACK_FIGURES_PARTITION : ACK_FIGURES_ERROR_PARTITION,
                 lastError == null ? ACK_FIGURES_BATCH : ACK_FIGURES_ERROR_BATCH, Tuple.from(args)).replaceWithVoid();
+    }
+
+    /**
+     * Acks a destination's completed batch (every message of it delivered, none failed since the
+     * last figures written) and adds to its figures, in one statement committed asynchronously, as
+     * {@link #ackAndCount} does, by partition id and offsets under the lease that popped them: no
+     * message is looked up by messageId and no dead-lettering is predicted. A lease the partition's
+     * cursor no longer holds (it expired and another worker took over) settles nothing.
+     *
+     * @param name        the destination
+     * @param delivered   messages delivered since the last figures written
+     * @param group       its consumer group
+     * @param partitionId the batch's partition
+     * @param leaseId     the lease the batch was popped (or resumed) under
+     * @param offsets     the offsets acked: their recorded attempts are deleted
+     * @return how many offsets this call settled
+     */
+    public Uni<Integer> ackCompleted(String name, long delivered, String group, long partitionId, UUID leaseId,
+                                     List<Long> offsets) {
+        return BorrowedConnections.execute(pool, ACK_COMPLETED,
+                        Tuple.from(new Object[] {name, delivered, partitionId, offsets.toArray(Long[]::new), group, leaseId}))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.iterator().next().getInteger("acked"));
     }
 
     /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */

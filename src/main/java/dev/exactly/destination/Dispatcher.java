@@ -28,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -1357,11 +1358,21 @@ public class Dispatcher {
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
     }
 
-    /** Writes the acks and figures gathered so far: one statement (both at once), or none when there is nothing. */
+    /**
+     * Writes the acks and figures gathered so far: one statement (both at once), or none when there
+     * is nothing. Acks of messages all delivered, with no failed attempt since the last figures
+     * written, take the lean ack by partition id and offsets ({@link DestinationRepository#ackCompleted});
+     * others the general one.
+     */
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
-            repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
-                    tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).stage(Dispatcher::db);
+            if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
+                repository.ackCompleted(d.name(), tally.delivered, d.group(), tally.partitionId, acks.get(0).leaseId(),
+                        List.copyOf(tally.recorded)).stage(Dispatcher::db);
+            } else {
+                repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
+                        tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).stage(Dispatcher::db);
+            }
             acks.clear();
             tally.recorded.clear();
             tally.delivered = 0;
@@ -1396,6 +1407,17 @@ public class Dispatcher {
             return -1;
         }
         return now + ask * 1000L;
+    }
+
+    /** Whether the acks are all under the first one's lease (a batch's are). */
+    private static boolean oneLease(List<AckCommand> acks) {
+        UUID lease = acks.get(0).leaseId();
+        for (AckCommand a : acks) {
+            if (!lease.equals(a.leaseId())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static AckCommand ack(Destination d, LeasedMessage m) {
