@@ -1,6 +1,7 @@
 package dev.exactly.bench.jmh;
 
 import dev.exactly.engine.PayloadDigest;
+import dev.exactly.http.RawJson;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -15,7 +16,8 @@ import org.openjdk.jmh.annotations.State;
 /**
  * Cost of a payload digest (XXH3-128 of the payload bytes, 16 bytes out), which the push path
  * computes once per item: compare with RequestGroupingBench's cost per item (UUIDv7, key hash,
- * grouping), which now includes it.
+ * grouping), which now includes it. Beside it, the lone-surrogate scan that binding every stored
+ * JSON value runs ({@link RawJson#loneSurrogateEscape}), on the same bytes.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -28,12 +30,12 @@ public class PayloadDigestBench {
 
     private byte[] payload;
 
-    /** Builds a JSON-like payload of the given size. */
+    /** Builds a JSON-like payload of the given size, with escapes in its strings. */
     @Setup
     public void setUp() {
         StringBuilder b = new StringBuilder("{\"items\":[");
         while (b.length() < bytes) {
-            b.append("{\"n\":").append(b.length()).append("},");
+            b.append("{\"s\":\"caf\\u00e9\\n\",\"n\":").append(b.length()).append("},");
         }
         payload = b.substring(0, bytes).getBytes(StandardCharsets.UTF_8);
     }
@@ -42,5 +44,11 @@ public class PayloadDigestBench {
     @Benchmark
     public byte[] digest() {
         return PayloadDigest.of(payload);
+    }
+
+    /** The lone-surrogate scan of the same bytes. */
+    @Benchmark
+    public int scan() {
+        return RawJson.loneSurrogateEscape(payload);
     }
 }
