@@ -68,7 +68,7 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
      */
     @Test
     void sixteenClientsOverPartitionsOnBothWorkersStoreEachIdOnce() throws Exception {
-        String[] partitions = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"};
+        String[] partitions = partitionsReachingBothWorkers("spread", 8);
         overlappingPushes("spread", partitions);
         Map<String, Integer> nodes = new HashMap<>();
         for (long pid : partitionIds("spread")) {
@@ -196,6 +196,44 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
             c.commit();
             assertEquals(PushStatus.QUEUED, push.get(30, TimeUnit.SECONDS).get(0).status());
         }
+    }
+
+    /**
+     * Names n or more partitions of a queue, w0, w1, …, of which both workers hold at least one. The
+     * worker follows from the id a partition gets, and the ids from what ran before (other tests,
+     * ids a lost race used up): so the first ones are created here, one at a time, as a first push
+     * does (exactly.ensure_partitions), until both workers hold one; the others are left to the
+     * pushes to create.
+     *
+     * @param queue the queue
+     * @param n     how many names at least
+     * @return the names
+     */
+    private static String[] partitionsReachingBothWorkers(String queue, int n) throws SQLException {
+        List<String> names = new ArrayList<>();
+        Set<String> nodes = new HashSet<>();
+        try (Connection c = cluster.connect();
+             java.sql.PreparedStatement create = c.prepareStatement("SELECT exactly.ensure_partitions(ARRAY[?], ARRAY[?])");
+             java.sql.PreparedStatement id = c.prepareStatement("SELECT exactly.partition_id(?, ?)")) {
+            while (nodes.size() < 2) {
+                assertTrue(names.size() < 64, "64 partitions, all on " + nodes);
+                String name = "w" + names.size();
+                create.setString(1, queue);
+                create.setString(2, name);
+                create.execute();
+                id.setString(1, queue);
+                id.setString(2, name);
+                try (ResultSet rs = id.executeQuery()) {
+                    assertTrue(rs.next());
+                    nodes.add(nodeOf(rs.getLong(1)));
+                }
+                names.add(name);
+            }
+        }
+        while (names.size() < n) {
+            names.add("w" + names.size());
+        }
+        return names.toArray(String[]::new);
     }
 
     /** The ids of a queue's partitions, ascending. */
