@@ -66,11 +66,13 @@ final class DestinationsPhase {
      * whole machine's busy CPU per push in the closed loops (µs; with the destination it includes that push's
      * delivery: the dispatcher, the receiver, the database's pops and acks), {@code busyWithout} and
      * {@code busyWith} the share of all cores busy then; {@code pacedPushP50Ms} is the pushes' own answer time
-     * at the paced rate, which a delivery cannot beat (a push is delivered after it commits).
+     * at the paced rate, which a delivery cannot beat (a push is delivered after it commits). The splits give,
+     * per push of each cell, whose CPU it was: the service's, the database's, this harness's.
      */
     record Round(double pushedWithout, double pushedWith, double deliveredWith, long backlogAtEnd, double pacedRate,
                  double pacedPushed, double p50Ms, double p99Ms, double maxMs, long latencies, double busyWithout,
-                 double busyWith, double cpuUsWithout, double cpuUsWith, double pacedPushP50Ms) {
+                 double busyWith, double cpuUsWithout, double cpuUsWith, double pacedPushP50Ms, Split splitWithout,
+                 Split splitWith, Split splitPaced) {
         double deliveryRatio() {
             return pushedWith > 0 ? deliveredWith / pushedWith : Double.NaN;
         }
@@ -87,9 +89,33 @@ final class DestinationsPhase {
             return cpuUsWith > 0 ? cpuUsWithout / cpuUsWith : Double.NaN;
         }
 
+        /**
+         * The bound of {@link #cpuBound} with this harness's CPU (the load generator and the receiver, which a
+         * deployment runs elsewhere) left out: the service's and the database's CPU per push without the
+         * destination ÷ with it.
+         */
+        double ownCpuBound() {
+            double with = splitWith.exactly();
+            return with > 0 ? splitWithout.exactly() / with : Double.NaN;
+        }
+
         /** Push-to-delivery p50 less the push's own answer p50 at the same rate: what delivery adds. */
         double deliveryOwnP50Ms() {
             return p50Ms - pacedPushP50Ms;
+        }
+    }
+
+    /**
+     * Whose CPU a cell's pushes took, µs per push answered in its measured period (with the destination,
+     * deliveries included): the service's process, the database server's processes ({@link PostgresCpu}),
+     * and this JVM's (the load generator and the receiver). NaN where not read.
+     */
+    record Split(double serviceUs, double databaseUs, double harnessUs) {
+        static final Split NONE = new Split(Double.NaN, Double.NaN, Double.NaN);
+
+        /** The service's and the database's CPU per push: Exactly's own part. */
+        double exactly() {
+            return serviceUs + databaseUs;
         }
     }
 
@@ -137,6 +163,8 @@ final class DestinationsPhase {
             server.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             URI base = server.baseUrl();
             Load load = new Load(base, s.apiKey);
+            load.service = ProcessHandle.of(server.pid()).orElse(null);
+            load.database = databaseCpu();
             try {
                 setUp(base, load, receiver);
                 for (int r = 0; r < s.rounds; r++) {
@@ -196,6 +224,11 @@ final class DestinationsPhase {
             serverB.awaitFirstPush(s.apiKey, Duration.ofSeconds(120));
             Load loadA = new Load(serverA.baseUrl(), s.apiKey);
             Load loadB = new Load(serverB.baseUrl(), s.apiKey);
+            loadA.service = ProcessHandle.of(serverA.pid()).orElse(null);
+            loadB.service = ProcessHandle.of(serverB.pid()).orElse(null);
+            // one server holds both databases: a cell's database CPU is all of it, the other service idle then
+            loadA.database = databaseCpu();
+            loadB.database = loadA.database;
             try {
                 setUp(serverA.baseUrl(), loadA, receiverA);
                 setUp(serverB.baseUrl(), loadB, receiverB);
@@ -244,6 +277,16 @@ final class DestinationsPhase {
             receiverB.close();
         }
         return a;
+    }
+
+    /** The database server's CPU reader, or null (logged) when its processes are not visible here. */
+    private PostgresCpu databaseCpu() {
+        try (java.sql.Connection c = s.db.connect(BenchDatabase.NAME)) {
+            return PostgresCpu.of(c);
+        } catch (java.sql.SQLException | IllegalStateException e) {
+            Suite.log("destinations: no database CPU figures: " + e.getMessage());
+            return null;
+        }
     }
 
     private static double medianOf(List<double[]> rows, int i) {
@@ -298,14 +341,22 @@ final class DestinationsPhase {
         Round round = new Round(without.pushedPerSecond(), with.pushedPerSecond(), with.deliveredPerSecond(), with.backlogAtEnd,
                 rate, paced.pushedPerSecond(), h.getValueAtPercentile(50) / 1000.0,
                 h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), without.busy, with.busy,
-                without.cpuUsPerPush(), with.cpuUsPerPush(), paced.push.getValueAtPercentile(50) / 1000.0);
+                without.cpuUsPerPush(), with.cpuUsPerPush(), paced.push.getValueAtPercentile(50) / 1000.0, without.split(),
+                with.split(), paced.split());
         Suite.log(String.format(Locale.ROOT, "  delivered %.2f× pushed, pushes with %.2f× without (CPU bound %.2f×: "
                         + "%.0f µs a push without, %.0f µs with, cores busy %.0f%% and %.0f%%), "
                         + "push-to-delivery p50 %.2f ms p99 %.2f ms (%d messages), the push's own p50 %.2f ms",
                 round.deliveryRatio(), round.pushRatio(), round.cpuBound(), round.cpuUsWithout(), round.cpuUsWith(),
                 100 * round.busyWithout(), 100 * round.busyWith(), round.p50Ms(), round.p99Ms(), round.latencies(),
                 round.pacedPushP50Ms()));
+        Suite.log(String.format(Locale.ROOT, "  µs of CPU a push (service / database / load generator and receiver): "
+                        + "without %s, with %s, paced %s; the bound without the harness %.2f×", split(round.splitWithout()),
+                split(round.splitWith()), split(round.splitPaced()), round.ownCpuBound()));
         return round;
+    }
+
+    private static String split(Split x) {
+        return String.format(Locale.ROOT, "%.0f / %.0f / %.0f", x.serviceUs(), x.databaseUs(), x.harnessUs());
     }
 
     private static void log(Run r) {
@@ -413,6 +464,16 @@ final class DestinationsPhase {
         double cpuSeconds = Double.NaN;
         /** The share of all cores busy over the measured period (NaN when not read). */
         double busy = Double.NaN;
+        /** CPU seconds over the measured period of the service, the database and this JVM (NaN when not read). */
+        double serviceSeconds = Double.NaN;
+        double databaseSeconds = Double.NaN;
+        double harnessSeconds = Double.NaN;
+
+        /** Whose CPU the pushes took, per push. */
+        Split split() {
+            return pushed > 0 ? new Split(serviceSeconds * 1e6 / pushed, databaseSeconds * 1e6 / pushed,
+                    harnessSeconds * 1e6 / pushed) : Split.NONE;
+        }
 
         /** The machine's busy CPU per push answered in the measured period, µs. */
         double cpuUsPerPush() {
@@ -445,6 +506,10 @@ final class DestinationsPhase {
         final AtomicReference<String> firstError = new AtomicReference<>();
         final String tag = Long.toString(System.currentTimeMillis() % 100_000_000L, 36);
         long runs;
+        /** The service's process, whose CPU each run reads (null: not read). */
+        ProcessHandle service;
+        /** The database server's CPU (null: not read, e.g. a server on another machine). */
+        PostgresCpu database;
 
         Load(URI base, String apiKey) {
             client = vertx.createHttpClient(new HttpClientOptions().setDefaultHost(base.getHost()).setDefaultPort(base.getPort())
@@ -523,14 +588,18 @@ final class DestinationsPhase {
                     }
                 }.schedule();
             }
-            // the machine's CPU over the measured period, read on this thread while the producers run
+            // the machine's CPU over the measured period, and whose it was, read on this thread while the producers run
             double cpu0 = Double.NaN;
             double cpu1 = Double.NaN;
+            double[] own0 = null;
+            double[] own1 = null;
             if (MachineCpu.available()) {
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 - System.nanoTime()));
                 cpu0 = MachineCpu.busySeconds();
+                own0 = own();
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, t1 - System.nanoTime()));
                 cpu1 = MachineCpu.busySeconds();
+                own1 = own();
             }
             long waitMs = TimeUnit.NANOSECONDS.toMillis(t1 - System.nanoTime()) + 60_000;
             if (!done.await(waitMs, TimeUnit.MILLISECONDS)) {
@@ -542,12 +611,35 @@ final class DestinationsPhase {
             r.push = push;
             r.cpuSeconds = cpu1 - cpu0;
             r.busy = r.cpuSeconds / r.seconds / Runtime.getRuntime().availableProcessors();
+            if (own0 != null) {
+                r.serviceSeconds = own1[0] - own0[0];
+                r.databaseSeconds = own1[1] - own0[1];
+                r.harnessSeconds = own1[2] - own0[2];
+            }
             if (receiver != null) {
                 r.delivered = receiver.inWindow.get();
                 r.backlogAtEnd = pushedWith.get() - receiver.unique.size();
                 r.latency = receiver.latency;
             }
             return r;
+        }
+
+        /** CPU seconds so far of the service, the database server and this JVM (NaN where not readable). */
+        private double[] own() {
+            double svc = service == null ? Double.NaN : cpuSeconds(service);
+            double db = Double.NaN;
+            if (database != null) {
+                try {
+                    db = database.read().total();
+                } catch (IllegalStateException gone) {
+                    db = Double.NaN;
+                }
+            }
+            return new double[] {svc, db, cpuSeconds(ProcessHandle.current())};
+        }
+
+        private static double cpuSeconds(ProcessHandle p) {
+            return p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
         }
 
         void close() throws Exception {

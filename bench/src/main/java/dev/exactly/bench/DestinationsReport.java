@@ -62,13 +62,16 @@ final class DestinationsReport {
                 + fmt(r.median(DestinationsPhase.Round::cpuUsWithout), 0) + " µs a push without ÷ "
                 + fmt(r.median(DestinationsPhase.Round::cpuUsWith), 0) + " µs with its delivery = " + fmt(bound, 2)
                 + "× (cores busy " + fmt(100 * r.median(DestinationsPhase.Round::busyWithout), 0) + "% and "
-                + fmt(100 * r.median(DestinationsPhase.Round::busyWith), 0) + "%)",
+                + fmt(100 * r.median(DestinationsPhase.Round::busyWith), 0) + "%); of a push's CPU with its delivery, "
+                + split(r, DestinationsPhase.Round::splitWith) + ", so without the harness the bound is "
+                + fmt(r.median(DestinationsPhase.Round::ownCpuBound), 2) + "×",
                 fmt(push, 2) + "× (" + fmt(push / bound, 2) + "× the bound)", cmd, atLeast(push, PUSH_MIN));
         String at = " at " + fmt(r.median(DestinationsPhase.Round::pacedRate), 0) + " pushes/s";
         double own = r.median(DestinationsPhase.Round::pacedPushP50Ms);
         row(t3, fmt(p50, 2) + " ms" + at + "; the push's own answer p50 at that rate " + fmt(own, 2)
                 + " ms (a delivery follows the commit), delivery's part " + fmt(r.median(DestinationsPhase.Round::deliveryOwnP50Ms), 2)
-                + " ms", fmt(p50 / P50_MAX_MS, 2) + "× the 20 ms", cmd, atMost(p50, P50_MAX_MS));
+                + " ms; CPU a push at that rate, its delivery included, " + split(r, DestinationsPhase.Round::splitPaced),
+                fmt(p50 / P50_MAX_MS, 2) + "× the 20 ms", cmd, atMost(p50, P50_MAX_MS));
         row(t4, fmt(p99, 2) + " ms" + at, fmt(p99 / P99_MAX_MS, 2) + "× the 100 ms", cmd, atMost(p99, P99_MAX_MS));
         line();
         return md.toString();
@@ -96,16 +99,19 @@ final class DestinationsReport {
         line("a closed loop's measured period (/proc/stat: load generator, service, receiver and database together) per");
         line("push answered; with the destination it holds the push's delivery too. When both loops keep every core busy,");
         line("pushes with ÷ without can be at most the CPU a push takes without ÷ the CPU it takes with (the bound).");
+        line("Whose CPU: the service's process, the database server's processes and the suite's JVM (load generator and");
+        line("receiver), each from /proc over the same period, µs per push; the bound without the harness counts the first two.");
         line("Push p50: the pushes' own answer time in the paced period.");
         line();
-        line("| round | pushes/s without | pushes/s with | delivered/s | backlog at the end | µs CPU a push without / with | cores busy without / with | CPU bound | paced pushes/s | push p50 ms | p50 ms | p99 ms | max ms | messages timed |");
-        line("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        line("| round | pushes/s without | pushes/s with | delivered/s | backlog at the end | µs CPU a push without / with | cores busy without / with | CPU bound | µs a push with: service / database / harness | bound without the harness | paced pushes/s | push p50 ms | µs a push paced: service / database / harness | p50 ms | p99 ms | max ms | messages timed |");
+        line("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for (int i = 0; i < r.rounds.size(); i++) {
             DestinationsPhase.Round x = r.rounds.get(i);
             line("| " + (i + 1) + " | " + fmt(x.pushedWithout(), 0) + " | " + fmt(x.pushedWith(), 0) + " | "
                     + fmt(x.deliveredWith(), 0) + " | " + fmt(x.backlogAtEnd(), 0) + " | " + fmt(x.cpuUsWithout(), 0) + " / "
                     + fmt(x.cpuUsWith(), 0) + " | " + fmt(100 * x.busyWithout(), 0) + "% / " + fmt(100 * x.busyWith(), 0) + "% | "
-                    + fmt(x.cpuBound(), 2) + " | " + fmt(x.pacedPushed(), 0) + " | " + fmt(x.pacedPushP50Ms(), 2) + " | "
+                    + fmt(x.cpuBound(), 2) + " | " + cells(x.splitWith()) + " | " + fmt(x.ownCpuBound(), 2) + " | "
+                    + fmt(x.pacedPushed(), 0) + " | " + fmt(x.pacedPushP50Ms(), 2) + " | " + cells(x.splitPaced()) + " | "
                     + fmt(x.p50Ms(), 2) + " | " + fmt(x.p99Ms(), 2) + " | " + fmt(x.maxMs(), 2) + " | "
                     + fmt(x.latencies(), 0) + " |");
         }
@@ -115,6 +121,17 @@ final class DestinationsReport {
                 + (r.firstError == null ? "" : " (first: " + r.firstError.replace('|', '/') + ")") + ".");
         line();
         return md.toString();
+    }
+
+    private static String cells(DestinationsPhase.Split x) {
+        return fmt(x.serviceUs(), 0) + " / " + fmt(x.databaseUs(), 0) + " / " + fmt(x.harnessUs(), 0);
+    }
+
+    /** Medians over the rounds of a cell's CPU split: "service N µs, database N µs, load generator and receiver N µs". */
+    private static String split(DestinationsPhase.Result r, java.util.function.Function<DestinationsPhase.Round, DestinationsPhase.Split> cell) {
+        return "service " + fmt(r.median(x -> cell.apply(x).serviceUs()), 0) + " µs, database "
+                + fmt(r.median(x -> cell.apply(x).databaseUs()), 0) + " µs, load generator and receiver "
+                + fmt(r.median(x -> cell.apply(x).harnessUs()), 0) + " µs";
     }
 
     private static String atMost(double v, double max) {
