@@ -71,6 +71,11 @@ public class DestinationRepository {
             + "AND \"offset\" = ANY($4::bigint[])) "
             + "SELECT acked, released FROM exactly.ack_completed(p_pid => $3, p_group => $5, p_lease => $6, "
             + "p_offsets => $4)" + ConsumeRepository.ASYNC_COMMIT;
+    /** The fused completed acks' statements by their number of batches (from 2), made once each. */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, String> ACK_COMPLETED_N = new java.util.concurrent.ConcurrentHashMap<>();
+    // the fused form of ACK_COMPLETED for two batches (ackCompletedAll); a constant so that the SQL checks of every
+    // route read its shape, which more batches repeat
+    private static final String ACK_COMPLETED_TWO = ackCompletedStatement(2);
     // committed synchronously, unlike the rest of the dispatcher's bookkeeping: the record written ahead of an
     // attempt is what bounds a message's attempts by maxAttempts, through a database crash too
     private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
@@ -362,9 +367,6 @@ public class DestinationRepository {
                     return List.of(out);
                 });
     }
-
-    /** The fused completed acks' statements by their number of batches (from 2), made once each. */
-    private static final java.util.concurrent.ConcurrentHashMap<Integer, String> ACK_COMPLETED_N = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * The statement of {@link #ackCompletedAll} for {@code n} batches: $1 name, $2 the delivered
