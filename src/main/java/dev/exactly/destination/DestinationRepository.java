@@ -71,6 +71,11 @@ public class DestinationRepository {
             + "AND \"offset\" = ANY($4::bigint[])) "
             + "SELECT acked, released FROM exactly.ack_completed(p_pid => $3, p_group => $5, p_lease => $6, "
             + "p_offsets => $4)" + ConsumeRepository.ASYNC_COMMIT;
+    /** The fused completed acks' statements by their number of batches (from 2), made once each. */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, String> ACK_COMPLETED_N = new java.util.concurrent.ConcurrentHashMap<>();
+    // the fused form of ACK_COMPLETED for two batches (ackCompletedAll); a constant so that the SQL checks of every
+    // route read its shape, which more batches repeat
+    private static final String ACK_COMPLETED_TWO = ackCompletedStatement(2);
     // committed synchronously, unlike the rest of the dispatcher's bookkeeping: the record written ahead of an
     // attempt is what bounds a message's attempts by maxAttempts, through a database crash too
     private static final String FAILED_ATTEMPT = "INSERT INTO exactly.destination_attempts AS a (destination, partition_id, \"offset\", "
@@ -283,6 +288,110 @@ public class DestinationRepository {
                         Tuple.from(new Object[] {name, delivered, partitionId, offsets.toArray(Long[]::new), group, leaseId}))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> rows.iterator().next().getInteger("acked"));
+    }
+
+    /**
+     * One partition's completed batch to ack ({@link #ackCompletedAll}).
+     *
+     * @param partitionId the batch's partition
+     * @param leaseId     the lease the batch was popped (or resumed) under
+     * @param offsets     the offsets acked: their recorded attempts are deleted
+     * @param delivered   messages delivered since the last figures written for this batch
+     */
+    public record CompletedAck(long partitionId, UUID leaseId, List<Long> offsets, long delivered) {
+    }
+
+    /**
+     * What a completed ack did.
+     *
+     * @param acked    how many offsets it settled
+     * @param released whether it released the lease
+     */
+    public record AckResult(int acked, boolean released) {
+    }
+
+    /**
+     * Acks several partitions' completed batches of one destination in one statement committed
+     * asynchronously, each as {@link #ackCompleted} acks it: the figures updated once (the sum of
+     * the delivered counts), the recorded attempts of every (partition, offset) acked deleted, and
+     * exactly.ack_completed called once per batch, in ascending partition id order (the one order
+     * in which the cursor rows are locked). A batch whose lease the cursor no longer holds settles
+     * nothing, the others are acked all the same. One batch takes {@link #ackCompleted}'s statement.
+     *
+     * @param name  the destination
+     * @param group its consumer group
+     * @param acks  the batches, not empty (a partition may come twice, under two leases)
+     * @return each batch's result, in the order of {@code acks}
+     */
+    public Uni<List<AckResult>> ackCompletedAll(String name, String group, List<CompletedAck> acks) {
+        if (acks.size() == 1) {
+            CompletedAck a = acks.get(0);
+            return BorrowedConnections.execute(pool, ACK_COMPLETED, Tuple.from(new Object[] {name, a.delivered(), a.partitionId(),
+                            a.offsets().toArray(Long[]::new), group, a.leaseId()}))
+                    .onFailure().transform(DatabaseErrors.CLASSIFY)
+                    .map(rows -> {
+                        Row r = rows.iterator().next();
+                        return List.of(new AckResult(r.getInteger("acked"), r.getBoolean("released")));
+                    });
+        }
+        Integer[] order = new Integer[acks.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingLong(i -> acks.get(i).partitionId()));
+        long delivered = 0;
+        List<Object> args = new ArrayList<>(3 + 3 * acks.size());
+        args.add(name);
+        args.add(null); // the delivered sum, below
+        args.add(group);
+        for (Integer i : order) {
+            CompletedAck a = acks.get(i);
+            delivered += a.delivered();
+            args.add(a.partitionId());
+            args.add(a.leaseId());
+            args.add(a.offsets().toArray(Long[]::new));
+        }
+        args.set(1, delivered);
+        return BorrowedConnections.execute(pool, ackCompletedStatement(acks.size()), Tuple.from(args))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    AckResult[] out = new AckResult[acks.size()];
+                    for (Row r : rows) {
+                        out[order[r.getInteger("i")]] = new AckResult(r.getInteger("acked"), r.getBoolean("released"));
+                    }
+                    for (AckResult r : out) {
+                        if (r == null) {
+                            throw new IllegalStateException("a fused completed ack answered no row for one of its batches");
+                        }
+                    }
+                    return List.of(out);
+                });
+    }
+
+    /**
+     * The statement of {@link #ackCompletedAll} for {@code n} batches: $1 name, $2 the delivered
+     * sum, $3 the consumer group; then per batch, in ascending partition id order, its partition,
+     * lease and offsets ($4, $5, $6 for the first). Row i answers the i-th batch of that order; the
+     * branches of the UNION ALL run in their order, so the cursor rows are locked in it.
+     */
+    static String ackCompletedStatement(int n) {
+        return ACK_COMPLETED_N.computeIfAbsent(n, k -> {
+            StringBuilder settled = new StringBuilder();
+            StringBuilder calls = new StringBuilder();
+            for (int i = 0; i < k; i++) {
+                int pid = 4 + 3 * i;
+                int lease = pid + 1;
+                int offsets = pid + 2;
+                settled.append(i == 0 ? "" : " OR ").append("(partition_id = $").append(pid)
+                        .append(" AND \"offset\" = ANY($").append(offsets).append("::bigint[]))");
+                calls.append(i == 0 ? "" : " UNION ALL ").append("SELECT ").append(i).append(" AS i, a.acked, a.released ")
+                        .append("FROM exactly.ack_completed(p_pid => $").append(pid).append(", p_group => $3, p_lease => $")
+                        .append(lease).append(", p_offsets => $").append(offsets).append(") a");
+            }
+            return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2 WHERE name = $1), "
+                    + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND (" + settled + ")) "
+                    + "SELECT k.i, k.acked, k.released" + ConsumeRepository.ASYNC_COMMIT + " FROM (" + calls + ") k";
+        });
     }
 
     /** Records that attempt {@code attempt} at a message failed and is to be followed by another. */

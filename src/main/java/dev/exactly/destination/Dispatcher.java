@@ -106,6 +106,9 @@ public class Dispatcher {
     private final Instance<DrainTrigger> trigger;
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    /** Each destination's coalescer of lean acks, by name ({@link #completedAcks}). */
+    private final ConcurrentHashMap<String, AckCoalescer<DestinationRepository.CompletedAck, DestinationRepository.AckResult>> completedAcks =
+            new ConcurrentHashMap<>();
     private final Set<String> started = ConcurrentHashMap.newKeySet();
     /** Deleted destinations whose workers may still run; their group's rows are removed once they stop. */
     private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
@@ -438,6 +441,7 @@ public class Dispatcher {
      */
     public void forget(String name) {
         Slot s = slots.remove(name);
+        completedAcks.remove(name);
         if (s != null) {
             s.remove();
             s.unregister();
@@ -1361,14 +1365,15 @@ public class Dispatcher {
     /**
      * Writes the acks and figures gathered so far: one statement (both at once), or none when there
      * is nothing. Acks of messages all delivered, with no failed attempt since the last figures
-     * written, take the lean ack by partition id and offsets ({@link DestinationRepository#ackCompleted});
-     * others the general one.
+     * written, take the lean ack by partition id and offsets, fused with the lean acks of the
+     * destination's other workers that wait meanwhile ({@link #completedAcks},
+     * {@link DestinationRepository#ackCompletedAll}); others the general one.
      */
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
             if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
-                repository.ackCompleted(d.name(), tally.delivered, d.group(), tally.partitionId, acks.get(0).leaseId(),
-                        List.copyOf(tally.recorded)).stage(Dispatcher::db);
+                db(Uni.createFrom().completionStage(completedAcks(d).submit(new DestinationRepository.CompletedAck(
+                        tally.partitionId, acks.get(0).leaseId(), List.copyOf(tally.recorded), tally.delivered))));
             } else {
                 repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
                         tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).stage(Dispatcher::db);
@@ -1407,6 +1412,17 @@ public class Dispatcher {
             return -1;
         }
         return now + ask * 1000L;
+    }
+
+    /**
+     * The coalescer of a destination's lean acks: its workers' completed batches are acked one
+     * statement at a time, those that come while one is in flight together in the next.
+     */
+    private AckCoalescer<DestinationRepository.CompletedAck, DestinationRepository.AckResult> completedAcks(Destination d) {
+        return completedAcks.computeIfAbsent(d.name(), name -> {
+            String group = d.group();
+            return new AckCoalescer<>(all -> repository.ackCompletedAll(name, group, all), DB_WAIT);
+        });
     }
 
     /** Whether the acks are all under the first one's lease (a batch's are). */

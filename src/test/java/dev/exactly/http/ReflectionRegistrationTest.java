@@ -84,6 +84,9 @@ class ReflectionRegistrationTest {
             "dev.exactly.destination.Destination",                // configuration or a row; written as DestinationView
             "dev.exactly.destination.DestinationRepository$Figures", // a row; written as DestinationView.State
             "dev.exactly.destination.DestinationRepository$Redrive", // a row
+            "dev.exactly.destination.DestinationRepository$CompletedAck", // a batch's lean ack, in process
+            "dev.exactly.destination.DestinationRepository$AckResult", // a row
+            "dev.exactly.destination.AckCoalescer$Pending",       // a submission waiting for its statement
             "dev.exactly.destination.DestinationRepository$Stored",  // a row; sent by a destination as its bytes
             "dev.exactly.destination.Destination$Aws",            // configuration or a row; written as DestinationView
             "dev.exactly.destination.DrainRepository$Message",    // a row of a parked partition
