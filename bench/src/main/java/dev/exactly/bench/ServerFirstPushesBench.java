@@ -38,8 +38,8 @@ import java.util.UUID;
  * [--pg-url jdbc:postgresql://HOST:PORT/postgres (default: an embedded PostgreSQL, durable commits)]
  * [--jar target/quarkus-app/quarkus-run.jar] [--aot-jar target/aot/quarkus-run.jar]
  * [--java25 /usr/lib/jvm/temurin-25-jdk-amd64/bin/java] [--starts no-archive,app-cds]}. A start is
- * {@code no-archive}, {@code app-cds}, {@code jdk25}, {@code aot} or {@code aot-startup}, optionally followed by {@code :rounds=K}, the push path's
- * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
+ * {@code no-archive}, {@code app-cds}, {@code jdk25}, {@code aot} or {@code aot-startup}, optionally
+ * followed by {@code :rounds=K}, the push path's rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
  * and last by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
  * {@code --starts app-cds:rounds=0,app-cds} compares the start without priming and with the default. Run from the repository root after
  * {@code mvn -B -q -Pserver,bench package -DskipTests} and the bench classpath (see bench/run).
