@@ -27,11 +27,19 @@ import java.util.UUID;
  * quarkus-run.jar}, the archive's class path being relative to it; the start with the archive has
  * {@code -Xshare:on}, so that one whose archive the JVM cannot use (another JDK build) fails.
  *
+ * <p>Three more starts run the aot-jar package a JDK 25 built ({@code --aot-jar}, bench/server-aot)
+ * on that JDK ({@code --java25}): {@code jdk25} without an AOT cache (the JVM's and the packaging's
+ * own effect), {@code aot} with the cache trained on the push path ({@code -XX:AOTCache=app.aot},
+ * dev.exactly.bench.ServerAotTraining), {@code aot-startup} with Quarkus' own cache of the
+ * start-up alone ({@code app-startup.aot}). The two with a cache have {@code -XX:AOTMode=on}, so
+ * that one the JVM cannot use fails instead of measuring a start without it.
+ *
  * <p>Arguments: {@code [--runs R (2)] [--pushes N (1000)] [--steady-after M (3000)]
  * [--pg-url jdbc:postgresql://HOST:PORT/postgres (default: an embedded PostgreSQL, durable commits)]
- * [--jar target/quarkus-app/quarkus-run.jar] [--starts no-archive,app-cds]}. A start is
- * {@code no-archive} or {@code app-cds}, optionally followed by {@code :rounds=K}, the push path's
- * rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
+ * [--jar target/quarkus-app/quarkus-run.jar] [--aot-jar target/aot/quarkus-run.jar]
+ * [--java25 /usr/lib/jvm/temurin-25-jdk-amd64/bin/java] [--starts no-archive,app-cds]}. A start is
+ * {@code no-archive}, {@code app-cds}, {@code jdk25}, {@code aot} or {@code aot-startup}, optionally
+ * followed by {@code :rounds=K}, the push path's rounds primed in memory before the listener opens ({@code exactly.priming.rounds}; 0: none),
  * and last by {@code :jvm=OPTION} (one JVM option, e.g. {@code :jvm=-XX:TieredStopAtLevel=1}), e.g.
  * {@code --starts app-cds:rounds=0,app-cds} compares the start without priming and with the default. Run from the repository root after
  * {@code mvn -B -q -Pserver,bench package -DskipTests} and the bench classpath (see bench/run).
@@ -52,6 +60,9 @@ public final class ServerFirstPushesBench {
         int steadyAfter = 3000;
         String pgUrl = null;
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        Path aotJar = Path.of("target", "aot", "quarkus-run.jar");
+        Path java25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> starts = List.of("no-archive", "app-cds");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -60,13 +71,27 @@ public final class ServerFirstPushesBench {
                 case "--steady-after" -> steadyAfter = Integer.parseInt(args[++i]);
                 case "--pg-url" -> pgUrl = args[++i];
                 case "--jar" -> jar = Path.of(args[++i]);
+                case "--aot-jar" -> aotJar = Path.of(args[++i]);
+                case "--java25" -> java25 = Path.of(args[++i]);
                 case "--starts" -> starts = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         Path archive = jar.resolveSibling("app-cds.jsa");
-        if (!Files.isRegularFile(archive)) {
-            throw new IllegalStateException("no AppCDS archive at " + archive + ": build with -Pserver");
+        for (String start : starts) {
+            String kind = start.split(":")[0];
+            Path needed = switch (kind) {
+                case "no-archive" -> jar;
+                case "app-cds" -> archive;
+                case "jdk25" -> aotJar;
+                case "aot" -> aotJar.resolveSibling("app.aot");
+                case "aot-startup" -> aotJar.resolveSibling("app-startup.aot");
+                default -> throw new IllegalArgumentException("unknown start " + start);
+            };
+            if (!Files.isRegularFile(needed)) {
+                throw new IllegalStateException("no " + needed + " for the start " + start
+                        + (kind.equals("jdk25") || kind.startsWith("aot") ? ": run bench/server-aot" : ": build with -Pserver"));
+            }
         }
         String apiKey = UUID.randomUUID().toString();
         Path work = Path.of("target", "bench", "first-pushes");
@@ -78,9 +103,16 @@ public final class ServerFirstPushesBench {
                     "steady pushes/s", "ratio");
             for (int run = 1; run <= runs; run++) {
                 for (String start : starts) {
-                    // -Xshare:on: a start that cannot use the archive fails instead of measuring a start without it
-                    List<String> jvm = new ArrayList<>(start.startsWith("app-cds")
-                            ? List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on") : List.of());
+                    // -Xshare:on, -XX:AOTMode=on: a start that cannot use its archive or cache fails instead of
+                    // measuring a start without it
+                    String kind = start.split(":")[0];
+                    List<String> jvm = new ArrayList<>(switch (kind) {
+                        case "app-cds" -> List.of("-XX:SharedArchiveFile=" + archive.getFileName(), "-Xshare:on");
+                        case "aot" -> List.of("-XX:AOTCache=app.aot", "-XX:AOTMode=on");
+                        case "aot-startup" -> List.of("-XX:AOTCache=app-startup.aot", "-XX:AOTMode=on");
+                        default -> List.of();
+                    });
+                    boolean onJdk25 = kind.equals("jdk25") || kind.startsWith("aot");
                     Map<String, String> settings = new LinkedHashMap<>();
                     int option = start.indexOf(":jvm=");
                     if (option >= 0) {
@@ -94,7 +126,8 @@ public final class ServerFirstPushesBench {
                     Path log = work.resolve("service-" + start.replaceAll("[^A-Za-z0-9=-]", "-") + "-" + run + ".log");
                     double firstPushMs;
                     double[] rates;
-                    try (ServerProcess server = ServerProcess.start(jar, db.reactiveUrl(BenchDatabase.NAME), db.user(),
+                    try (ServerProcess server = ServerProcess.start(onJdk25 ? java25 : java, onJdk25 ? aotJar : jar,
+                            db.reactiveUrl(BenchDatabase.NAME), db.user(),
                             Suite.sha256(apiKey), settings, log.toAbsolutePath(), jvm, true)) {
                         firstPushMs = server.awaitFirstPush(apiKey, Duration.ofSeconds(120));
                         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -82,6 +82,20 @@ public final class ServerProcess implements AutoCloseable {
     public static ServerProcess start(Path jar, String reactiveUrl, String user, String apiKeySha256,
                                       Map<String, String> settings, Path log, List<String> jvmOptions,
                                       boolean fromJarDirectory) throws IOException {
+        return start(Path.of(System.getProperty("java.home"), "bin", "java"), jar, reactiveUrl, user, apiKeySha256,
+                settings, log, jvmOptions, fromJarDirectory);
+    }
+
+    /**
+     * Spawns the service on another JVM than this one's (e.g. a JDK 25 for its AOT cache).
+     *
+     * @param java the {@code java} executable to start the service with
+     * @throws IOException when the process cannot be spawned
+     * @see #start(Path, String, String, String, Map, Path, List, boolean)
+     */
+    public static ServerProcess start(Path java, Path jar, String reactiveUrl, String user, String apiKeySha256,
+                                      Map<String, String> settings, Path log, List<String> jvmOptions,
+                                      boolean fromJarDirectory) throws IOException {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -96,7 +110,7 @@ public final class ServerProcess implements AutoCloseable {
         settings.forEach((k, v) -> env.put(envName(k), v));
         Files.createDirectories(log.getParent());
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java.toString());
         command.addAll(jvmOptions);
         command.add("-jar");
         command.add(fromJarDirectory ? jar.getFileName().toString() : jar.toString());
@@ -220,12 +234,24 @@ public final class ServerProcess implements AutoCloseable {
     /** Stops the process (SIGTERM, then SIGKILL after 15 s) and waits for it. */
     @Override
     public void close() throws InterruptedException {
+        stop(Duration.ofSeconds(15));
+    }
+
+    /**
+     * Stops the process with SIGTERM and waits up to {@code grace} for it to exit (a JVM writing an
+     * AOT cache at its exit takes longer than a plain stop), then SIGKILL.
+     *
+     * @return the exit value, or -1 when it had to be killed
+     */
+    public int stop(Duration grace) throws InterruptedException {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(5, TimeUnit.SECONDS);
+                return -1;
             }
         }
+        return process.isAlive() ? -1 : process.exitValue();
     }
 }
