@@ -315,7 +315,12 @@ public class Dispatcher {
         }
         if (workers != null) {
             senders.shutdownNow();
-            workers.shutdownNow(); // cuts attempts and backoffs; their database statements go on (db)
+            // cuts attempts and backoffs; their database statements go on (db)
+            for (Runnable never : workers.shutdownNow()) {
+                if (never instanceof Handed h) {
+                    h.giveUp();
+                }
+            }
             try {
                 if (!workers.awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
                     LOG.warnf("destinations: workers still busy %d ms after the stop; their leases run out", STOP_WAIT_MS);
@@ -914,6 +919,41 @@ public class Dispatcher {
         MORE
     }
 
+    /** @return how many threads of the worker pool are free now, less the tasks waiting for one */
+    private int idleWorkers() {
+        if (workers instanceof java.util.concurrent.ThreadPoolExecutor t) {
+            return Math.max(0, t.getMaximumPoolSize() - t.getActiveCount() - t.getQueue().size());
+        }
+        return config.workers();
+    }
+
+    /** A batch another worker's pop leased, delivered by a worker started for it ({@link #work(Slot, ConsumeRepository.StoredBatch, long)}). */
+    private final class Handed implements Runnable {
+        private final Slot s;
+        private final ConsumeRepository.StoredBatch batch;
+        private final long leaseEndsAt;
+
+        Handed(Slot s, ConsumeRepository.StoredBatch batch, long leaseEndsAt) {
+            this.s = s;
+            this.batch = batch;
+            this.leaseEndsAt = leaseEndsAt;
+        }
+
+        @Override
+        public void run() {
+            work(s, batch, leaseEndsAt);
+        }
+
+        /** No worker took it (the stop): its lease ends now, so its messages are delivered again at once. */
+        void giveUp() {
+            try {
+                release(s, s.d, batch.messages().get(0));
+            } finally {
+                s.inFlight.decrementAndGet();
+            }
+        }
+    }
+
     /**
      * Reserves up to {@code max} more workers of the destination at once (its slots in
      * {@link Slot#inFlight}), fewer when others run or none when it may not start any.
@@ -946,7 +986,8 @@ public class Dispatcher {
             return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
-        int reserved = reserve(s, config.workers() - 1);
+        // a batch handed to a worker that cannot start yet would wait under its lease: as many as start now
+        int reserved = reserve(s, Math.min(config.workers() - 1, idleWorkers()));
         List<ConsumeRepository.StoredBatch> popped;
         try {
             // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
@@ -971,7 +1012,7 @@ public class Dispatcher {
                 continue;
             }
             try {
-                workers.execute(() -> work(s, other, leaseEndsAt));
+                workers.execute(new Handed(s, other, leaseEndsAt));
                 reserved--;
             } catch (RuntimeException e) {
                 mine.add(other); // no worker to take it (the stop): delivered here, which releases it then
