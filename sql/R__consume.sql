@@ -80,9 +80,13 @@ BEGIN
 END
 $$;
 
--- exactly.pop_due (exactly.pop below answers the same without more_due): leases a partition of
--- p_queue to the caller for p_group and returns up to p_batch messages in
--- offset order, each with the lease. p_partition NULL: any partition of the queue that is not
+-- exactly.pop_many (exactly.pop_due below is it for one partition, exactly.pop the same without
+-- more_due): leases up to p_max_partitions partitions of p_queue to the caller for p_group, each
+-- under its own lease, and returns up to p_batch messages of each, a partition's rows together
+-- and in offset order, each with its partition's lease. Each partition is leased by the rules
+-- below as a pop of one would lease it (its own byte budget, expired lease, retry delay); the
+-- partitions come from one look at the candidates, which the caller's transaction keeps locked
+-- until it ends, so two callers never lease the same partition. p_partition NULL: any partition of the queue that is not
 -- leased (or whose lease expired), not waiting for a retry delay, and has undelivered messages,
 -- least recently leased first. Nothing available (or no such queue): no rows.
 --   p_lease_seconds: lease length; NULL takes the queue's lease_time.
@@ -101,10 +105,12 @@ $$;
 --     destination's, dev.exactly.destination.Dispatcher): the queue's retry_limit does not apply,
 --     so this pop dead-letters nothing into the queue's dead-letter queue (an expired lease still
 --     ends a delivery of what it held, and attempts still grow).
--- more_due (the same on every row): another partition was due besides the one leased (among the
--- first 16 candidates looked at; it may be taken by another consumer by then). A caller may start
--- another consumer only then. Always false for p_pid. more_here: the leased partition had
--- messages past the last one leased when the pop looked (some may be settled already).
+--   p_max_partitions: the most partitions leased (NULL or below 1: one; one for p_pid).
+-- more_due (the same on every row of a partition; the last row's answers for the whole call):
+-- another partition was due besides those leased (among the first 16, or p_max_partitions + 1,
+-- candidates looked at; it may be taken by another consumer by then). A caller may start another
+-- consumer only then. Always false for p_pid. more_here: the row's partition had messages past
+-- the last one leased when the pop looked (some may be settled already).
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -116,17 +122,18 @@ $$;
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[]);
 DROP FUNCTION IF EXISTS exactly.pop(text, text, text, integer, integer, bigint, uuid[], bytea[], bigint);
-CREATE OR REPLACE FUNCTION exactly.pop_due(
-    p_queue          text,
-    p_partition      text,
-    p_group          text,
-    p_batch          integer,
-    p_lease_seconds  integer,
-    p_max_bytes      bigint  DEFAULT NULL,
-    p_dlq_ids        uuid[]  DEFAULT '{}',
-    p_dlq_hashes     bytea[] DEFAULT '{}',
-    p_pid            bigint  DEFAULT NULL,
-    p_no_retry_limit boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION exactly.pop_many(
+    p_queue            text,
+    p_partition        text,
+    p_group            text,
+    p_batch            integer,
+    p_lease_seconds    integer,
+    p_max_bytes        bigint  DEFAULT NULL,
+    p_dlq_ids          uuid[]  DEFAULT '{}',
+    p_dlq_hashes       bytea[] DEFAULT '{}',
+    p_pid              bigint  DEFAULT NULL,
+    p_no_retry_limit   boolean DEFAULT false,
+    p_max_partitions   integer DEFAULT 1)
 RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
                content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
                lease_id uuid, lease_expires_at timestamptz, more_due boolean, more_here boolean)
@@ -158,6 +165,8 @@ DECLARE
     v_ids      integer := COALESCE(cardinality(p_dlq_ids), 0);
     v_exp      record;
     v_copy     uuid;
+    v_leased   integer := 0;
+    v_want     integer := CASE WHEN p_pid IS NULL THEN GREATEST(COALESCE(p_max_partitions, 1), 1) ELSE 1 END;
 BEGIN
     SELECT q.id, q.lease_time, q.retry_limit INTO v_qid, v_lease, v_limit
     FROM exactly.queues q WHERE q.name = p_queue;
@@ -165,9 +174,10 @@ BEGIN
         RETURN;
     END IF;
     v_lease := COALESCE(p_lease_seconds, v_lease);
-    v_dlq_name := exactly.dead_letter_queue(p_queue);
     IF p_no_retry_limit THEN
-        v_limit := NULL; -- no limit: steps 1 and 3 dead-letter nothing
+        v_limit := NULL; -- no limit: steps 1 and 3 dead-letter nothing (and read no dead-letter queue name)
+    ELSE
+        v_dlq_name := exactly.dead_letter_queue(p_queue);
     END IF;
 
     -- candidates: the hinted partition alone (a query that reads its rows only), or any of the queue
@@ -193,9 +203,9 @@ BEGIN
           AND (c.partition_id IS NULL
                OR ((c.lease_id IS NULL OR c.lease_expires_at <= v_now) AND c.available_at <= v_now))
         ORDER BY c.leased_at ASC NULLS FIRST, p.id
-        LIMIT 16;
+        LIMIT GREATEST(16, v_want + 1);
     END IF;
-    -- one candidate ahead: whether another partition was due besides the one leased (more_due)
+    -- one candidate ahead: whether another partition was due besides those leased (more_due)
     FETCH v_cands INTO v_next;
     v_more := FOUND;
     LOOP
@@ -331,9 +341,38 @@ BEGIN
         ORDER BY s.off;
         GET DIAGNOSTICS v_rows = ROW_COUNT;
         IF v_rows > 0 THEN
-            RETURN;
+            v_leased := v_leased + 1;
+            IF v_leased >= v_want THEN
+                RETURN;
+            END IF;
         END IF;
     END LOOP;
+END
+$$;
+
+-- exactly.pop_many for one partition, as its answer has always been (for consumers' SQL callers, and
+-- for an earlier version of the service, whose repeatable migration re-creates this function).
+CREATE OR REPLACE FUNCTION exactly.pop_due(
+    p_queue          text,
+    p_partition      text,
+    p_group          text,
+    p_batch          integer,
+    p_lease_seconds  integer,
+    p_max_bytes      bigint  DEFAULT NULL,
+    p_dlq_ids        uuid[]  DEFAULT '{}',
+    p_dlq_hashes     bytea[] DEFAULT '{}',
+    p_pid            bigint  DEFAULT NULL,
+    p_no_retry_limit boolean DEFAULT false)
+RETURNS TABLE (partition_id bigint, partition_name text, "offset" bigint, message_id uuid, transaction_id text, payload bytea,
+               content_type text, headers text, trace_id text, created_at timestamptz, attempts integer,
+               lease_id uuid, lease_expires_at timestamptz, more_due boolean, more_here boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY SELECT d.partition_id, d.partition_name, d."offset", d.message_id, d.transaction_id, d.payload,
+                        d.content_type, d.headers, d.trace_id, d.created_at, d.attempts, d.lease_id, d.lease_expires_at,
+                        d.more_due, d.more_here
+                 FROM exactly.pop_many(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                       p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit, 1) d;
 END
 $$;
 
@@ -357,8 +396,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY SELECT d.partition_id, d.partition_name, d."offset", d.message_id, d.transaction_id, d.payload,
                         d.content_type, d.headers, d.trace_id, d.created_at, d.attempts, d.lease_id, d.lease_expires_at
-                 FROM exactly.pop_due(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
-                                      p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit) d;
+                 FROM exactly.pop_many(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                       p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit, 1) d;
 END
 $$;
 
@@ -385,8 +424,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
     RETURN QUERY SELECT d.partition_id, d.partition_name, d."offset", d.message_id, d.transaction_id, d.payload,
                         d.content_type, d.headers, d.trace_id, d.created_at, d.attempts, d.lease_id, d.lease_expires_at
-                 FROM exactly.pop_due(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
-                                      p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit) d;
+                 FROM exactly.pop_many(p_queue, p_partition, p_group, p_batch, p_lease_seconds, p_max_bytes,
+                                       p_dlq_ids, p_dlq_hashes, p_pid, p_no_retry_limit, 1) d;
 END
 $$;
 

@@ -157,7 +157,7 @@ DECLARE
 BEGIN
     FOR f IN
         SELECT p.oid::regprocedure FROM pg_proc p
-        WHERE p.pronamespace = 'exactly'::regnamespace AND p.proname IN ('ack_batch', 'pop', 'pop_due')
+        WHERE p.pronamespace = 'exactly'::regnamespace AND p.proname IN ('ack_batch', 'pop', 'pop_due', 'pop_many')
     LOOP
         EXECUTE format('ALTER FUNCTION %s SET citus.multi_shard_modify_mode = sequential', f);
     END LOOP;

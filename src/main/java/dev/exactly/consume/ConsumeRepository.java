@@ -38,9 +38,9 @@ public class ConsumeRepository {
     private static final String POPPED = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
             + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at, ";
 
-    private static final String POP = POPPED + "more_due, more_here FROM exactly.pop_due(p_queue => $1, p_partition => $2, p_group => $3, "
+    private static final String POP = POPPED + "more_due, more_here FROM exactly.pop_many(p_queue => $1, p_partition => $2, p_group => $3, "
             + "p_batch => $4, p_lease_seconds => $5, p_max_bytes => $6, p_dlq_ids => $7, p_dlq_hashes => $8, "
-            + "p_no_retry_limit => $9)";
+            + "p_no_retry_limit => $9, p_max_partitions => $10)";
 
     private static final String POP_PARTITION = POPPED + "false AS more_due, true AS more_here FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
             + "p_partition => $3, p_group => $4, p_batch => $5, p_lease_seconds => $6, p_max_bytes => $7, "
@@ -124,7 +124,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
-        return popRows(r, false, false).map(rows -> {
+        return popRows(r, false, false, 1).map(rows -> {
             List<PoppedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(toMessage(r.queue(), row));
@@ -134,47 +134,62 @@ public class ConsumeRepository {
     }
 
     /**
-     * A pop as {@link #pop} makes it, answered with each message's stored bytes as they are (for
-     * a destination, which sends the payload unchanged). Its transaction commits asynchronously
-     * ({@link #ASYNC_COMMIT}): a lease lost in a database crash delivers its messages again.
+     * A pop as {@link #pop} makes it, of up to {@code partitions} partitions at once (each under its
+     * own lease, with its own batch and byte budget: {@code exactly.pop_many}), answered with each
+     * message's stored bytes as they are (for a destination, which sends the payload unchanged). Its
+     * transaction commits asynchronously ({@link #ASYNC_COMMIT}): a lease lost in a database crash
+     * delivers its messages again.
      *
-     * @param r              the pop
+     * @param r              the pop; a named partition is popped alone
      * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
      *                       which counts its attempts and dead-letters on its own): nothing is moved
      *                       to the queue's dead-letter queue
-     * @return the messages in offset order, all under one new lease (empty when nothing is
-     *         available), and whether more was due when the pop looked ({@link StoredBatch})
+     * @param partitions     the most partitions to lease (at least one)
+     * @return one batch per partition leased, in the order leased (empty when nothing was
+     *         available); each batch's moreDue is the pop's: whether another partition was due
+     *         besides all those leased ({@link StoredBatch})
      */
-    public Uni<StoredBatch> popStored(PopRequest r, boolean noRetryLimit) {
-        return popRows(r, noRetryLimit, true).map(rows -> {
-            List<LeasedMessage> out = new ArrayList<>(rows.size());
+    public Uni<List<StoredBatch>> popStored(PopRequest r, boolean noRetryLimit, int partitions) {
+        return popRows(r, noRetryLimit, true, partitions).map(rows -> {
+            List<List<LeasedMessage>> leased = new ArrayList<>();
+            List<Boolean> here = new ArrayList<>();
+            List<LeasedMessage> out = null;
             boolean moreDue = false;
-            boolean moreHere = false;
             for (Row row : rows) {
+                long pid = row.getLong("partition_id");
+                if (out == null || out.get(0).partitionId() != pid) {
+                    out = new ArrayList<>();
+                    leased.add(out);
+                    here.add(false);
+                }
                 moreDue = Boolean.TRUE.equals(row.getBoolean("more_due"));
-                moreHere = !Boolean.FALSE.equals(row.getBoolean("more_here"));
+                here.set(here.size() - 1, !Boolean.FALSE.equals(row.getBoolean("more_here")));
                 out.add(new LeasedMessage(row.getUUID("message_id"), row.getString("transaction_id"), r.queue(),
-                        row.getString("partition_name"), row.getLong("partition_id"), row.getLong("offset"),
+                        row.getString("partition_name"), pid, row.getLong("offset"),
                         row.getBuffer("payload").getBytes(), row.getString("content_type"), row.getInteger("attempts"),
                         row.getUUID("lease_id"), row.getOffsetDateTime("lease_expires_at")));
             }
-            return new StoredBatch(out, moreDue, moreHere);
+            List<StoredBatch> batches = new ArrayList<>(leased.size());
+            for (int i = 0; i < leased.size(); i++) {
+                batches.add(new StoredBatch(leased.get(i), moreDue, here.get(i)));
+            }
+            return batches;
         });
     }
 
     /**
-     * A {@link #popStored} answer.
+     * A partition's batch of a {@link #popStored} answer.
      *
-     * @param messages the messages leased, in offset order; empty when nothing was available
-     * @param moreDue  the pop saw another partition due besides the one it leased (a hint: another
-     *                 consumer may have taken it since); false when nothing was leased
-     * @param moreHere the leased partition had messages past the last one leased (true when the
-     *                 pop cannot tell); false when nothing was leased
+     * @param messages the messages leased, in offset order, all under one lease
+     * @param moreDue  the pop saw another partition due besides those it leased (a hint: another
+     *                 consumer may have taken it since)
+     * @param moreHere the batch's partition had messages past the last one leased (true when the
+     *                 pop cannot tell)
      */
     public record StoredBatch(List<LeasedMessage> messages, boolean moreDue, boolean moreHere) {
     }
 
-    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit) {
+    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit, int partitions) {
         // a group without the queue's retryLimit dead-letters nothing in a pop: no copies to make room for
         int copies = noRetryLimit ? 0 : Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
@@ -192,6 +207,9 @@ public class ConsumeRepository {
         args.addString(r.queue()).addString(r.partition()).addString(r.consumerGroup())
                 .addInteger(r.batch()).addInteger(r.leaseSeconds()).addLong(maxAnswerBytes)
                 .addArrayOfUUID(dlqIds).addValue(dlqHashes).addBoolean(noRetryLimit);
+        if (pid == null) {
+            args.addInteger(Math.max(1, partitions));
+        }
         String sql = asyncCommit ? (pid != null ? POP_PARTITION_ASYNC : POP_ASYNC) : (pid != null ? POP_PARTITION : POP);
         return BorrowedConnections.execute(pool, sql, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)

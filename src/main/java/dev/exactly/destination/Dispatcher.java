@@ -318,7 +318,12 @@ public class Dispatcher {
         }
         if (workers != null) {
             senders.shutdownNow();
-            workers.shutdownNow(); // cuts attempts and backoffs; their database statements go on (db)
+            // cuts attempts and backoffs; their database statements go on (db)
+            for (Runnable never : workers.shutdownNow()) {
+                if (never instanceof Handed h) {
+                    h.giveUp();
+                }
+            }
             try {
                 if (!workers.awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
                     LOG.warnf("destinations: workers still busy %d ms after the stop; their leases run out", STOP_WAIT_MS);
@@ -742,7 +747,24 @@ public class Dispatcher {
     }
 
     private void work(Slot s) {
+        work(s, null, 0);
+    }
+
+    /**
+     * A worker's loop: pops and delivers until nothing more was due. Given a batch another worker's
+     * pop leased for it ({@code first}, under a slot reserved for it), it delivers that first.
+     */
+    private void work(Slot s, ConsumeRepository.StoredBatch first, long leaseEndsAt) {
         try {
+            if (first != null) {
+                long released = s.releases.get();
+                List<LeasedMessage> batch = first.messages();
+                deliverLeased(s, s.d, batch, leaseEndsAt, batch.stream().anyMatch(m -> m.attempts() > 1));
+                // as after a pop of its own (the other worker started one for what else was due)
+                if (!first.moreHere() && s.releases.get() == released && !s.dirty) {
+                    return;
+                }
+            }
             while (running && !s.paused && !s.removed && !pastDeadline()) {
                 s.dirty = false;
                 if (invocation && resumeParked(s)) {
@@ -901,29 +923,120 @@ public class Dispatcher {
         MORE
     }
 
-    /** Leases one partition, delivers what it got. */
+    /** @return how many threads of the worker pool are free now, less the tasks waiting for one */
+    private int idleWorkers() {
+        if (workers instanceof java.util.concurrent.ThreadPoolExecutor t) {
+            return Math.max(0, t.getMaximumPoolSize() - t.getActiveCount() - t.getQueue().size());
+        }
+        return config.workers();
+    }
+
+    /** A batch another worker's pop leased, delivered by a worker started for it ({@link #work(Slot, ConsumeRepository.StoredBatch, long)}). */
+    private final class Handed implements Runnable {
+        private final Slot s;
+        private final ConsumeRepository.StoredBatch batch;
+        private final long leaseEndsAt;
+
+        Handed(Slot s, ConsumeRepository.StoredBatch batch, long leaseEndsAt) {
+            this.s = s;
+            this.batch = batch;
+            this.leaseEndsAt = leaseEndsAt;
+        }
+
+        @Override
+        public void run() {
+            work(s, batch, leaseEndsAt);
+        }
+
+        /** No worker took it (the stop): its lease ends now, so its messages are delivered again at once. */
+        void giveUp() {
+            try {
+                release(s, s.d, batch.messages().get(0));
+            } finally {
+                s.inFlight.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Reserves up to {@code max} more workers of the destination at once (its slots in
+     * {@link Slot#inFlight}), fewer when others run or none when it may not start any.
+     *
+     * @return how many were reserved; each is given back, or taken by a worker started with it
+     */
+    private int reserve(Slot s, int max) {
+        while (max > 0 && running && !s.paused && !s.removed && !pastDeadline()) {
+            int n = s.inFlight.get();
+            int free = Math.min(max, config.workers() - n);
+            if (free <= 0) {
+                return 0;
+            }
+            if (s.inFlight.compareAndSet(n, n + free)) {
+                return free;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Leases up to one partition for each worker the destination could still start, this one
+     * included (one pop, {@link ConsumeRepository#popStored}): delivers the first batch here and hands
+     * each other one to a worker started for it, under a slot reserved before the pop (those not
+     * used are given back).
+     */
     private Found deliverBatch(Slot s) {
         Destination d = s.d;
         if (outlasts(d.timeoutMs())) {
             return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
-        // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
-        ConsumeRepository.StoredBatch popped = consume.popStored(new PopRequest(d.queue(), null, d.group(),
-                config.batch(), leaseSeconds, 0), true).stage(Dispatcher::db);
-        List<LeasedMessage> batch = popped.messages();
-        if (batch.isEmpty()) {
+        // a batch handed to a worker that cannot start yet would wait under its lease: as many as start now
+        int reserved = reserve(s, Math.min(config.workers() - 1, idleWorkers()));
+        List<ConsumeRepository.StoredBatch> popped;
+        try {
+            // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
+            popped = consume.popStored(new PopRequest(d.queue(), null, d.group(), config.batch(), leaseSeconds, 0),
+                    true, 1 + reserved).stage(Dispatcher::db);
+        } catch (RuntimeException e) {
+            s.inFlight.addAndGet(-reserved);
+            throw e;
+        }
+        if (popped.isEmpty()) {
+            s.inFlight.addAndGet(-reserved);
             return Found.NONE;
         }
-        batches.incrementAndGet();
-        if (popped.moreDue()) {
+        batches.addAndGet(popped.size());
+        long leaseEndsAt = System.currentTimeMillis() + leaseSeconds * 1000L;
+        List<ConsumeRepository.StoredBatch> mine = new ArrayList<>();
+        mine.add(popped.get(0));
+        for (int i = 1; i < popped.size(); i++) {
+            ConsumeRepository.StoredBatch other = popped.get(i);
+            if (reserved == 0) {
+                mine.add(other); // never so: the pop leases no more partitions than slots were reserved
+                continue;
+            }
+            try {
+                workers.execute(new Handed(s, other, leaseEndsAt));
+                reserved--;
+            } catch (RuntimeException e) {
+                mine.add(other); // no worker to take it (the stop): delivered here, which releases it then
+            }
+        }
+        s.inFlight.addAndGet(-reserved);
+        boolean moreDue = popped.get(0).moreDue();
+        if (moreDue) {
             // another partition was due: one more worker for it (which, finding more, starts the next)
             kick(s, config.workers());
         }
         long released = s.releases.get();
-        deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, batch.stream().anyMatch(m -> m.attempts() > 1));
+        boolean moreHere = false;
+        for (ConsumeRepository.StoredBatch b : mine) {
+            List<LeasedMessage> batch = b.messages();
+            deliverLeased(s, d, batch, leaseEndsAt, batch.stream().anyMatch(m -> m.attempts() > 1));
+            moreHere |= b.moreHere();
+        }
         // a lease of this destination released early left messages to deliver again at once
-        return popped.moreDue() || popped.moreHere() || s.releases.get() != released ? Found.MORE : Found.LAST;
+        return moreDue || moreHere || s.releases.get() != released ? Found.MORE : Found.LAST;
     }
 
     /**
