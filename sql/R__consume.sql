@@ -906,6 +906,31 @@ BEGIN
         RETURN;
     END IF;
 
+    -- a batch acked whole, the common case: the cursor at the lease's first offset, every offset of
+    -- the range acked and stored, and no delivery recorded for the group from there on. The steps
+    -- below would settle each offset, release the lease and move the cursor past the range, which
+    -- deletes those rows again; this writes the end state at once, in the cursor's row alone.
+    IF cur.next_offset = cur.lease_from
+       AND (SELECT count(DISTINCT o.off) = cur.lease_to - cur.lease_from + 1
+                   AND min(o.off) = cur.lease_from AND max(o.off) = cur.lease_to
+            FROM unnest(p_offsets) AS o(off))
+       AND (SELECT count(*) FROM exactly.messages m
+            WHERE m.partition_id = p_pid AND m."offset" BETWEEN cur.lease_from AND cur.lease_to)
+           = cur.lease_to - cur.lease_from + 1
+       AND NOT EXISTS (SELECT 1 FROM exactly.deliveries d
+                       WHERE d.partition_id = p_pid AND d.consumer_group = p_group
+                         AND d."offset" >= cur.lease_from) THEN
+        UPDATE exactly.consumer_cursors c
+        SET prev_lease_id = c.lease_id, prev_lease_from = c.lease_from, prev_lease_to = c.lease_to,
+            lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL,
+            available_at = '-infinity', next_offset = cur.lease_to + 1
+        WHERE c.partition_id = p_pid AND c.consumer_group = p_group;
+        acked := cur.lease_to - cur.lease_from + 1;
+        released := true;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
     -- each offset of the lease's range, stored, neither acked under this lease nor settled
     INSERT INTO exactly.deliveries AS d (partition_id, consumer_group, "offset", attempts, settled, acked_lease,
                                          last_outcome, last_error, dead_letter_id)

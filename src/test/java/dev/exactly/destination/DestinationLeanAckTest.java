@@ -212,6 +212,75 @@ class DestinationLeanAckTest {
         }
     }
 
+    /**
+     * A batch acked whole (the cursor at the lease's first offset, every offset acked, nothing recorded
+     * from there on) takes exactly.ack_completed's short path; its end state must be the general ack's:
+     * a batch in order, one in another order with an offset repeated, a batch of one, one with a
+     * recorded attempt, and one whose first message was purged while it was leased (the long path).
+     */
+    @Test
+    void aBatchAckedWholeLeavesTheStateTheGeneralAckLeaves() {
+        String queue = "lean-whole-" + UUID.randomUUID().toString().substring(0, 8);
+        pushMany(queue, "p", "t", 12);
+        long pid = partitionId(pool, queue, "p");
+        Side general = new Side("general-" + queue, false);
+        Side lean = new Side("lean-" + queue, true);
+        List<Side> sides = List.of(general, lean);
+        for (Side s : sides) {
+            sql(pool, "INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2)", s.name, queue);
+        }
+        try {
+            long o1 = -1;
+            // 1. three in order
+            for (Side s : sides) {
+                List<Popped> b = s.pop(pid, queue, 3);
+                assertEquals(3, b.size());
+                o1 = b.get(0).offset();
+                s.ack(pid, queue, b, 3);
+            }
+            String inOrder = same(general, lean, pid, "a batch of three acked whole");
+            assertTrue(inOrder.contains("cursor next=" + (o1 + 3) + " lease=null"), inOrder);
+            assertTrue(inOrder.contains("prev=L0 " + o1 + ".." + (o1 + 2) + " available=true"), inOrder);
+            assertFalse(inOrder.contains("delivery "), inOrder);
+
+            // 2. three more, acked in another order with one offset twice
+            for (Side s : sides) {
+                List<Popped> b = s.pop(pid, queue, 3);
+                s.ack(pid, queue, List.of(b.get(2), b.get(0), b.get(1), b.get(0)), 3);
+            }
+            assertTrue(same(general, lean, pid, "out of order, one twice").contains("cursor next=" + (o1 + 6) + " lease=null"));
+
+            // 3. a batch of one, with an attempt recorded for it (deleted with the ack)
+            for (Side s : sides) {
+                List<Popped> b = s.pop(pid, queue, 1);
+                repository.failedAttempt(s.name, pid, b.get(0).offset(), 1).await().atMost(WAIT);
+                s.ack(pid, queue, b, 1);
+            }
+            String one = same(general, lean, pid, "a batch of one with a recorded attempt");
+            assertTrue(one.contains("cursor next=" + (o1 + 7) + " lease=null"), one);
+            assertFalse(one.contains("attempt "), one);
+
+            // 4. a batch whose first message is purged while it is leased: the general path's rules apply
+            Map<Side, List<Popped>> purged = new java.util.HashMap<>();
+            for (Side s : sides) {
+                purged.put(s, s.pop(pid, queue, 3));
+            }
+            sql(pool, "DELETE FROM exactly.messages WHERE partition_id = $1 AND \"offset\" = $2", pid, o1 + 7);
+            sql(pool, "UPDATE exactly.partitions SET data_start = $2 WHERE id = $1", pid, o1 + 8);
+            for (Side s : sides) {
+                s.ack(pid, queue, purged.get(s), 3);
+            }
+            String afterPurge = same(general, lean, pid, "a batch whose first message was purged");
+            assertTrue(afterPurge.contains("cursor next=" + (o1 + 10) + " lease=null"), afterPurge);
+            assertTrue(afterPurge.contains("figures 10 0 null"), afterPurge);
+        } finally {
+            for (Side s : sides) {
+                sql(pool, "DELETE FROM exactly.destination_state WHERE name = $1", s.name);
+                sql(pool, "DELETE FROM exactly.destination_attempts WHERE destination = $1", s.name);
+            }
+        }
+    }
+
     @Test
     void aLeanAckAnswersHowManyItSettled() {
         String queue = "lean-count-" + UUID.randomUUID().toString().substring(0, 8);
