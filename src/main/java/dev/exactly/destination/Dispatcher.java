@@ -159,6 +159,8 @@ public class Dispatcher {
         final AtomicLong oldestMillis = new AtomicLong();
         /** This destination's leases ended early so far (its worker that saw one pops again at once). */
         final AtomicLong releases = new AtomicLong();
+        /** When its last pop began (System.nanoTime): the timer starts a worker when none has popped for a round. */
+        volatile long poppedAt = System.nanoTime();
 
         /** Pauses or resumes the destination's workers here; a pause ends their backoff waits at once. */
         void pause(boolean p) {
@@ -631,8 +633,16 @@ public class Dispatcher {
         } catch (RuntimeException e) {
             LOG.debugf("destinations: cannot read them now: %s", e.toString());
         }
+        long round = TimeUnit.MILLISECONDS.toNanos(config.pollMs());
         for (Slot s : slots.values()) {
-            kick(s, 1);
+            int n = s.inFlight.get();
+            if (n > 0 && System.nanoTime() - s.poppedAt > round) {
+                // every worker is held by its batch (a retry's backoff, a slow receiver) and none has
+                // popped for a round: one more, so that other partitions' messages do not wait for it
+                kick(s, Math.min(config.workers(), n + 1));
+            } else {
+                kick(s, 1);
+            }
         }
         if (System.currentTimeMillis() - gaugesAt >= GAUGE_EVERY_MS) {
             gaugesAt = System.currentTimeMillis();
@@ -990,6 +1000,7 @@ public class Dispatcher {
             return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
+        s.poppedAt = System.nanoTime();
         // a batch handed to a worker that cannot start yet would wait under its lease: as many as start now
         int reserved = reserve(s, Math.min(config.workers() - 1, idleWorkers()));
         List<ConsumeRepository.StoredBatch> popped;

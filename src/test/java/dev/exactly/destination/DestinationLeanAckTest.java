@@ -132,9 +132,7 @@ class DestinationLeanAckTest {
         Side general = new Side("general-" + queue, false);
         Side lean = new Side("lean-" + queue, true);
         List<Side> sides = List.of(general, lean);
-        for (Side s : sides) {
-            sql(pool, "INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2)", s.name, queue);
-        }
+        create(sides, queue);
         try {
             // 1. a batch of three; an attempt of its second message recorded (it failed once under an earlier lease)
             Map<Side, List<Popped>> first = new java.util.HashMap<>();
@@ -205,10 +203,7 @@ class DestinationLeanAckTest {
             assertTrue(done.contains("cursor next=" + (o1 + 6) + " lease=null"), done);
             assertTrue(done.contains("figures 9 0 null"), done);
         } finally {
-            for (Side s : sides) {
-                sql(pool, "DELETE FROM exactly.destination_state WHERE name = $1", s.name);
-                sql(pool, "DELETE FROM exactly.destination_attempts WHERE destination = $1", s.name);
-            }
+            drop(sides);
         }
     }
 
@@ -226,9 +221,7 @@ class DestinationLeanAckTest {
         Side general = new Side("general-" + queue, false);
         Side lean = new Side("lean-" + queue, true);
         List<Side> sides = List.of(general, lean);
-        for (Side s : sides) {
-            sql(pool, "INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2)", s.name, queue);
-        }
+        create(sides, queue);
         try {
             long o1 = -1;
             // 1. three in order
@@ -274,10 +267,7 @@ class DestinationLeanAckTest {
             assertTrue(afterPurge.contains("cursor next=" + (o1 + 10) + " lease=null"), afterPurge);
             assertTrue(afterPurge.contains("figures 10 0 null"), afterPurge);
         } finally {
-            for (Side s : sides) {
-                sql(pool, "DELETE FROM exactly.destination_state WHERE name = $1", s.name);
-                sql(pool, "DELETE FROM exactly.destination_attempts WHERE destination = $1", s.name);
-            }
+            drop(sides);
         }
     }
 
@@ -287,7 +277,7 @@ class DestinationLeanAckTest {
         pushMany(queue, "p", "t", 2);
         long pid = partitionId(pool, queue, "p");
         Side lean = new Side("lean-" + queue, true);
-        sql(pool, "INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2)", lean.name, queue);
+        create(List.of(lean), queue);
         try {
             List<Popped> batch = lean.pop(pid, queue, 2);
             List<Long> offsets = batch.stream().map(Popped::offset).toList();
@@ -298,7 +288,22 @@ class DestinationLeanAckTest {
             assertEquals(0, repository.ackCompleted(lean.name, 0, lean.group, pid, leaseId, offsets).await().atMost(WAIT),
                     "after the release");
         } finally {
-            sql(pool, "DELETE FROM exactly.destination_state WHERE name = $1", lean.name);
+            drop(List.of(lean));
+        }
+    }
+
+    /** Gives each side's destination its figures' row. */
+    private void create(List<Side> sides, String queue) {
+        for (Side s : sides) {
+            sql(pool, "INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2)", s.name, queue);
+        }
+    }
+
+    /** Removes what the sides' destinations left: their figures and recorded attempts. */
+    private void drop(List<Side> sides) {
+        for (Side s : sides) {
+            sql(pool, "DELETE FROM exactly.destination_state WHERE name = $1", s.name);
+            sql(pool, "DELETE FROM exactly.destination_attempts WHERE destination = $1", s.name);
         }
     }
 

@@ -268,6 +268,28 @@ class DestinationTest {
     }
 
     /**
+     * A message waiting for its retry holds back its own partition alone: messages stored in other
+     * partitions after its worker began the wait are delivered within a timer round or two, not after
+     * the retry (each backoff here at least 15 s).
+     */
+    @Test
+    void aRetryWaitingInOnePartitionHoldsBackNoOtherPartition() throws Exception {
+        String queue = fresh("dest-hol");
+        put(queue, "hol-" + queue, "{\"url\":\"" + url() + "\",\"backoffMs\":30000,\"backoffCapMs\":30000,\"maxAttempts\":3}", 201);
+        alwaysFail.put("poison", true);
+        push(queue, "p0", "poison", "{\"x\":0}");
+        await("the first attempt failed", () -> of(queue).stream().anyMatch(r -> r.answered() == 500));
+        long start = System.nanoTime();
+        for (int p = 1; p <= 3; p++) {
+            push(queue, "p" + p, "ok" + p, "{\"x\":" + p + "}");
+        }
+        await("the other partitions delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() >= 3);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms < 10_000, "the other partitions waited " + ms + " ms for p0's retry");
+        assertEquals(1, of(queue).stream().filter(r -> r.answered() == 500).count(), "p0 is still waiting for its retry");
+    }
+
+    /**
      * A receiver that processes a message but answers after the destination's timeout gets it again,
      * with the same id, as attempt 2. The slow answer is held until the repeat arrived, so it is
      * late however loaded the host; the timeout (5 s) leaves a prompt answer time to arrive.
