@@ -93,25 +93,9 @@ class DestinationLeanAckTest {
         /** Cursor, deliveries, figures and recorded attempts, with leases by their rank. */
         String state(long pid) {
             StringBuilder b = new StringBuilder();
-            for (Row r : sql(pool, "SELECT next_offset, lease_id, lease_from, lease_to, prev_lease_id, prev_lease_from, "
-                    + "prev_lease_to, available_at = '-infinity' AS available FROM exactly.consumer_cursors "
-                    + "WHERE partition_id = $1 AND consumer_group = $2", pid, group)) {
-                b.append("cursor next=").append(r.getLong(0)).append(" lease=").append(lease(r.getUUID(1)))
-                        .append(' ').append(r.getLong(2)).append("..").append(r.getLong(3))
-                        .append(" prev=").append(lease(r.getUUID(4))).append(' ').append(r.getLong(5)).append("..")
-                        .append(r.getLong(6)).append(" available=").append(r.getBoolean(7)).append('\n');
-            }
-            for (Row r : sql(pool, "SELECT \"offset\", attempts, settled, acked_lease, last_outcome, last_error, dead_letter_id "
-                    + "FROM exactly.deliveries WHERE partition_id = $1 AND consumer_group = $2 ORDER BY \"offset\"", pid, group)) {
-                b.append("delivery ").append(r.getLong(0)).append(" attempts=").append(r.getInteger(1))
-                        .append(" settled=").append(r.getBoolean(2)).append(" acked=").append(lease(r.getUUID(3)))
-                        .append(' ').append(r.getString(4)).append(' ').append(r.getString(5)).append(' ')
-                        .append(r.getUUID(6)).append('\n');
-            }
-            for (Row r : sql(pool, "SELECT delivered, failed_attempts, last_error FROM exactly.destination_state WHERE name = $1", name)) {
-                b.append("figures ").append(r.getLong(0)).append(' ').append(r.getLong(1)).append(' ').append(r.getString(2))
-                        .append('\n');
-            }
+            GroupState.cursor(pool, b, "", pid, group, this::lease);
+            GroupState.deliveries(pool, b, "", pid, group, this::lease);
+            GroupState.figures(pool, b, name);
             for (Row r : sql(pool, "SELECT \"offset\", attempts FROM exactly.destination_attempts WHERE destination = $1 "
                     + "ORDER BY partition_id, \"offset\"", name)) {
                 b.append("attempt ").append(r.getLong(0)).append(' ').append(r.getInteger(1)).append('\n');
