@@ -19,6 +19,85 @@
 -- Citus, and for a bundle naming a partition twice, each segment by push_segment.
 -- PushBundleFormsTest runs the same bundles through both and compares every answer.
 
+-- Commit before the WAL flush, answer after it.
+--
+-- A writer of a partition holds the partition's row lock until its transaction ends, so a
+-- synchronous commit would hold it through the commit's WAL flush, and the partition's writers
+-- would flush one after another: a partition's throughput would be bounded by 1 / (work under
+-- the lock + one flush). Instead, a push that the service sends on its own (p_release) commits
+-- without waiting for the flush (synchronous_commit off for its transaction only), which
+-- releases the lock as soon as its commit record is written; the service then answers only
+-- after exactly.flush_wal() returned, a synchronous commit of a WAL record of its own that
+-- flushes all WAL written before it (PostgreSQL's XLogFlush writes and syncs up to the insert
+-- position, so concurrent callers share a flush). So every answer still comes after the rows it
+-- reports are durable, while the next writer of the partition works under the lock during the
+-- flush.
+--
+-- Offsets stay dense and in commit order after a crash: the next writer of a partition takes
+-- the lock after this commit record was written, so its own commit record comes later in the
+-- WAL, and recovery replays a prefix of the WAL.
+--
+-- What a snapshot may now see: a row committed but not yet flushed, whose producer has not been
+-- answered yet. A duplicate's answer must not vouch for an original that a crash could still
+-- lose, so every answer asks exactly.flush_needed() in the statement that computed it, after the
+-- function returned: true when this transaction committed early, or when it only read and the
+-- WAL is not flushed up to the position written when it asked (everything its snapshots saw
+-- was written before that). The service then runs exactly.flush_wal() before it answers.
+-- Readers that hand rows to someone else (a consumer's pop, a destination's delivery) commit
+-- synchronously after they read, which flushes what they saw.
+--
+-- On Citus every commit stays synchronous (a commit there is coordinated across nodes, and the
+-- flush function would run on the wrong node): mark_write never releases early, flush_needed is
+-- false and flush_wal does nothing.
+
+-- Records that this transaction writes a push's rows: with p_release, on plain PostgreSQL and
+-- unless the session already commits without waiting for the flush, the transaction will commit
+-- before its WAL flush ('early'); otherwise its commit flushes ('sync').
+CREATE OR REPLACE FUNCTION exactly.mark_write(p_release boolean)
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_setting('exactly.wrote', true) = 'early' THEN
+        RETURN;
+    ELSIF p_release AND current_setting('synchronous_commit') <> 'off'
+          AND to_regproc('pg_catalog.citus_version') IS NULL THEN
+        PERFORM set_config('synchronous_commit', 'off', true), set_config('exactly.wrote', 'early', true);
+    ELSE
+        PERFORM set_config('exactly.wrote', 'sync', true);
+    END IF;
+END
+$$;
+
+-- Whether the caller must run exactly.flush_wal() before it answers what this transaction did
+-- (evaluated after the push function returned, in the same statement): true when it wrote and
+-- commits early; false when it wrote and commits synchronously (its commit flushes everything it
+-- saw); when it only read, true while the WAL is not flushed up to the current insert position.
+CREATE OR REPLACE FUNCTION exactly.flush_needed()
+RETURNS boolean
+LANGUAGE sql AS $$
+    SELECT CASE current_setting('exactly.wrote', true)
+               WHEN 'early' THEN true
+               WHEN 'sync' THEN false
+               ELSE to_regproc('pg_catalog.citus_version') IS NULL
+                    AND pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn()
+           END
+$$;
+
+-- Flushes the WAL up to the current insert position: a transactional logical decoding message
+-- (prefix 'exactly', empty content) gives the transaction an id and a WAL record, so its commit
+-- waits for the flush as the session's synchronous_commit says (PostgreSQL commits a
+-- transaction that wrote no WAL without a flush). Logical decoding consumers that ask for
+-- messages see these; pgoutput sends none unless its "messages" option is on. Nothing on Citus.
+CREATE OR REPLACE FUNCTION exactly.flush_wal()
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF to_regproc('pg_catalog.citus_version') IS NULL THEN
+        PERFORM pg_logical_emit_message(true, 'exactly', '');
+    END IF;
+END
+$$;
+
 -- Creates the queues and partitions a bundle names that do not exist yet. Inserts run in
 -- name order so that two bundles creating the same set cannot deadlock on each other. A
 -- partition's name is claimed first (exactly.partition_names, the unique key; see V17), and only
@@ -95,6 +174,10 @@ $$;
 --   p_digests:         per item, the 16-byte XXH3-128 of its payload bytes (V15), stored with the
 --                      message; NULL (or a NULL element) stores none, and a later duplicate of it
 --                      then cannot tell whether its payload matched.
+--   p_release:         true when the caller sends the push on its own and answers only after
+--                      exactly.flush_wal() (see "Commit before the WAL flush" above): a write
+--                      then commits without waiting for its flush. False (the default) inside a
+--                      caller's transaction, which commits as its session says.
 -- Result: offset (new, or the original's for a duplicate), message_id (new, or the original's,
 -- or the zero UUID when the original's data was purged), duplicate, the allocator watermark the
 -- answer was settled against (prev_last_offset: new offsets start above it; a warm cache needs
@@ -130,6 +213,8 @@ DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], b
                                              text[], text[], text[], boolean, integer);
 DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
                                              text[], text[], text[], boolean, integer, bytea[]);
+DROP FUNCTION IF EXISTS exactly.push_segment(bigint, bigint, integer, bytea[], boolean[], uuid[], text[], bytea[],
+                                             text[], text[], text[], boolean, integer, bytea[], boolean);
 
 -- Raises EXS01 for a push routed with a spreadPartitions that is not its queue's (see push_segment).
 CREATE OR REPLACE FUNCTION exactly.spread_changed(p_pid bigint, p_spread integer, p_assumed integer)
@@ -155,7 +240,8 @@ CREATE FUNCTION exactly.push_segment(
     p_trace_ids         text[],
     p_locked            boolean DEFAULT false,
     p_spread            integer DEFAULT 0,
-    p_digests           bytea[] DEFAULT NULL)
+    p_digests           bytea[] DEFAULT NULL,
+    p_release           boolean DEFAULT false)
 RETURNS TABLE (item integer, "offset" bigint, message_id uuid, duplicate boolean, prev_last_offset bigint,
                dedup_window_seconds integer, original_digest bytea, reject_mismatch boolean)
 LANGUAGE plpgsql
@@ -361,6 +447,7 @@ BEGIN
             RETURN NEXT;
             RETURN;
         END IF;
+        PERFORM exactly.mark_write(p_release);
         -- (data-modifying CTEs run once and to completion whether or not anything reads them)
         WITH h AS (
             INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
@@ -403,6 +490,7 @@ BEGIN
 
     -- 4. The fresh items, at dense offsets above the watermark, in item order.
     IF v_found < v_n THEN
+        PERFORM exactly.mark_write(p_release);
         INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
         SELECT p_pid, i.h, v_last + row_number() OVER (ORDER BY i.ord), v_now
         FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
@@ -520,6 +608,8 @@ $$;
 -- than its queue's. Plain PostgreSQL only: each statement reads and writes many partitions' rows.
 -- Exactness under the locks is push_segment's argument (see above): every statement runs after
 -- the locks were granted, on a snapshot that sees every earlier holder's commit.
+DROP FUNCTION IF EXISTS exactly.settle_bundle(bigint[], bigint[], integer[], integer[], bytea[], boolean[], uuid[],
+                                              text[], bytea[], text[], text[], text[], integer[], bytea[]);
 CREATE OR REPLACE FUNCTION exactly.settle_bundle(
     p_pids              bigint[],
     p_verified          bigint[],
@@ -534,7 +624,8 @@ CREATE OR REPLACE FUNCTION exactly.settle_bundle(
     p_headers           text[],
     p_trace_ids         text[],
     p_spreads           integer[],
-    p_digests           bytea[])
+    p_digests           bytea[],
+    p_release           boolean DEFAULT false)
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
                duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer, original_digest bytea,
                reject_mismatch boolean)
@@ -608,6 +699,7 @@ BEGIN
           FROM generate_series(1, v_n) AS o) a;
 
     IF v_found < v_n THEN
+        PERFORM exactly.mark_write(p_release);
         INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
         SELECT p_pids[v_seg_of[i.ord]], i.h, v_off[i.ord], v_now
         FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
@@ -660,6 +752,8 @@ DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[],
                                             text[], bytea[], text[], text[], text[], integer[], integer[]);
 DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
                                             text[], bytea[], text[], text[], text[], integer[], integer[], bytea[]);
+DROP FUNCTION IF EXISTS exactly.push_bundle(text[], text[], bigint[], integer[], bytea[], boolean[], uuid[],
+                                            text[], bytea[], text[], text[], text[], integer[], integer[], bytea[], boolean);
 CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_queues        text[],
     p_partitions    text[],
@@ -675,7 +769,8 @@ CREATE OR REPLACE FUNCTION exactly.push_bundle(
     p_trace_ids     text[],
     p_verified_windows integer[] DEFAULT NULL,
     p_spreads       integer[] DEFAULT NULL,
-    p_digests       bytea[] DEFAULT NULL)
+    p_digests       bytea[] DEFAULT NULL,
+    p_release       boolean DEFAULT false)
 RETURNS TABLE (segment integer, item integer, partition_id bigint, "offset" bigint, message_id uuid,
                duplicate boolean, prev_last_offset bigint, dedup_window_seconds integer, original_digest bytea,
                reject_mismatch boolean)
@@ -717,7 +812,7 @@ BEGIN
             RETURN QUERY
             SELECT * FROM exactly.settle_bundle(v_pids, p_verified, p_verified_windows, p_counts, p_hashes, p_probe,
                                                 p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers,
-                                                p_trace_ids, p_spreads, p_digests);
+                                                p_trace_ids, p_spreads, p_digests, p_release);
             RETURN;
         END IF;
     END IF;
@@ -728,7 +823,7 @@ BEGIN
                x.original_digest, x.reject_mismatch
         FROM exactly.push_segment(v_pids[1], p_verified[1], p_verified_windows[1], p_hashes, p_probe, p_message_ids,
                                   p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, false,
-                                  COALESCE(p_spreads[1], 0), p_digests) AS x;
+                                  COALESCE(p_spreads[1], 0), p_digests, p_release) AS x;
         RETURN;
     END IF;
 
@@ -756,7 +851,8 @@ BEGIN
         SELECT r.seg, x.item, v_pids[r.seg], x."offset", x.message_id, x.duplicate, x.prev_last_offset,
                x.dedup_window_seconds, x.original_digest, x.reject_mismatch
         FROM exactly.push_segment(v_pids[r.seg], p_verified[r.seg], p_verified_windows[r.seg], r.h, r.probe, r.mid,
-                                  r.tx, r.pl, r.ct, r.hd, r.tr, true, COALESCE(p_spreads[r.seg], 0), r.dg) AS x;
+                                  r.tx, r.pl, r.ct, r.hd, r.tr, true, COALESCE(p_spreads[r.seg], 0), r.dg,
+                                  p_release) AS x;
     END LOOP;
 END
 $$;

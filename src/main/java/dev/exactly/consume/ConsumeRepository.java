@@ -60,10 +60,6 @@ public class ConsumeRepository {
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
 
-    private static final String POP_ASYNC = POP + ASYNC_COMMIT;
-
-    private static final String POP_PARTITION_ASYNC = POP_PARTITION + ASYNC_COMMIT;
-
     private static final String ACK = ack(false, 1);
 
     private static final String ACK_PARTITION = ack(true, 1);
@@ -124,7 +120,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
-        return popRows(r, false, false, 1).map(rows -> {
+        return popRows(r, false, 1).map(rows -> {
             List<PoppedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(toMessage(r.queue(), row));
@@ -137,8 +133,10 @@ public class ConsumeRepository {
      * A pop as {@link #pop} makes it, of up to {@code partitions} partitions at once (each under its
      * own lease, with its own batch and byte budget: {@code exactly.pop_many}), answered with each
      * message's stored bytes as they are (for a destination, which sends the payload unchanged). Its
-     * transaction commits asynchronously ({@link #ASYNC_COMMIT}): a lease lost in a database crash
-     * delivers its messages again.
+     * transaction commits synchronously, although a lease lost in a database crash would only
+     * deliver its messages again: a push commits before its WAL flush (sql/R__push.sql, "Commit
+     * before the WAL flush"), so a message read here may not be durable yet, and this commit's
+     * flush makes it so before it is delivered.
      *
      * @param r              the pop; a named partition is popped alone
      * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
@@ -150,7 +148,7 @@ public class ConsumeRepository {
      *         besides all those leased ({@link StoredBatch})
      */
     public Uni<List<StoredBatch>> popStored(PopRequest r, boolean noRetryLimit, int partitions) {
-        return popRows(r, noRetryLimit, true, partitions).map(rows -> {
+        return popRows(r, noRetryLimit, partitions).map(rows -> {
             List<List<LeasedMessage>> leased = new ArrayList<>();
             List<Boolean> here = new ArrayList<>();
             List<LeasedMessage> out = null;
@@ -189,7 +187,7 @@ public class ConsumeRepository {
     public record StoredBatch(List<LeasedMessage> messages, boolean moreDue, boolean moreHere) {
     }
 
-    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, boolean asyncCommit, int partitions) {
+    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, int partitions) {
         // a group without the queue's retryLimit dead-letters nothing in a pop: no copies to make room for
         int copies = noRetryLimit ? 0 : Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
@@ -210,7 +208,7 @@ public class ConsumeRepository {
         if (pid == null) {
             args.addInteger(Math.max(1, partitions));
         }
-        String sql = asyncCommit ? (pid != null ? POP_PARTITION_ASYNC : POP_ASYNC) : (pid != null ? POP_PARTITION : POP);
+        String sql = pid != null ? POP_PARTITION : POP;
         return BorrowedConnections.execute(pool, sql, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {

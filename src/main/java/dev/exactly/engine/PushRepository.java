@@ -28,25 +28,48 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code exactly.push_bundle}, which resolves and creates partitions by name, locks a
  * multi-partition bundle's rows in ascending id order and settles its segments (all at once with
  * {@code exactly.settle_bundle} on plain PostgreSQL, one push_segment call each on Citus).
- * Either is one round trip and one transaction. Partitions are never renamed or deleted, so an id
- * once learnt stays valid; should it vanish anyway, the push goes by name again.
+ * Either is one round trip and one transaction. A push that wrote commits before its WAL flush
+ * (which frees the partition's row lock for the next writer sooner) and is answered after a second
+ * round trip, {@code exactly.flush_wal()}, returned; so is a duplicate whose original might not be
+ * flushed yet (sql/R__push.sql, "Commit before the WAL flush"). Partitions are never renamed or
+ * deleted, so an id once learnt stays valid; should it vanish anyway, the push goes by name again.
  */
 public final class PushRepository {
 
-    private static final String PUSH_BUNDLE =
-            "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
-                    + "dedup_window_seconds, original_digest, reject_mismatch "
-                    + "FROM exactly.push_bundle(p_queues => $1, p_partitions => $2, p_verified => $3, p_counts => $4, "
-                    + "p_hashes => $5, p_probe => $6, p_message_ids => $7, p_txn_ids => $8, p_payloads => $9, "
-                    + "p_content_types => $10, p_headers => $11, p_trace_ids => $12, p_verified_windows => $13, "
-                    + "p_spreads => $14, p_digests => $15)";
+    private static String pushBundle(boolean release) {
+        return "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
+                + "dedup_window_seconds, original_digest, reject_mismatch, exactly.flush_needed() AS flush "
+                + "FROM exactly.push_bundle(p_queues => $1, p_partitions => $2, p_verified => $3, p_counts => $4, "
+                + "p_hashes => $5, p_probe => $6, p_message_ids => $7, p_txn_ids => $8, p_payloads => $9, "
+                + "p_content_types => $10, p_headers => $11, p_trace_ids => $12, p_verified_windows => $13, "
+                + "p_spreads => $14, p_digests => $15, p_release => " + release + ")";
+    }
 
-    private static final String PUSH_SEGMENT =
-            "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds, "
-                    + "original_digest, reject_mismatch "
-                    + "FROM exactly.push_segment(p_pid => $1, p_verified => $2, p_verified_window => $3, p_hashes => $4, "
-                    + "p_probe => $5, p_message_ids => $6, p_txn_ids => $7, p_payloads => $8, p_content_types => $9, "
-                    + "p_headers => $10, p_trace_ids => $11, p_locked => false, p_spread => $12, p_digests => $13)";
+    private static String pushSegment(boolean release) {
+        return "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds, "
+                + "original_digest, reject_mismatch, exactly.flush_needed() AS flush "
+                + "FROM exactly.push_segment(p_pid => $1, p_verified => $2, p_verified_window => $3, p_hashes => $4, "
+                + "p_probe => $5, p_message_ids => $6, p_txn_ids => $7, p_payloads => $8, p_content_types => $9, "
+                + "p_headers => $10, p_trace_ids => $11, p_locked => false, p_spread => $12, p_digests => $13, "
+                + "p_release => " + release + ")";
+    }
+
+    /**
+     * A push sent on its own (on the pool): a write commits before its WAL flush, which releases
+     * the partition's row lock sooner, and the answer waits for {@link #FLUSH_WAL} (sql/R__push.sql,
+     * "Commit before the WAL flush").
+     */
+    private static final String PUSH_BUNDLE = pushBundle(true);
+
+    private static final String PUSH_SEGMENT = pushSegment(true);
+
+    /** A push inside a caller's transaction, which commits as its session says. */
+    private static final String PUSH_BUNDLE_WITHIN = pushBundle(false);
+
+    private static final String PUSH_SEGMENT_WITHIN = pushSegment(false);
+
+    /** Flushes the WAL written so far (a synchronous commit of a record of its own). */
+    static final String FLUSH_WAL = "SELECT exactly.flush_wal()";
 
     private static final String SPREADS =
             "SELECT name, spread_partitions FROM exactly.queues WHERE name = ANY ($1)";
@@ -59,6 +82,7 @@ public final class PushRepository {
 
     private final Pool pool;
     private final LongAdder calls = new LongAdder();
+    private final LongAdder flushes = new LongAdder();
     private final ConcurrentHashMap<PartitionKey, Long> partitionIds = new ConcurrentHashMap<>();
 
     /** @param pool the connection pool of this engine instance */
@@ -176,7 +200,8 @@ public final class PushRepository {
             if (pid != null) {
                 Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
                 calls.increment();
-                Uni<List<SegmentOutcome>> direct = statement(client, deadline, PUSH_SEGMENT, args)
+                Uni<List<SegmentOutcome>> direct = statement(client, deadline, client == pool ? PUSH_SEGMENT : PUSH_SEGMENT_WITHIN, args)
+                        .call(rows -> flushIfNeeded(rows, 8, client, deadline))
                         .map(rows -> List.of(segmentOutcome(pid, seg, rows, retry)));
                 if (client != pool) {
                     return direct; // in a caller's transaction a failed statement ends it: no second try
@@ -199,6 +224,23 @@ public final class PushRepository {
         return client == pool ? BorrowedConnections.execute(pool, deadline, sql, args) : client.preparedQuery(sql).execute(args);
     }
 
+    /**
+     * Before an answer is given: when the statement's flush column (exactly.flush_needed()) is
+     * true on any row, runs {@link #FLUSH_WAL}, so that what the answer reports (this push's rows,
+     * or a duplicate's original, which another writer may have committed before its own flush)
+     * is durable. On the pool it is a transaction of its own on any connection; in a caller's
+     * transaction it is a statement of that transaction, whose commit then flushes.
+     */
+    private Uni<Void> flushIfNeeded(RowSet<Row> rows, int column, SqlClient client, long deadline) {
+        for (Row r : rows) {
+            if (Boolean.TRUE.equals(r.getBoolean(column))) {
+                flushes.increment();
+                return statement(client, deadline, FLUSH_WAL, Tuple.tuple()).replaceWithVoid();
+            }
+        }
+        return Uni.createFrom().voidItem();
+    }
+
     /** SQLSTATE push_segment raises for a partition id that does not exist. */
     private static final String NO_SUCH_PARTITION = "P0002";
 
@@ -206,7 +248,8 @@ public final class PushRepository {
                                              SqlClient client, long deadline) {
         Tuple args = bundleArguments(segments, verified, windows, retry);
         calls.increment();
-        return statement(client, deadline, PUSH_BUNDLE, args).map(rows -> {
+        return statement(client, deadline, client == pool ? PUSH_BUNDLE : PUSH_BUNDLE_WITHIN, args)
+                .call(rows -> flushIfNeeded(rows, 10, client, deadline)).map(rows -> {
             List<SegmentOutcome> out = outcomes(segments, rows, retry);
             if (client != pool) {
                 // in a caller's transaction, which may still roll back: a partition it created
@@ -373,6 +416,11 @@ public final class PushRepository {
     /** @return how many push_bundle and push_segment calls this store has sent (SQL round trips), for tests and metrics */
     public long calls() {
         return calls.sum();
+    }
+
+    /** @return how many WAL flushes ({@code exactly.flush_wal()}) this store has run before answers, for tests and metrics */
+    public long flushes() {
+        return flushes.sum();
     }
 
     private static List<SegmentOutcome> outcomes(List<Segment> segments, RowSet<Row> rows, boolean retry) {

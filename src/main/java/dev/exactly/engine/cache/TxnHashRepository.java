@@ -28,7 +28,8 @@ import java.util.function.Predicate;
  * A delta read (healing an interleave gap) reads the gap's rows from {@code exactly.messages} by
  * its primary key (partition_id, offset), so its cost follows the gap, not the partition, and
  * recomputes each hash from the stored transaction_id (the same XXH3-128 the push path stored);
- * it reports itself incomplete unless every offset of the gap was found.
+ * it reports itself incomplete unless every offset of the gap was found. A read that streamed rows
+ * ends with {@link #FLUSH_IF_NEEDED}, so that what it hands the cache is durable.
  */
 public final class TxnHashRepository implements HydrationSource {
 
@@ -51,6 +52,15 @@ public final class TxnHashRepository implements HydrationSource {
             "SELECT m.\"offset\", m.transaction_id, (extract(epoch FROM now() - m.created_at) * 1000)::bigint "
                     + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" > $2 AND m.\"offset\" <= $3 "
                     + "ORDER BY m.\"offset\"";
+
+    /**
+     * The last statement of a read that found rows: pushes commit before their WAL flush
+     * (sql/R__push.sql, "Commit before the WAL flush"), so a row read here may not be durable yet;
+     * when the WAL is not flushed up to where it was written, the read's transaction writes a
+     * record of its own (exactly.flush_wal()) and its commit flushes. So the cache only ever learns
+     * rows that a crash of the database cannot take back.
+     */
+    static final String FLUSH_IF_NEEDED = "SELECT exactly.flush_wal() WHERE exactly.flush_needed()";
 
     private final Pool pool;
 
@@ -96,7 +106,7 @@ public final class TxnHashRepository implements HydrationSource {
             return stream(conn, FULL, args, row -> {
                 io.vertx.mutiny.core.buffer.Buffer h = row.getBuffer(1);
                 return sink.accept(row.getLong(0), h.getLong(0), h.getLong(8), row.getLong(2));
-            }).map(all -> new Snapshot(p.window, p.id, p.last, all));
+            }).call(() -> conn.query(FLUSH_IF_NEEDED).execute()).map(all -> new Snapshot(p.window, p.id, p.last, all));
         })).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
@@ -119,7 +129,8 @@ public final class TxnHashRepository implements HydrationSource {
                 expected[0]++;
                 byte[] h = TransactionHash.of(row.getString(1));
                 return sink.accept(off, ResidentHashes.high(h), ResidentHashes.low(h), row.getLong(2));
-            }).map(all -> new Snapshot(p.window, p.id, p.last, all && expected[0] == p.last + 1));
+            }).call(() -> conn.query(FLUSH_IF_NEEDED).execute())
+                    .map(all -> new Snapshot(p.window, p.id, p.last, all && expected[0] == p.last + 1));
         })).onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
