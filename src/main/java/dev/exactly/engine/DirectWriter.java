@@ -28,26 +28,50 @@ public final class DirectWriter implements SegmentWriter {
     @Override
     public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
         return Uni.createFrom().deferred(() -> {
-            long[] verified = new long[segments.size()];
-            int[] windows = new int[segments.size()];
-            for (int i = 0; i < verified.length; i++) {
-                Segment s = segments.get(i);
-                ProbeBound b = cache.bound(s.partition(), s.items());
-                verified[i] = b.verified();
-                windows[i] = b.windowSeconds();
-            }
-            return store.push(segments, verified, windows).invoke(outcomes -> {
-                for (int i = 0; i < segments.size(); i++) {
-                    Segment s = segments.get(i);
-                    try {
-                        cache.committed(s.partition(), s.items(), outcomes.get(i));
-                    } catch (RuntimeException e) {
-                        // the verdicts are decided and committed; a cache fault must not fail the push
-                        LOG.errorf(e, "dedup cache failed to record a commit to %s", s.partition());
-                    }
-                }
-            });
+            Bounds b = bounds(segments);
+            return store.push(segments, b.verified, b.windows).invoke(outcomes -> tellCache(segments, outcomes));
         });
+    }
+
+    /** Per segment, the watermark the cache vouches for and the window it was vouched under. */
+    private record Bounds(long[] verified, int[] windows) {
+    }
+
+    private Bounds bounds(List<Segment> segments) {
+        long[] verified = new long[segments.size()];
+        int[] windows = new int[segments.size()];
+        for (int i = 0; i < verified.length; i++) {
+            Segment s = segments.get(i);
+            ProbeBound b = cache.bound(s.partition(), s.items());
+            verified[i] = b.verified();
+            windows[i] = b.windowSeconds();
+        }
+        return new Bounds(verified, windows);
+    }
+
+    /**
+     * As {@link #write}, completing when the store has settled the segments; the cache learns
+     * them once they are durable, so that it never vouches for a row a crash could take back.
+     */
+    @Override
+    public Uni<Settled> writeSettled(List<Segment> segments) {
+        return Uni.createFrom().deferred(() -> {
+            Bounds b = bounds(segments);
+            return store.pushSettled(segments, b.verified, b.windows).map(settled -> new Settled(settled.outcomes(),
+                    settled.durable().invoke(() -> tellCache(segments, settled.outcomes()))));
+        });
+    }
+
+    private void tellCache(List<Segment> segments, List<SegmentOutcome> outcomes) {
+        for (int i = 0; i < segments.size(); i++) {
+            Segment s = segments.get(i);
+            try {
+                cache.committed(s.partition(), s.items(), outcomes.get(i));
+            } catch (RuntimeException e) {
+                // the verdicts are decided and committed; a cache fault must not fail the push
+                LOG.errorf(e, "dedup cache failed to record a commit to %s", s.partition());
+            }
+        }
     }
 
     /** @return the store this writer sends to */

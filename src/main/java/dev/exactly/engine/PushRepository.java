@@ -126,17 +126,55 @@ public final class PushRepository {
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, long[] verified, int[] windows) {
         // the deadline of the request(s) this push is for, read now: the retries run later, on other threads
         long deadline = RequestDeadline.current();
-        return execute(segments, verified, windows, false, pool, deadline)
-                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> {
-                    long[] all = new long[segments.size()];
-                    java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-                    // the back-off lets the pool drop the dead connection before it is lent again
-                    return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(20))
-                            .chain(() -> execute(segments, all, null, true, pool, deadline))
-                            .onFailure(DatabaseErrors::isConnectionLost).retry()
-                            .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
-                })
+        return execute(segments, verified, windows, false, pool, deadline).flatMap(PushRepository::whenDurable)
+                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> exactRetry(segments, deadline))
                 .onFailure().transform(PushRepository::classify);
+    }
+
+    /**
+     * Pushes segments as {@link #push(List, long[], int[])} does, but completes as soon as the
+     * store has settled them, before the WAL flush their answer must wait for: the caller may
+     * start the partition's next write at once (its row lock is free) and answers after
+     * {@link SegmentWriter.Settled#durable()}. A lost connection during the settle statement is
+     * retried as {@link #push(List, long[], int[])} retries it (the outcome then comes durable); a
+     * failure of the flush fails {@code durable()}, and the outcome is then unknown to the caller,
+     * as after any lost answer (its client's retry is answered exactly).
+     *
+     * @return the settled outcomes (one per segment, in segment order) and when they may be answered
+     * @throws dev.exactly.db.StoreUnavailableException (as the Uni's or durable()'s failure) when the
+     *         database is away, or {@link dev.exactly.db.StoreTimeoutException} past a statement or lock timeout
+     */
+    public Uni<SegmentWriter.Settled> pushSettled(List<Segment> segments, long[] verified, int[] windows) {
+        long deadline = RequestDeadline.current();
+        return execute(segments, verified, windows, false, pool, deadline)
+                .map(settled -> new SegmentWriter.Settled(settled.outcomes(),
+                        settled.durable().onFailure().transform(PushRepository::classify)))
+                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> exactRetry(segments, deadline)
+                        .map(outcomes -> new SegmentWriter.Settled(outcomes, DURABLE)))
+                .onFailure().transform(PushRepository::classify);
+    }
+
+    /** A completed durability: nothing to wait for. */
+    private static final Uni<Void> DURABLE = Uni.createFrom().voidItem();
+
+    private static Uni<List<SegmentOutcome>> whenDurable(SegmentWriter.Settled settled) {
+        return settled.durable().replaceWith(settled.outcomes());
+    }
+
+    /**
+     * The push again after its connection was lost, when it may or may not have committed: at most
+     * {@link #LOST_CONNECTION_RETRIES} attempts after a short back-off (so that the pool has dropped
+     * the dead connection), each probing everything in the exact retry mode of {@link #execute}
+     * and answered once durable.
+     */
+    private Uni<List<SegmentOutcome>> exactRetry(List<Segment> segments, long deadline) {
+        long[] all = new long[segments.size()];
+        java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
+        // the back-off lets the pool drop the dead connection before it is lent again
+        return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(20))
+                .chain(() -> execute(segments, all, null, true, pool, deadline).flatMap(PushRepository::whenDurable))
+                .onFailure(DatabaseErrors::isConnectionLost).retry()
+                .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
     }
 
     /** A spreadPartitions mismatch as {@link SpreadChangedException}, anything else as {@link DatabaseErrors#classify}. */
@@ -183,7 +221,8 @@ public final class PushRepository {
     public Uni<List<SegmentOutcome>> push(List<Segment> segments, SqlClient client) {
         long[] all = new long[segments.size()];
         java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        return execute(segments, all, null, false, client, RequestDeadline.NONE).onFailure().transform(PushRepository::classify);
+        return execute(segments, all, null, false, client, RequestDeadline.NONE).flatMap(PushRepository::whenDurable)
+                .onFailure().transform(PushRepository::classify);
     }
 
     /**
@@ -192,17 +231,17 @@ public final class PushRepository {
      * their own minted message id; an item found stored under its own message id was stored by
      * the first attempt and is reported as queued. So the retry is exact either way.
      */
-    private Uni<List<SegmentOutcome>> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
-                                              SqlClient client, long deadline) {
+    private Uni<SegmentWriter.Settled> execute(List<Segment> segments, long[] verified, int[] windows, boolean retry,
+                                               SqlClient client, long deadline) {
         if (segments.size() == 1) {
             Segment seg = segments.get(0);
             Long pid = partitionIds.get(seg.partition());
             if (pid != null) {
                 Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
                 calls.increment();
-                Uni<List<SegmentOutcome>> direct = statement(client, deadline, client == pool ? PUSH_SEGMENT : PUSH_SEGMENT_WITHIN, args)
-                        .call(rows -> flushIfNeeded(rows, 8, client, deadline))
-                        .map(rows -> List.of(segmentOutcome(pid, seg, rows, retry)));
+                Uni<SegmentWriter.Settled> direct = statement(client, deadline, client == pool ? PUSH_SEGMENT : PUSH_SEGMENT_WITHIN, args)
+                        .map(rows -> new SegmentWriter.Settled(List.of(segmentOutcome(pid, seg, rows, retry)),
+                                flush(rows, 8, client, deadline)));
                 if (client != pool) {
                     return direct; // in a caller's transaction a failed statement ends it: no second try
                 }
@@ -225,37 +264,40 @@ public final class PushRepository {
     }
 
     /**
-     * Before an answer is given: when the statement's flush column (exactly.flush_needed()) is
-     * true on any row, runs {@link #FLUSH_WAL}, so that what the answer reports (this push's rows,
-     * or a duplicate's original, which another writer may have committed before its own flush)
-     * is durable. On the pool it is a transaction of its own on any connection; in a caller's
-     * transaction it is a statement of that transaction, whose commit then flushes.
+     * What an answer must wait for: when the statement's flush column (exactly.flush_needed()) is
+     * true on any row, {@link #FLUSH_WAL} (run when subscribed), so that what the answer reports
+     * (this push's rows, or a duplicate's original, which another writer may have committed
+     * before its own flush) is durable; else nothing. On the pool it is a transaction of its own on
+     * any connection; in a caller's transaction it is a statement of that transaction, whose
+     * commit then flushes.
      */
-    private Uni<Void> flushIfNeeded(RowSet<Row> rows, int column, SqlClient client, long deadline) {
+    private Uni<Void> flush(RowSet<Row> rows, int column, SqlClient client, long deadline) {
         for (Row r : rows) {
             if (Boolean.TRUE.equals(r.getBoolean(column))) {
-                flushes.increment();
-                return statement(client, deadline, FLUSH_WAL, Tuple.tuple()).replaceWithVoid();
+                return Uni.createFrom().deferred(() -> {
+                    flushes.increment();
+                    return statement(client, deadline, FLUSH_WAL, Tuple.tuple()).replaceWithVoid();
+                });
             }
         }
-        return Uni.createFrom().voidItem();
+        return DURABLE;
     }
 
     /** SQLSTATE push_segment raises for a partition id that does not exist. */
     private static final String NO_SUCH_PARTITION = "P0002";
 
-    private Uni<List<SegmentOutcome>> bundle(List<Segment> segments, long[] verified, int[] windows, boolean retry,
-                                             SqlClient client, long deadline) {
+    private Uni<SegmentWriter.Settled> bundle(List<Segment> segments, long[] verified, int[] windows, boolean retry,
+                                              SqlClient client, long deadline) {
         Tuple args = bundleArguments(segments, verified, windows, retry);
         calls.increment();
-        return statement(client, deadline, client == pool ? PUSH_BUNDLE : PUSH_BUNDLE_WITHIN, args)
-                .call(rows -> flushIfNeeded(rows, 10, client, deadline)).map(rows -> {
+        return statement(client, deadline, client == pool ? PUSH_BUNDLE : PUSH_BUNDLE_WITHIN, args).map(rows -> {
             List<SegmentOutcome> out = outcomes(segments, rows, retry);
+            Uni<Void> durable = flush(rows, 10, client, deadline);
             if (client != pool) {
                 // in a caller's transaction, which may still roll back: a partition it created
                 // would vanish with it, and its id would send the next push in a transaction
                 // (which cannot go by name again) to no partition
-                return out;
+                return new SegmentWriter.Settled(out, durable);
             }
             if (partitionIds.size() >= MAX_KNOWN_PARTITIONS) {
                 partitionIds.clear();
@@ -263,7 +305,7 @@ public final class PushRepository {
             for (int i = 0; i < segments.size(); i++) {
                 partitionIds.put(segments.get(i).partition(), out.get(i).partitionId());
             }
-            return out;
+            return new SegmentWriter.Settled(out, durable);
         });
     }
 

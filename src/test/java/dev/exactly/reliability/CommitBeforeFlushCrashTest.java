@@ -3,7 +3,20 @@ package dev.exactly.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.engine.DirectWriter;
+import dev.exactly.engine.PushCommand;
+import dev.exactly.engine.PushEngine;
+import dev.exactly.engine.PushRepository;
+import dev.exactly.engine.PushVerdict;
+import dev.exactly.engine.cache.Ticker;
+import dev.exactly.engine.cache.TxnHashRepository;
+import dev.exactly.engine.cache.WarmDedupCache;
+import dev.exactly.engine.fusion.FusingWriter;
+import dev.exactly.engine.fusion.FusionSettings;
+import dev.exactly.engine.fusion.ScheduledLingerTimer;
+import dev.exactly.testing.CacheDefaults;
 import io.vertx.mutiny.core.Vertx;
+import java.time.Duration;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -17,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * A push commits before its WAL flush and is answered after {@code exactly.flush_wal()}
  * (sql/R__push.sql, "Commit before the WAL flush"). This test crashes PostgreSQL (an immediate
  * stop: what its WAL buffers held and no WAL writer wrote out is gone) again and again while
- * stateless engine instances push overlapping transactionIds into two hot partitions, then checks
+ * stateless engine instances and a server-mode engine (fusion, whose flush hands its partition on
+ * when settled and answers when durable, and a warm cache, which learns only durable rows) push
+ * overlapping transactionIds into two hot partitions, then checks
  * every answer against what the database kept after recovery: no answered id is missing, none is
  * stored twice, every answer's message id is the one stored (a duplicate's answer included, whose
  * original another instance may have committed a moment before), and every partition's offsets
@@ -46,17 +61,29 @@ class CommitBeforeFlushCrashTest {
         long giveUpAt = end + 120_000;
         Vertx vertx = Vertx.vertx();
         int crashes = 0;
-        try (EngineInstances fleet = new EngineInstances(vertx, 3, pg.port(), DATABASE, 5000, 3000)) {
+        ScheduledLingerTimer linger = new ScheduledLingerTimer();
+        try (EngineInstances fleet = new EngineInstances(vertx, 3, pg.port(), DATABASE, 5000, 3000);
+             EngineInstance serverPool = new EngineInstance(vertx, pg.port(), DATABASE, 4, "exactly-server", 5000, 3000)) {
             fleet.pick(new Random()).pool().query("SELECT 1").executeAndAwait();
+            PushRepository serverStore = new PushRepository(serverPool.pool());
+            WarmDedupCache cache = new WarmDedupCache(new TxnHashRepository(serverPool.pool()), CacheDefaults.settings(64),
+                    Ticker.SYSTEM);
+            PushEngine server = new PushEngine(new FusingWriter(new DirectWriter(serverStore, cache),
+                    FusionSettings.of(Duration.ofMillis(1), 1000, 8 << 20, 1), linger), serverStore);
             EnginePush push = new EnginePush(fleet, traffic, giveUpAt);
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> clients = new ArrayList<>();
             for (int i = 0; i < 12; i++) {
                 Random rnd = new Random(i);
+                boolean toServer = i % 2 == 1;
                 Thread t = new Thread(() -> {
                     while (!stop.get()) {
                         try {
-                            push.run(rnd, stats);
+                            if (toServer) {
+                                pushTo(server, traffic, rnd, stats, giveUpAt);
+                            } else {
+                                push.run(rnd, stats);
+                            }
                         } catch (Exception e) {
                             stats.error("push: " + e);
                         }
@@ -79,6 +106,7 @@ class CommitBeforeFlushCrashTest {
             }
         } finally {
             pg.start();
+            linger.close();
             vertx.closeAndAwait();
         }
         PushLedger.Audit audit;
@@ -111,5 +139,31 @@ class CommitBeforeFlushCrashTest {
         assertEquals(0, audit.lost(), "lost: " + audit.line());
         assertEquals(0, audit.duplicated(), "duplicated: " + audit.line());
         assertEquals(0, audit.inconsistent(), "inconsistent: " + audit.line());
+    }
+
+    /** One request to the server-mode engine, sent again after a transient failure until answered. */
+    private static void pushTo(PushEngine server, PushTraffic traffic, Random rnd, SoakStats stats, long giveUpAt)
+            throws InterruptedException {
+        List<PushCommand> items = traffic.next(rnd, "server");
+        traffic.attempted(items);
+        while (true) {
+            try {
+                List<PushVerdict> verdicts = server.push(items).await().atMost(Duration.ofSeconds(90));
+                EnginePush.record(traffic.ledger(), items, verdicts);
+                stats.operation("push-server");
+                return;
+            } catch (RuntimeException e) {
+                String kind = EnginePush.transientKind(e, null);
+                if (kind == null) {
+                    throw e;
+                }
+                stats.transientFailure(kind);
+                if (System.currentTimeMillis() > giveUpAt) {
+                    stats.error("push-server: gave up after transient failures, the last: " + e);
+                    return;
+                }
+                Thread.sleep(20 + rnd.nextInt(100));
+            }
+        }
     }
 }

@@ -48,6 +48,14 @@ import org.jboss.logging.Logger;
  * a lingering one only after it stayed idle for a second. Lanes are keyed by partition and by the
  * spreadPartitions the segments were routed with, so a flush never mixes two routings.
  *
+ * <h2>Settled, then durable</h2>
+ * A flush holds its slot until the store has settled it ({@link SegmentWriter#writeSettled}): its
+ * transaction has committed and the partition's row lock is free, but the WAL may not be flushed
+ * yet (sql/R__push.sql, "Commit before the WAL flush"). The slot passes to the next flush at that
+ * moment, and the flush's callers are answered when its outcome is durable; a failed flush of the
+ * WAL fails them (their outcome is unknown, as after a lost answer, and their retries are answered
+ * exactly). So with one slot the lock works on the next flush while the last one's WAL is flushed.
+ *
  * <h2>Pipeline</h2>
  * With one flush in flight, the partition's row lock is idle between two flushes for the answer's
  * way back, its processing here, and the next flush's way to the database. With a depth of 2 the
@@ -364,12 +372,12 @@ public final class FusingWriter implements SegmentWriter {
         }
         followers.add(fused.followerCount);
         long flushDeadline = deadline;
-        send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), flushDeadline, (outcomes, err) -> {
+        send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), flushDeadline, (settled, err) -> {
             if (err != null) {
                 finish(lane, batch.size(), () -> failAll(batch, err));
                 return;
             }
-            SegmentOutcome o = outcomes.get(0);
+            SegmentOutcome o = settled.outcomes().get(0);
             if (o.windowSeconds() == 0 && fused.followerCount > 0) {
                 // no deduplication on this queue: followers are items of their own, not duplicates
                 flushes.increment();
@@ -379,13 +387,35 @@ public final class FusingWriter implements SegmentWriter {
                             if (err2 != null) {
                                 failAll(batch, err2);
                             } else {
-                                fused.distribute(o, again.get(0));
+                                whenDurable(Uni.combine().all().unis(settled.durable(), again.durable()).discardItems(),
+                                        batch, () -> fused.distribute(o, again.outcomes().get(0)));
                             }
                         }));
                 return;
             }
-            finish(lane, batch.size(), () -> fused.distribute(o, null));
+            // the partition's lock is free once the store settled: the next flush starts now, and
+            // this one's callers are answered when its rows are durable
+            finish(lane, batch.size(), () -> whenDurable(settled.durable(), batch, () -> fused.distribute(o, null)));
         });
+    }
+
+    /**
+     * Answers a flush's callers once its outcome is durable ({@link SegmentWriter.Settled#durable()}),
+     * or fails them all when that fails (their outcome is then unknown; their retries are answered
+     * exactly).
+     */
+    private static void whenDurable(Uni<Void> durable, List<Submission> batch, Runnable deliver) {
+        try {
+            durable.subscribe().with(v -> {
+                try {
+                    deliver.run();
+                } catch (Throwable t) {
+                    LOG.errorf(t, "fusion: delivering a flush's results failed");
+                }
+            }, err -> failAll(batch, err));
+        } catch (Throwable t) {
+            failAll(batch, t);
+        }
     }
 
     private static void failAll(List<Submission> batch, Throwable err) {
@@ -478,20 +508,25 @@ public final class FusingWriter implements SegmentWriter {
      * work and bounded by it here too; {@code then} runs once, with the outcomes or with the
      * failure, also when the writer throws (an {@link Error} included) instead of failing.
      */
-    private void send(List<Segment> segments, long deadline, BiConsumer<List<SegmentOutcome>, Throwable> then) {
+    private void send(List<Segment> segments, long deadline, BiConsumer<SegmentWriter.Settled, Throwable> then) {
         AtomicBoolean called = new AtomicBoolean();
-        BiConsumer<List<SegmentOutcome>, Throwable> once = (o, err) -> {
+        BiConsumer<SegmentWriter.Settled, Throwable> once = (o, err) -> {
             if (called.compareAndSet(false, true)) {
                 then.accept(o, err);
             }
         };
         try {
             RequestDeadline.within(deadline, () -> {
-                Uni<List<SegmentOutcome>> write = direct.write(segments);
+                Uni<SegmentWriter.Settled> write = direct.writeSettled(segments);
                 if (deadline != RequestDeadline.NONE) {
                     long left = Math.max(1, deadline - System.nanoTime() - BorrowedConnections.ANSWER_RESERVE.toNanos());
                     write = write.ifNoItem().after(Duration.ofNanos(left)).failWith(() -> new DeadlineExceededException(
-                            "a fused write did not finish before the deadline of the requests it carried"));
+                            "a fused write did not finish before the deadline of the requests it carried"))
+                            .map(settled -> new SegmentWriter.Settled(settled.outcomes(), settled.durable().ifNoItem()
+                                    .after(Duration.ofNanos(Math.max(1, deadline - System.nanoTime()
+                                            - BorrowedConnections.ANSWER_RESERVE.toNanos())))
+                                    .failWith(() -> new DeadlineExceededException("a fused write's WAL flush did not finish "
+                                            + "before the deadline of the requests it carried"))));
                 }
                 return write.subscribe().with(o -> once.accept(o, null), err -> once.accept(null, err));
             });

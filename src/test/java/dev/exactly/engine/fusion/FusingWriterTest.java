@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exactly.db.DeadlineExceededException;
 import dev.exactly.db.RequestDeadline;
+import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.engine.DedupCache;
 import dev.exactly.engine.DirectWriter;
 import dev.exactly.engine.PushCommand;
@@ -962,5 +963,60 @@ class FusingWriterTest {
         } finally {
             real.close();
         }
+    }
+
+    // ------------------------------------------------------------------------------ settled, then durable
+
+    /**
+     * Settles through the real store, then holds each flush's durability (its WAL flush) until the
+     * test lets it go, or fails it.
+     */
+    static final class HeldDurability implements SegmentWriter {
+        final SegmentWriter inner;
+        final java.util.concurrent.atomic.AtomicInteger settles = new java.util.concurrent.atomic.AtomicInteger();
+        final Map<Integer, CompletableFuture<Void>> durable = new ConcurrentHashMap<>();
+
+        HeldDurability(SegmentWriter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
+            throw new AssertionError("a fused flush settles, then waits for durable()");
+        }
+
+        @Override
+        public Uni<Settled> writeSettled(List<Segment> segments) {
+            return inner.writeSettled(segments).map(settled -> {
+                CompletableFuture<Void> held = new CompletableFuture<>();
+                durable.put(settles.incrementAndGet(), held);
+                return new Settled(settled.outcomes(),
+                        settled.durable().chain(() -> Uni.createFrom().completionStage(held)));
+            });
+        }
+    }
+
+    @Test
+    void aSettledFlushHandsItsSlotOnAndAnswersItsCallersOnlyOnceDurable() {
+        HeldDurability held = new HeldDurability(new DirectWriter(store, DedupCache.DISABLED));
+        FusingWriter fusing = new FusingWriter(held, new FusionSettings(LINGER, 1000, 8 << 20, 1), timer);
+        PushEngine engine = new PushEngine(fusing, store);
+        List<CompletableFuture<List<PushVerdict>>> first = submit(engine, List.of(List.of(cmd("q", "p", "a"))));
+        await(() -> held.settles.get() == 1);
+        List<CompletableFuture<List<PushVerdict>>> second = submit(engine, List.of(List.of(cmd("q", "p", "b"))));
+        // one slot: the second flush starts although the first is not durable yet
+        await(() -> held.settles.get() == 2);
+        assertFalse(first.get(0).isDone(), "the first flush's caller waits for its durability");
+        assertFalse(second.get(0).isDone());
+        held.durable.get(2).complete(null);
+        assertEquals(PushStatus.QUEUED, all(second).get(0).get(0).status(), "each flush is answered when durable");
+        assertFalse(first.get(0).isDone());
+        held.durable.get(1).completeExceptionally(new StoreUnavailableException("the WAL flush failed"));
+        CompletableFuture<List<PushVerdict>> failed = first.get(0);
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> failed.get(30, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof StoreUnavailableException, "a failed flush fails its callers: " + e.getCause());
+        assertEquals(2, rows("messages"), "both were committed; the first's caller learns it from its retry");
+        await(() -> fusing.openLanes() == 0);
     }
 }
