@@ -46,6 +46,9 @@ public final class EngineMetrics {
     public static void bindEngine(MeterRegistry r, PushRepository store, FusingWriter fusing) {
         FunctionCounter.builder("exactly.push.sql.calls", store, PushRepository::calls)
                 .description("push_bundle and push_segment calls (SQL round trips)").register(r);
+        FunctionCounter.builder("exactly.push.wal.flushes", store, PushRepository::flushes)
+                .description("WAL flushes (exactly.flush_wal()) that answers waited for: pushes that wrote, and "
+                        + "duplicates whose original might not have been flushed yet").register(r);
         if (fusing != null) {
             FunctionCounter.builder("exactly.fusion.flushes", fusing, FusingWriter::flushes)
                     .description("fused flushes sent").register(r);

@@ -57,6 +57,7 @@ class EngineWiringTest {
                 .body(containsString("exactly_dedup_cache_hydrations_total{kind=\"full\""))
                 .body(containsString("exactly_dedup_probes_total{kind=\"narrowed\""))
                 .body(containsString("exactly_push_sql_calls_total"))
+                .body(containsString("exactly_push_wal_flushes_total"))
                 .body(containsString("exactly_fusion_flushes_total"));
     }
 }
