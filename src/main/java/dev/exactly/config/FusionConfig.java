@@ -51,6 +51,18 @@ public interface FusionConfig {
     @Max(MAX_PIPELINE)
     int pipeline();
 
+    /**
+     * Whether a server's pushes commit before their WAL flush, as the stateless shape's always do
+     * (sql/R__push.sql, "Commit before the WAL flush"): the partition's row lock is then free
+     * during the flush, and each answer waits for a flush of its own. Off by default: a fused flush
+     * already carries every request that waited for its partition, and on a machine whose CPU is
+     * the limit the extra transaction a flush takes costs more than the lock time it saves
+     * (measured with bench/pgboss/run). Worth trying where commits are slow (a network disk) and several
+     * instances push to the same partitions.
+     */
+    @WithDefault("false")
+    boolean releaseBeforeFlush();
+
     /** The deepest pipeline exactly.fusion.pipeline may set. */
     int MAX_PIPELINE = 8;
 }

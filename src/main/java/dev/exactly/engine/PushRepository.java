@@ -55,15 +55,15 @@ public final class PushRepository {
     }
 
     /**
-     * A push sent on its own (on the pool): a write commits before its WAL flush, which releases
-     * the partition's row lock sooner, and the answer waits for {@link #FLUSH_WAL} (sql/R__push.sql,
-     * "Commit before the WAL flush").
+     * A push sent on its own (on the pool), with {@code releaseBeforeFlush}: a write commits before
+     * its WAL flush, which releases the partition's row lock sooner, and the answer waits for
+     * {@link #FLUSH_WAL} (sql/R__push.sql, "Commit before the WAL flush"). Without it, and inside a
+     * caller's transaction, a push commits as its session says.
      */
-    private static final String PUSH_BUNDLE = pushBundle(true);
+    private final String pushBundle;
 
-    private static final String PUSH_SEGMENT = pushSegment(true);
+    private final String pushSegment;
 
-    /** A push inside a caller's transaction, which commits as its session says. */
     private static final String PUSH_BUNDLE_WITHIN = pushBundle(false);
 
     private static final String PUSH_SEGMENT_WITHIN = pushSegment(false);
@@ -85,9 +85,27 @@ public final class PushRepository {
     private final LongAdder flushes = new LongAdder();
     private final ConcurrentHashMap<PartitionKey, Long> partitionIds = new ConcurrentHashMap<>();
 
-    /** @param pool the connection pool of this engine instance */
+    /**
+     * A store whose pushes commit before their WAL flush (the stateless shape's: every request is
+     * a transaction of its own, and concurrent ones to a partition queue on its row lock).
+     *
+     * @param pool the connection pool of this engine instance
+     */
     public PushRepository(Pool pool) {
+        this(pool, true);
+    }
+
+    /**
+     * @param pool               the connection pool of this engine instance
+     * @param releaseBeforeFlush true: a write commits before its WAL flush and its answer waits for
+     *                           one ({@code exactly.flush_wal()}); false: it commits synchronously, as
+     *                           a server's fused flushes do by default (one flush already carries
+     *                           every request waiting for the partition)
+     */
+    public PushRepository(Pool pool, boolean releaseBeforeFlush) {
         this.pool = pool;
+        this.pushBundle = pushBundle(releaseBeforeFlush);
+        this.pushSegment = pushSegment(releaseBeforeFlush);
     }
 
     /** Attempts after the first when the connection is lost (each probes the whole window). */
@@ -239,7 +257,7 @@ public final class PushRepository {
             if (pid != null) {
                 Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
                 calls.increment();
-                Uni<SegmentWriter.Settled> direct = statement(client, deadline, client == pool ? PUSH_SEGMENT : PUSH_SEGMENT_WITHIN, args)
+                Uni<SegmentWriter.Settled> direct = statement(client, deadline, client == pool ? pushSegment : PUSH_SEGMENT_WITHIN, args)
                         .map(rows -> new SegmentWriter.Settled(List.of(segmentOutcome(pid, seg, rows, retry)),
                                 flush(rows, 8, client, deadline)));
                 if (client != pool) {
@@ -290,7 +308,7 @@ public final class PushRepository {
                                               SqlClient client, long deadline) {
         Tuple args = bundleArguments(segments, verified, windows, retry);
         calls.increment();
-        return statement(client, deadline, client == pool ? PUSH_BUNDLE : PUSH_BUNDLE_WITHIN, args).map(rows -> {
+        return statement(client, deadline, client == pool ? pushBundle : PUSH_BUNDLE_WITHIN, args).map(rows -> {
             List<SegmentOutcome> out = outcomes(segments, rows, retry);
             Uni<Void> durable = flush(rows, 10, client, deadline);
             if (client != pool) {

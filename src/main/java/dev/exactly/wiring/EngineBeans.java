@@ -86,7 +86,10 @@ public class EngineBeans {
     @ApplicationScoped
     public PushEngine pushEngine(Pool pool, DedupCache cache, FusionConfig fusion, DuplicateTally duplicates,
                                  Instance<MeterRegistry> registry) {
-        PushRepository store = new PushRepository(pool);
+        // without fusion (the stateless shape) every request is a transaction of its own: it commits
+        // before its WAL flush, so that concurrent requests to a partition do not queue on its lock
+        // for each other's flushes; with fusion, as exactly.fusion.release-before-flush says
+        PushRepository store = new PushRepository(pool, !fusion.enabled() || fusion.releaseBeforeFlush());
         SegmentWriter writer = new DirectWriter(store, cache);
         FusingWriter fusing = null;
         if (fusion.enabled()) {
