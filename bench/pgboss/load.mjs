@@ -104,15 +104,23 @@ function procTicks(pid) {
     return null;
   }
 }
+/** pid -> CPU ticks of the database server's postmaster and its children (null when unknown). */
 function databaseTicks() {
   const pm = Number(env.PG_POSTMASTER_PID ?? 0);
-  if (!pm) return NaN;
-  let t = procTicks(pm)?.ticks ?? 0;
+  if (!pm) return null;
+  const t = new Map([[pm, procTicks(pm)?.ticks ?? 0]]);
   for (const d of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(d)) continue;
     const p = procTicks(d);
-    if (p && p.ppid === pm) t += p.ticks;
+    if (p && p.ppid === pm) t.set(Number(d), p.ticks);
   }
+  return t;
+}
+/** Ticks spent between two databaseTicks() maps: processes in both, and those born since (from 0). */
+function databaseSpent(a, b) {
+  if (!a || !b) return NaN;
+  let t = 0;
+  for (const [pid, ticks] of b) t += ticks - (a.get(pid) ?? 0);
   return t;
 }
 function cpuSample() {
@@ -128,7 +136,7 @@ function cpuSample() {
 function cpuBetween(a, b) {
   const s = (b.at - a.at) / 1000;
   const cpus = cpus_();
-  return { machine: cpus * (b.busy - a.busy) / (b.total - a.total), db: (b.db - a.db) / HZ / s,
+  return { machine: cpus * (b.busy - a.busy) / (b.total - a.total), db: databaseSpent(a.db, b.db) / HZ / s,
     server: (b.server - a.server) / HZ / s, stateless: (b.stateless - a.stateless) / HZ / s, node: (b.node - a.node) / s };
 }
 const cpus_ = () => readFileSync('/proc/stat', 'utf8').split('\n').filter(l => /^cpu[0-9]/.test(l)).length;

@@ -36,9 +36,13 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class PushRepository {
 
+    // The flush column is asked once, on the first row: the function has returned all its rows
+    // (they are materialised before the first is read), so its writes are known by then; asked on
+    // every row, the SQL function's call cost as much as a small push's own work.
     private static String pushBundle(boolean release) {
         return "SELECT segment, item, partition_id, \"offset\", message_id, duplicate, prev_last_offset, "
-                + "dedup_window_seconds, original_digest, reject_mismatch, exactly.flush_needed() AS flush "
+                + "dedup_window_seconds, original_digest, reject_mismatch, "
+                + "CASE WHEN segment = 1 AND item = 1 THEN exactly.flush_needed() END AS flush "
                 + "FROM exactly.push_bundle(p_queues => $1, p_partitions => $2, p_verified => $3, p_counts => $4, "
                 + "p_hashes => $5, p_probe => $6, p_message_ids => $7, p_txn_ids => $8, p_payloads => $9, "
                 + "p_content_types => $10, p_headers => $11, p_trace_ids => $12, p_verified_windows => $13, "
@@ -47,7 +51,7 @@ public final class PushRepository {
 
     private static String pushSegment(boolean release) {
         return "SELECT item, \"offset\", message_id, duplicate, prev_last_offset, dedup_window_seconds, "
-                + "original_digest, reject_mismatch, exactly.flush_needed() AS flush "
+                + "original_digest, reject_mismatch, CASE WHEN item = 1 THEN exactly.flush_needed() END AS flush "
                 + "FROM exactly.push_segment(p_pid => $1, p_verified => $2, p_verified_window => $3, p_hashes => $4, "
                 + "p_probe => $5, p_message_ids => $6, p_txn_ids => $7, p_payloads => $8, p_content_types => $9, "
                 + "p_headers => $10, p_trace_ids => $11, p_locked => false, p_spread => $12, p_digests => $13, "
