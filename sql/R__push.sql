@@ -68,10 +68,22 @@ BEGIN
 END
 $$;
 
+-- Records, after a statement that answered duplicates without a lock, the WAL insert position:
+-- every commit that statement's snapshot saw was written before it.
+CREATE OR REPLACE FUNCTION exactly.mark_seen()
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('exactly.seen_lsn', pg_current_wal_insert_lsn()::text, true);
+END
+$$;
+
 -- Whether the caller must run exactly.flush_wal() before it answers what this transaction did
 -- (evaluated after the push function returned, in the same statement): true when it wrote and
--- commits early; false when it wrote and commits synchronously (its commit flushes everything it
--- saw); when it only read, true while the WAL is not flushed up to the current insert position.
+-- commits early; false when it wrote, or took a partition's lock, and commits synchronously (its
+-- commit flushes everything it saw); when it only read, true while the WAL is not flushed up to
+-- the position mark_seen recorded (WAL written after it, such as other callers' flushes, does not
+-- count; without a mark, the current insert position).
 CREATE OR REPLACE FUNCTION exactly.flush_needed()
 RETURNS boolean
 LANGUAGE sql AS $$
@@ -79,7 +91,8 @@ LANGUAGE sql AS $$
                WHEN 'early' THEN true
                WHEN 'sync' THEN false
                ELSE to_regproc('pg_catalog.citus_version') IS NULL
-                    AND pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn()
+                    AND pg_current_wal_flush_lsn()
+                        < COALESCE(NULLIF(current_setting('exactly.seen_lsn', true), '')::pg_lsn, pg_current_wal_insert_lsn())
            END
 $$;
 
@@ -327,6 +340,7 @@ BEGIN
                 ) m ON true
                 WHERE p.id = p_pid AND q.dedup_window_seconds > 0 AND (p_spread IS NULL OR q.spread_partitions = p_spread);
                 IF FOUND THEN
+                    PERFORM exactly.mark_seen();
                     -- the answer row from variables (RETURN NEXT), not from a query of its own
                     item := 1;
                     "offset" := v_off;
@@ -387,6 +401,7 @@ BEGIN
         WHERE (SELECT count(*) FROM dup) = v_n
         ORDER BY d.ord;
         IF FOUND THEN
+            PERFORM exactly.mark_seen();
             RETURN;
         END IF;
     END IF;
@@ -440,6 +455,8 @@ BEGIN
         dedup_window_seconds := v_win;
         reject_mismatch := v_rej;
         IF v_off IS NOT NULL THEN
+            -- nothing written but the lock, whose WAL record makes the commit wait for its flush
+            PERFORM exactly.mark_write(false);
             "offset" := v_off;
             message_id := COALESCE(v_mid, '00000000-0000-0000-0000-000000000000'::uuid);
             duplicate := true;
@@ -504,6 +521,9 @@ BEGIN
              WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
         WHERE v_dup[i.ord] IS NULL;
         UPDATE exactly.partitions p SET last_offset = v_last + (v_n - v_found) WHERE p.id = p_pid;
+    ELSE
+        -- nothing written but the lock, whose WAL record makes the commit wait for its flush
+        PERFORM exactly.mark_write(false);
     END IF;
 
     -- 5. The answer: per item its offset, its message id (the original's for a duplicate, or the
@@ -714,6 +734,8 @@ BEGIN
         FROM (SELECT v_seg_of[o] AS seg, max(v_off[o]) AS top FROM generate_series(1, v_n) AS o
               WHERE v_dup[o] IS NULL GROUP BY 1) f
         WHERE p.id = p_pids[f.seg];
+    ELSE
+        PERFORM exactly.mark_write(false);
     END IF;
 
     RETURN QUERY
