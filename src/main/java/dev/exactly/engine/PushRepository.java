@@ -28,10 +28,11 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code exactly.push_bundle}, which resolves and creates partitions by name, locks a
  * multi-partition bundle's rows in ascending id order and settles its segments (all at once with
  * {@code exactly.settle_bundle} on plain PostgreSQL, one push_segment call each on Citus).
- * Either is one round trip and one transaction. A push that wrote commits before its WAL flush
- * (which frees the partition's row lock for the next writer sooner) and is answered after a second
- * round trip, {@code exactly.flush_wal()}, returned; so is a duplicate whose original might not be
- * flushed yet (sql/R__push.sql, "Commit before the WAL flush"). Partitions are never renamed or
+ * Either is one round trip and one transaction. With {@code releaseBeforeFlush} (the stateless
+ * shape's store) a push that wrote commits before its WAL flush, which frees the partition's row
+ * lock for the next writer sooner, and is answered after a second round trip,
+ * {@code exactly.flush_wal()}, returned; in every mode so is a duplicate whose original might not
+ * be flushed yet (sql/R__push.sql, "Commit before the WAL flush"). Partitions are never renamed or
  * deleted, so an id once learnt stays valid; should it vanish anyway, the push goes by name again.
  */
 public final class PushRepository {
