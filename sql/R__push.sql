@@ -40,9 +40,13 @@
 -- What a snapshot may now see: a row committed but not yet flushed, whose producer has not been
 -- answered yet. A duplicate's answer must not vouch for an original that a crash could still
 -- lose, so every answer asks exactly.flush_needed() in the statement that computed it, after the
--- function returned: true when this transaction committed early, or when it only read and the
--- WAL is not flushed up to the position written when it asked (everything its snapshots saw
--- was written before that). The service then runs exactly.flush_wal() before it answers.
+-- function returned: true when this transaction will commit early; false when it wrote or took
+-- a partition's lock and commits synchronously (that commit flushes what it saw); when it only
+-- read, true while the WAL is not flushed up to the position exactly.mark_seen recorded after
+-- its look (everything that look's snapshot saw was written before that). The service then runs
+-- exactly.flush_wal() before it answers. Which pushes release early is the caller's choice
+-- (p_release): the stateless shape's always do; a server's fused flushes do only when asked to,
+-- since one fused flush already carries every request that waited for the partition.
 -- Readers that hand rows to someone else (a consumer's pop, a destination's delivery) commit
 -- synchronously after they read, which flushes what they saw.
 --

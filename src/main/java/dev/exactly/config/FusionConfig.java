@@ -55,10 +55,10 @@ public interface FusionConfig {
      * Whether a server's pushes commit before their WAL flush, as the stateless shape's always do
      * (sql/R__push.sql, "Commit before the WAL flush"): the partition's row lock is then free
      * during the flush, and each answer waits for a flush of its own. Off by default: a fused flush
-     * already carries every request that waited for its partition, and on a machine whose CPU is
-     * the limit the extra transaction a flush takes costs more than the lock time it saves
-     * (measured with bench/pgboss/run). Worth trying where commits are slow (a network disk) and several
-     * instances push to the same partitions.
+     * already carries every request that waited for its partition, and on a 2-core host with a local
+     * disk, 100-item pushes to one partition ran slower with it (bench/pgboss/run, workload C).
+     * Worth trying where commits are slow (a network disk) and several instances push to the same
+     * partitions.
      */
     @WithDefault("false")
     boolean releaseBeforeFlush();
