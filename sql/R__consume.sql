@@ -111,6 +111,10 @@ $$;
 -- candidates looked at; it may be taken by another consumer by then). A caller may start another
 -- consumer only then. Always false for p_pid. more_here: the row's partition had messages past
 -- the last one leased when the pop looked (some may be settled already).
+-- exactly.read_early (a setting local to the transaction) is 'true' once the pop leased a message
+-- that a push committed before its WAL flush may have left unflushed (partitions.early_to, V29):
+-- a caller that lets its own commit skip the flush (a destination's, ConsumeRepository) keeps the
+-- flush then, so that nothing is delivered before it is durable.
 -- Messages settled for the group are skipped; unsettled messages of an expired lease are
 -- delivered again (at-least-once). attempts = the number of this delivery of the message to the
 -- group (1 the first time).
@@ -167,6 +171,8 @@ DECLARE
     v_copy     uuid;
     v_leased   integer := 0;
     v_want     integer := CASE WHEN p_pid IS NULL THEN GREATEST(COALESCE(p_max_partitions, 1), 1) ELSE 1 END;
+    v_early    boolean := false;
+    v_plain    boolean := to_regproc('pg_catalog.citus_version') IS NULL; -- on Citus nothing commits early
 BEGIN
     SELECT q.id, q.lease_time, q.retry_limit INTO v_qid, v_lease, v_limit
     FROM exactly.queues q WHERE q.name = p_queue;
@@ -341,6 +347,14 @@ BEGIN
         ORDER BY s.off;
         GET DIAGNOSTICS v_rows = ROW_COUNT;
         IF v_rows > 0 THEN
+            -- 5. Did it lease a message that a commit before its WAL flush wrote? Read after the
+            --    lease, so this snapshot sees the partition row of every push whose messages the
+            --    lease saw (early_to: sql/R__push.sql, "Commit before the WAL flush").
+            IF v_plain AND NOT v_early AND EXISTS (SELECT 1 FROM exactly.partitions p
+                                       WHERE p.id = v_cand.pid AND p.early_to >= v_start) THEN
+                v_early := true;
+                PERFORM set_config('exactly.read_early', 'true', true);
+            END IF;
             v_leased := v_leased + 1;
             IF v_leased >= v_want THEN
                 RETURN;

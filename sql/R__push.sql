@@ -47,8 +47,11 @@
 -- exactly.flush_wal() before it answers. Which pushes release early is the caller's choice
 -- (p_release): the stateless shape's always do; a server's fused flushes do only when asked to,
 -- since one fused flush already carries every request that waited for the partition.
--- Readers that hand rows to someone else (a consumer's pop, a destination's delivery) commit
--- synchronously after they read, which flushes what they saw.
+-- Readers that hand rows to someone else commit synchronously after they read, which flushes what
+-- they saw: a consumer's pop always; a destination's pop only when it leased a message at or
+-- below its partition's early_to, the highest offset an early commit wrote there (set by the
+-- push beside last_offset; exactly.pop_many compares it in a statement after the lease, whose
+-- later snapshot sees every push whose messages the lease saw).
 --
 -- On Citus every commit stays synchronous (a commit there is coordinated across nodes, and the
 -- flush function would run on the wrong node): mark_write never releases early, flush_needed is
@@ -70,6 +73,14 @@ BEGIN
         PERFORM set_config('exactly.wrote', 'sync', true);
     END IF;
 END
+$$;
+
+-- Whether this transaction's writes commit before their WAL flush (mark_write chose 'early'). A
+-- push records it on its partition row (partitions.early_to, V29) beside the new last offset.
+CREATE OR REPLACE FUNCTION exactly.writes_early()
+RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT current_setting('exactly.wrote', true) IS NOT DISTINCT FROM 'early'
 $$;
 
 -- Records, after a statement that answered duplicates without a lock, the WAL insert position:
@@ -479,7 +490,10 @@ BEGIN
             VALUES (p_pid, v_last + 1, p_message_ids[1], p_txn_ids[1], p_payloads[1], p_content_types[1],
                     p_headers[1]::jsonb, p_trace_ids[1], v_now, p_digests[1])
         )
-        UPDATE exactly.partitions p SET last_offset = v_last + 1 WHERE p.id = p_pid;
+        UPDATE exactly.partitions p
+        SET last_offset = v_last + 1,
+            early_to = CASE WHEN exactly.writes_early() THEN v_last + 1 ELSE p.early_to END
+        WHERE p.id = p_pid;
         "offset" := v_last + 1;
         message_id := p_message_ids[1];
         duplicate := false;
@@ -524,7 +538,10 @@ BEGIN
         FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, p_digests)
              WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
         WHERE v_dup[i.ord] IS NULL;
-        UPDATE exactly.partitions p SET last_offset = v_last + (v_n - v_found) WHERE p.id = p_pid;
+        UPDATE exactly.partitions p
+        SET last_offset = v_last + (v_n - v_found),
+            early_to = CASE WHEN exactly.writes_early() THEN v_last + (v_n - v_found) ELSE p.early_to END
+        WHERE p.id = p_pid;
     ELSE
         -- nothing written but the lock, whose WAL record makes the commit wait for its flush
         PERFORM exactly.mark_write(false);
@@ -734,7 +751,8 @@ BEGIN
         FROM unnest(p_message_ids, p_txn_ids, p_payloads, p_content_types, p_headers, p_trace_ids, p_digests)
              WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
         WHERE v_dup[i.ord] IS NULL;
-        UPDATE exactly.partitions p SET last_offset = f.top
+        UPDATE exactly.partitions p
+        SET last_offset = f.top, early_to = CASE WHEN exactly.writes_early() THEN f.top ELSE p.early_to END
         FROM (SELECT v_seg_of[o] AS seg, max(v_off[o]) AS top FROM generate_series(1, v_n) AS o
               WHERE v_dup[o] IS NULL GROUP BY 1) f
         WHERE p.id = p_pids[f.seg];

@@ -38,13 +38,21 @@ public class ConsumeRepository {
     private static final String POPPED = "SELECT partition_id, partition_name, \"offset\", message_id, transaction_id, "
             + "payload, content_type, headers, trace_id, created_at, attempts, lease_id, lease_expires_at, ";
 
-    private static final String POP = POPPED + "more_due, more_here FROM exactly.pop_many(p_queue => $1, p_partition => $2, p_group => $3, "
+    private static final String POP_MANY_COLUMNS = POPPED + "more_due, more_here";
+
+    private static final String POP_MANY_CALL = " FROM exactly.pop_many(p_queue => $1, p_partition => $2, p_group => $3, "
             + "p_batch => $4, p_lease_seconds => $5, p_max_bytes => $6, p_dlq_ids => $7, p_dlq_hashes => $8, "
             + "p_no_retry_limit => $9, p_max_partitions => $10)";
 
-    private static final String POP_PARTITION = POPPED + "false AS more_due, true AS more_here FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
+    private static final String POP_PARTITION_COLUMNS = POPPED + "false AS more_due, true AS more_here";
+
+    private static final String POP_PARTITION_CALL = " FROM exactly.pop_partition(p_pid => $1, p_queue => $2, "
             + "p_partition => $3, p_group => $4, p_batch => $5, p_lease_seconds => $6, p_max_bytes => $7, "
             + "p_dlq_ids => $8, p_dlq_hashes => $9, p_no_retry_limit => $10)";
+
+    private static final String POP = POP_MANY_COLUMNS + POP_MANY_CALL;
+
+    private static final String POP_PARTITION = POP_PARTITION_COLUMNS + POP_PARTITION_CALL;
 
     /**
      * Appended to a statement whose FROM list is one set-returning function call: the transaction
@@ -56,6 +64,21 @@ public class ConsumeRepository {
      * call returns a row: a call that returns none has written nothing worth a flush.
      */
     public static final String ASYNC_COMMIT = ", set_config('synchronous_commit', 'off', true) AS async_commit";
+
+    /**
+     * A column added to a destination's pop, after the pop function's columns (so it is evaluated
+     * for each answered row, after the function returned): its transaction commits without waiting for its WAL flush
+     * ({@link #ASYNC_COMMIT}'s setting) unless {@code exactly.pop_many} leased a message that a push
+     * committed before its own flush wrote ({@code exactly.read_early}, sql/R__consume.sql): then it
+     * commits as the session says, and its flush makes what it read durable before it is delivered.
+     * A pop lost in a database crash only delivers its messages again, with the same ids.
+     */
+    public static final String RELEASE_UNLESS_EARLY = ", CASE WHEN current_setting('exactly.read_early', true) = 'true' THEN NULL "
+            + "ELSE set_config('synchronous_commit', 'off', true) END AS async_commit";
+
+    private static final String POP_RELEASE = POP_MANY_COLUMNS + RELEASE_UNLESS_EARLY + POP_MANY_CALL;
+
+    private static final String POP_PARTITION_RELEASE = POP_PARTITION_COLUMNS + RELEASE_UNLESS_EARLY + POP_PARTITION_CALL;
 
     private static final String ACKED = "SELECT item, result, queue, partition, \"offset\", message_id, transaction_id, "
             + "outcome, attempts, dead_letter_id, replay, detail ";
@@ -120,7 +143,7 @@ public class ConsumeRepository {
      * @return the messages in offset order, all under one new lease; empty when nothing is available
      */
     public Uni<List<PoppedMessage>> pop(PopRequest r) {
-        return popRows(r, false, 1).map(rows -> {
+        return popRows(r, false, 1, false).map(rows -> {
             List<PoppedMessage> out = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 out.add(toMessage(r.queue(), row));
@@ -133,10 +156,10 @@ public class ConsumeRepository {
      * A pop as {@link #pop} makes it, of up to {@code partitions} partitions at once (each under its
      * own lease, with its own batch and byte budget: {@code exactly.pop_many}), answered with each
      * message's stored bytes as they are (for a destination, which sends the payload unchanged). Its
-     * transaction commits synchronously, although a lease lost in a database crash would only
-     * deliver its messages again: a push commits before its WAL flush (sql/R__push.sql, "Commit
-     * before the WAL flush"), so a message read here may not be durable yet, and this commit's
-     * flush makes it so before it is delivered.
+     * transaction commits without waiting for its WAL flush (a lease lost in a database crash only
+     * delivers its messages again), unless it leased a message that a push committed before its own
+     * flush (sql/R__push.sql, "Commit before the WAL flush"): such a message may not be durable yet,
+     * and this commit's flush makes it so before it is delivered ({@link #RELEASE_UNLESS_EARLY}).
      *
      * @param r              the pop; a named partition is popped alone
      * @param noRetryLimit   true: the queue's retryLimit does not apply to the group (a destination's,
@@ -148,7 +171,7 @@ public class ConsumeRepository {
      *         besides all those leased ({@link StoredBatch})
      */
     public Uni<List<StoredBatch>> popStored(PopRequest r, boolean noRetryLimit, int partitions) {
-        return popRows(r, noRetryLimit, partitions).map(rows -> {
+        return popRows(r, noRetryLimit, partitions, true).map(rows -> {
             List<List<LeasedMessage>> leased = new ArrayList<>();
             List<Boolean> here = new ArrayList<>();
             List<LeasedMessage> out = null;
@@ -187,7 +210,7 @@ public class ConsumeRepository {
     public record StoredBatch(List<LeasedMessage> messages, boolean moreDue, boolean moreHere) {
     }
 
-    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, int partitions) {
+    private Uni<RowSet<Row>> popRows(PopRequest r, boolean noRetryLimit, int partitions, boolean release) {
         // a group without the queue's retryLimit dead-letters nothing in a pop: no copies to make room for
         int copies = noRetryLimit ? 0 : Math.min(r.batch(), MAX_POP_DEAD_LETTERS);
         UUID[] dlqIds = new UUID[copies];
@@ -208,7 +231,7 @@ public class ConsumeRepository {
         if (pid == null) {
             args.addInteger(Math.max(1, partitions));
         }
-        String sql = pid != null ? POP_PARTITION : POP;
+        String sql = pid != null ? (release ? POP_PARTITION_RELEASE : POP_PARTITION) : (release ? POP_RELEASE : POP);
         return BorrowedConnections.execute(pool, sql, args)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {

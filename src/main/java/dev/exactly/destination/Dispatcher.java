@@ -55,10 +55,12 @@ import org.jboss.logging.Logger;
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
  * resume, or a restart, delivers at once. Each attempt reads the destination as it is then: a PUT
- * reaches a message already being retried at its next attempt. Its pops, acks, lease extensions
- * and releases, figures and dead letters commit asynchronously ({@link ConsumeRepository#ASYNC_COMMIT}):
- * lost in a database crash, they deliver a message again with its id; its attempt records commit
- * synchronously.
+ * reaches a message already being retried at its next attempt. Its acks, lease extensions and
+ * releases, figures and dead letters commit asynchronously ({@link ConsumeRepository#ASYNC_COMMIT}):
+ * lost in a database crash, they deliver a message again with its id; so do its pops, except one
+ * that leased a message a push committed before its own WAL flush, which waits for its flush so
+ * that nothing is delivered before it is durable ({@link ConsumeRepository#popStored}); its attempt
+ * records commit synchronously.
  *
  * <p>In the server shape ({@link DeliveryConfig.Mode#TIMER}) workers are woken at once by this
  * instance's pushes ({@link #stored}) and by a timer every {@code exactly.delivery.poll-ms} for other

@@ -1,8 +1,10 @@
 package dev.exactly.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exactly.consume.ConsumeRepository;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,7 +24,11 @@ import org.junit.jupiter.api.Test;
  *   <li>a write sent on its own (p_release) commits without flushing and asks for a flush;</li>
  *   <li>a write in a caller's transaction (p_release false) flushes at its commit and asks for none;</li>
  *   <li>a duplicate whose original is committed but not flushed asks for a flush; once
- *       exactly.flush_wal() returned, the original is flushed and a duplicate asks for none.</li>
+ *       exactly.flush_wal() returned, the original is flushed and a duplicate asks for none;</li>
+ *   <li>a destination's pop ({@link ConsumeRepository#RELEASE_UNLESS_EARLY}) of messages whose
+ *       pushes committed synchronously commits without flushing;</li>
+ *   <li>a destination's pop that leased a message committed before its flush flushes at its
+ *       commit, which makes that message durable before it is delivered.</li>
  * </ul>
  */
 class CommitBeforeFlushTest {
@@ -54,10 +60,15 @@ class CommitBeforeFlushTest {
 
     /** One push of one item with {@code key} to partition p of queue q; returns {duplicate, flush_needed}. */
     private static boolean[] push(Connection c, String key, boolean release) throws SQLException {
+        return push(c, "q", key, release);
+    }
+
+    /** One push of one item with {@code key} to partition p of {@code queue}; returns {duplicate, flush_needed}. */
+    private static boolean[] push(Connection c, String queue, String key, boolean release) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute("SELECT exactly.ensure_partitions(ARRAY['q'], ARRAY['p'])");
+            s.execute("SELECT exactly.ensure_partitions(ARRAY['" + queue + "'], ARRAY['p'])");
             String sql = "SELECT duplicate, exactly.flush_needed() FROM exactly.push_segment("
-                    + "exactly.partition_id('q', 'p'), -1, NULL, ARRAY[decode(md5('" + key + "'), 'hex')], ARRAY[true], "
+                    + "exactly.partition_id('" + queue + "', 'p'), -1, NULL, ARRAY[decode(md5('" + key + "'), 'hex')], ARRAY[true], "
                     + "ARRAY['" + UUID.randomUUID() + "'::uuid], ARRAY['" + key + "'], ARRAY['{}'::bytea], "
                     + "ARRAY[NULL::text], ARRAY[NULL::text], ARRAY[NULL::text], p_release => " + release + ")";
             try (ResultSet rs = s.executeQuery(sql)) {
@@ -74,6 +85,20 @@ class CommitBeforeFlushTest {
             rs.next();
             return rs.getLong(1);
         }
+    }
+
+    /** A destination's pop of {@code queue} as ConsumeRepository.popStored makes it; returns the offsets leased. */
+    private static List<Long> destinationPop(Connection c, String queue) throws SQLException {
+        List<Long> offsets = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT \"offset\"" + ConsumeRepository.RELEASE_UNLESS_EARLY
+                     + " FROM exactly.pop_many(p_queue => '" + queue + "', p_partition => NULL, p_group => 'destination:d', "
+                     + "p_batch => 10, p_lease_seconds => 30, p_no_retry_limit => true)")) {
+            while (rs.next()) {
+                offsets.add(rs.getLong(1));
+            }
+        }
+        return offsets;
     }
 
     private static void flushWal(Connection c) throws SQLException {
@@ -129,6 +154,31 @@ class CommitBeforeFlushTest {
                 asked.add(r[1]);
             }
             assertTrue(asked.contains(false), "the original is flushed; asked: " + asked);
+        }
+    }
+
+    @Test
+    void aDestinationsPopOfSynchronouslyCommittedMessagesCommitsWithoutAFlush() throws SQLException {
+        String queue = "pop-sync-" + UUID.randomUUID();
+        try (Connection c = PG.connect(DATABASE)) {
+            for (int i = 0; i < 3; i++) {
+                assertFalse(push(c, queue, "k" + i, false)[0], "a new key");
+            }
+            assertTrue(unflushed(c) == 0, "the pushes' commits flushed");
+            assertEquals(List.of(0L, 1L, 2L), destinationPop(c, queue));
+            assertTrue(unflushed(c) > 0, "the pop leased only durable messages: its commit did not wait for the flush");
+        }
+    }
+
+    @Test
+    void aDestinationsPopOfAMessageCommittedBeforeItsFlushFlushesAtItsCommit() throws SQLException {
+        String queue = "pop-early-" + UUID.randomUUID();
+        try (Connection c = PG.connect(DATABASE)) {
+            assertFalse(push(c, queue, "s", false)[0], "a new key, committed synchronously");
+            assertFalse(push(c, queue, "e", true)[0], "a new key, committed before its flush");
+            assertTrue(unflushed(c) > 0, "the second push is not flushed yet");
+            assertEquals(List.of(0L, 1L), destinationPop(c, queue));
+            assertTrue(unflushed(c) == 0, "the pop leased a message that may not be durable: its commit flushed it");
         }
     }
 }
