@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.exactly.consume.ConsumeFixtures;
 import dev.exactly.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -41,8 +42,8 @@ import org.junit.jupiter.api.Test;
  * What a user sees of a destination's dead letters, against the real PostgreSQL and a receiver on
  * loopback (127.0.0.2) that answers 500 for chosen transactionIds: the listing of a destination's
  * dead letters (paged, oldest first, its refusals and its 404), and a message's deliveries telling a
- * dead letter, a retry under way and a message stored before the destination started apart from a
- * delivered one.
+ * dead letter, a retry under way, a message being sent and a message stored before the destination
+ * started apart from a delivered one, each with its attempts; and the WARN each dead-lettering logs.
  */
 @QuarkusTest
 class DestinationDeadLettersTest {
@@ -187,6 +188,20 @@ class DestinationDeadLettersTest {
             }
             Thread.sleep(300);
             assertEquals(2, warnings(capture, id).size(), "one warning per dead-lettering");
+
+            // a redrive of a message whose data retention purged cannot send it: dead-lettered anew, saying so
+            ConsumeFixtures.options(queue, Map.of("retentionSeconds", 60));
+            ConsumeFixtures.age(pool, queue, "w", 0, 0, 120, true, false);
+            ConsumeFixtures.maintenance();
+            api().get("/api/v1/messages/" + id).then().statusCode(404);
+            api().body("{\"messageIds\":[\"" + id + "\"]}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                    .then().statusCode(200).body("redriven", Matchers.contains(id));
+            await("its warning", () -> warnings(capture, id).size() == 3);
+            String third = warnings(capture, id).get(2);
+            for (String part : List.of("destination " + name, id, queue + "/w offset 0", "after 0 attempts", "purged")) {
+                assertTrue(third.contains(part), part + " in " + third);
+            }
+            assertTrue(deadLetters(queue, name, "").getString("deadLetters[0].error").contains("purged"));
             for (ExtLogRecord r : capture.records()) {
                 String text = String.valueOf(r.getFormattedMessage());
                 assertFalse(text.contains(payloadMark), "the payload logged: " + text);
