@@ -26,7 +26,7 @@ public record MessageDeliveries(UUID messageId, List<Group> deliveries) {
      *                      listed in its dead letters until a redrive delivers it), {@code before-start} (a
      *                      destination created after the message was stored: below the destination's start
      *                      offset in the partition, never sent to it; a replay lowers that start), {@code leased}
-     *                      (being delivered under a live lease, no attempt failed yet), {@code retrying} (its
+     *                      (being delivered under a live lease; a destination's: no attempt failed yet), {@code retrying} (its
      *                      last delivery ended unsettled, by a failed ack or an expired lease, or a destination's
      *                      attempts failed: to be delivered again) or {@code waiting} (not delivered yet)
      * @param attempts      the deliveries made so far, as pop's {@code attempts} and SQS's receive count (for a
