@@ -125,10 +125,11 @@ public class DestinationRepository {
             + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
             + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
             + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
-            + "RETURNING d.partition_id, d.\"offset\", d.attempts";
+            + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id";
+    // the partition's name, with the stored message at the offset (its columns null once retention purged it)
     private static final String MESSAGE = "SELECT m.message_id, m.transaction_id, m.payload, m.content_type, p.name AS partition "
-            + "FROM exactly.messages m JOIN exactly.partitions p ON p.id = m.partition_id "
-            + "WHERE m.partition_id = $1 AND m.\"offset\" = $2";
+            + "FROM exactly.partitions p LEFT JOIN exactly.messages m ON m.partition_id = p.id AND m.\"offset\" = $2 "
+            + "WHERE p.id = $1";
     private static final String EXTEND_CLAIM = "UPDATE exactly.destination_dead_letters "
             + "SET claimed_until = now() + make_interval(secs => $4) "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
@@ -568,9 +569,11 @@ public class DestinationRepository {
      *
      * @param partitionId   its partition's id
      * @param offset        its offset
+     * @param messageId     its message's id
+     * @param partition     its partition's name, or null when the partition is gone
      * @param message       the stored message, or null when retention purged its data
      */
-    public record Redrive(long partitionId, long offset, Stored message) {
+    public record Redrive(long partitionId, long offset, UUID messageId, String partition, Stored message) {
     }
 
     /** A stored message's fields a delivery sends. */
@@ -588,15 +591,21 @@ public class DestinationRepository {
                     Row c = rows.iterator().next();
                     long pid = c.getLong("partition_id");
                     long offset = c.getLong("offset");
+                    UUID messageId = c.getUUID("message_id");
                     return BorrowedConnections.execute(pool, MESSAGE, Tuple.of(pid, offset))
                             .onFailure().transform(DatabaseErrors.CLASSIFY)
                             .map(m -> {
                                 if (m.size() == 0) {
-                                    return new Redrive(pid, offset, null);
+                                    return new Redrive(pid, offset, messageId, null, null);
                                 }
                                 Row r = m.iterator().next();
-                                return new Redrive(pid, offset, new Stored(r.getUUID("message_id"), r.getString("transaction_id"),
-                                        r.getString("partition"), r.getBuffer("payload").getBytes(), r.getString("content_type")));
+                                String partition = r.getString("partition");
+                                if (r.getUUID("message_id") == null) {
+                                    return new Redrive(pid, offset, messageId, partition, null);
+                                }
+                                return new Redrive(pid, offset, messageId, partition, new Stored(r.getUUID("message_id"),
+                                        r.getString("transaction_id"), partition, r.getBuffer("payload").getBytes(),
+                                        r.getString("content_type")));
                             });
                 });
     }

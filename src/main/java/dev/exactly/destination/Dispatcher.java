@@ -920,6 +920,17 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * The WARN of one dead-lettering of a message for a destination (its first, or a redrive's that
+     * failed again): where the message is stored, its id, the attempts and the last error; never its
+     * payload nor the destination's secret.
+     */
+    private static void warnDeadLettered(Destination d, UUID messageId, String queue, String partition, long offset,
+                                         int attempts, String error) {
+        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
+                d.name(), messageId, queue, partition, offset, attemptCount(attempts), error);
+    }
+
     /** @return "1 attempt", "2 attempts": a count of attempts for a log line */
     static String attemptCount(int n) {
         return n + (n == 1 ? " attempt" : " attempts");
@@ -1135,8 +1146,7 @@ public class Dispatcher {
                 if (o == Outcome.DEAD) {
                     repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
                             tally.lastError).stage(Dispatcher::db);
-                    LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
-                            d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[0]), tally.lastError);
+                    warnDeadLettered(d, m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
                 }
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
@@ -1307,8 +1317,7 @@ public class Dispatcher {
                     if (o == Outcome.DEAD) {
                         repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
                                 mine.lastError).stage(Dispatcher::db);
-                        LOG.warnf("destination %s: message %s (%s/%s offset %d) dead-lettered after %s: %s",
-                                d.name(), m.messageId(), m.queue(), m.partition(), m.offset(), attemptCount(used[at][0]), mine.lastError);
+                        warnDeadLettered(d, m.messageId(), m.queue(), m.partition(), m.offset(), used[at][0], mine.lastError);
                     }
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {
@@ -1457,8 +1466,9 @@ public class Dispatcher {
             return false;
         }
         if (r.message() == null) {
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0,
-                    "its data was purged by the queue's retention: nothing left to send").stage(Dispatcher::db);
+            String error = "its data was purged by the queue's retention: nothing left to send";
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0, error).stage(Dispatcher::db);
+            warnDeadLettered(d, r.messageId(), d.queue(), r.partition(), r.offset(), 0, error);
             return true;
         }
         DestinationRepository.Stored m = r.message();
@@ -1481,6 +1491,7 @@ public class Dispatcher {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
             repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).stage(Dispatcher::db);
+            warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.lastError);
         }
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);

@@ -31,21 +31,35 @@ public class MessageRepository {
             + "JOIN exactly.messages m ON m.partition_id = t.partition_id AND m.\"offset\" = t.\"offset\" "
             + "WHERE q.name = $1 AND m.transaction_id = $3 ORDER BY m.created_at, p.name, m.\"offset\"";
 
-    // per consumer group with a cursor on the message's partition: where the message stands for it. A destination's
-    // group ("destination:" + name, sql/V21__destinations.sql) adds its own records: a dead letter of it
-    // (destination_dead_letters), the attempts recorded while it is retried (destination_attempts), and where it
-    // started: its cursor's start_offset (a message below it was never for it; a replay lowers it), or, for a
-    // destination created before that column, destination_state.started_at
+    // per consumer group with a cursor on the message's partition: where the message stands for it, and attempts, the
+    // number of its deliveries made so far (pop's attempts, SQS's receive count). A consumer group counts them in
+    // deliveries.attempts (those ended, sql/R__consume.sql): one more while a live lease holds it unacked, and one more
+    // for an expired lease that still holds it unacked (ended, charged by the next pop). A destination's group
+    // ("destination:" + name, sql/V21__destinations.sql) counts its own: a dead letter of it (destination_dead_letters),
+    // the attempts recorded while it is retried (destination_attempts; none yet: its attempt 1 while leased, 0 else),
+    // not its group's deliveries, which count leases. A settled message's count is that of its delivery row while
+    // the group keeps one (acked ahead of the cursor; a consumer group's only); the rows go as the cursor passes, so
+    // then attempts is null. Where a destination started: its cursor's start_offset (a message below it was never
+    // for it; a replay lowers it), or, for a destination created before that column, destination_state.started_at
+    private static final String LIVE = "c.lease_id IS NOT NULL AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to "
+            + "AND d.acked_lease IS DISTINCT FROM c.lease_id AND c.lease_expires_at > statement_timestamp()";
+    private static final String EXPIRED = "c.lease_id IS NOT NULL AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to "
+            + "AND d.acked_lease IS DISTINCT FROM c.lease_id AND c.lease_expires_at <= statement_timestamp()";
+    private static final String PASSED = "m.\"offset\" < c.next_offset OR d.settled";
+    private static final String BEFORE_START = "CASE WHEN c.start_offset IS NOT NULL THEN m.\"offset\" < c.start_offset "
+            + "ELSE s.started_at > m.created_at END";
     private static final String DELIVERIES = "SELECT c.consumer_group, "
-            + "COALESCE(dl.attempts, a.attempts, d.attempts, 0) AS attempts, "
+            + "CASE WHEN dl.message_id IS NOT NULL THEN dl.attempts "
+            + "WHEN " + PASSED + " THEN CASE WHEN " + BEFORE_START + " THEN 0 WHEN s.name IS NULL THEN d.attempts END "
+            + "WHEN s.name IS NOT NULL THEN CASE WHEN a.attempts > 0 THEN a.attempts WHEN " + LIVE + " THEN 1 ELSE 0 END "
+            + "WHEN " + LIVE + " OR " + EXPIRED + " THEN COALESCE(d.attempts, 0) + 1 "
+            + "ELSE COALESCE(d.attempts, 0) END AS attempts, "
             + "CASE WHEN dl.message_id IS NOT NULL THEN 'dead-lettered' "
-            + "WHEN m.\"offset\" < c.next_offset OR d.settled THEN "
-            + "CASE WHEN CASE WHEN c.start_offset IS NOT NULL THEN m.\"offset\" < c.start_offset "
-            + "ELSE s.started_at > m.created_at END THEN 'before-start' ELSE 'settled' END "
-            + "WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() "
-            + "AND m.\"offset\" BETWEEN c.lease_from AND c.lease_to THEN "
-            + "CASE WHEN a.attempts > 0 THEN 'retrying' ELSE 'leased' END "
-            + "WHEN d.partition_id IS NOT NULL OR a.attempts > 0 THEN 'retrying' ELSE 'waiting' END AS state, "
+            + "WHEN " + PASSED + " THEN CASE WHEN " + BEFORE_START + " THEN 'before-start' ELSE 'settled' END "
+            + "WHEN s.name IS NOT NULL THEN CASE WHEN a.attempts > 0 THEN 'retrying' WHEN " + LIVE + " THEN 'leased' "
+            + "ELSE 'waiting' END "
+            + "WHEN " + LIVE + " THEN 'leased' "
+            + "WHEN d.partition_id IS NOT NULL OR " + EXPIRED + " THEN 'retrying' ELSE 'waiting' END AS state, "
             + "d.last_outcome, COALESCE(dl.error, d.last_error) AS last_error, d.dead_letter_id "
             + "FROM exactly.messages m JOIN exactly.consumer_cursors c ON c.partition_id = m.partition_id "
             + "LEFT JOIN exactly.deliveries d ON d.partition_id = m.partition_id "
@@ -113,7 +127,7 @@ public class MessageRepository {
      * @param lastError    the last ack's error, or a destination's dead letter's error; null when none
      * @param deadLetterId the dead-letter copy it became, or null
      */
-    public record Delivery(String group, String state, int attempts, String lastOutcome, String lastError,
+    public record Delivery(String group, String state, Integer attempts, String lastOutcome, String lastError,
                            UUID deadLetterId) {
     }
 

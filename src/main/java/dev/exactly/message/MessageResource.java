@@ -72,10 +72,13 @@ public class MessageResource {
     @GET
     @Path("/{messageId}/deliveries")
     @Operation(operationId = "getMessageDeliveries", summary = "A stored message's deliveries, per consumer group",
-            description = "Answer: {messageId, deliveries: [{consumerGroup, state, attempts, lastOutcome?, lastError?, "
+            description = "Answer: {messageId, deliveries: [{consumerGroup, state, attempts?, lastOutcome?, lastError?, "
                     + "deadLetterId?}]}, a destination's group named destination:<name>. state: settled, dead-lettered (a "
                     + "destination gave up on it; lastError its error), before-start (stored before the destination was "
-                    + "created), leased, retrying (attempts: those recorded), waiting.")
+                    + "created), leased, retrying, waiting. attempts: the deliveries made so far (a destination's: its "
+                    + "attempts), as pop's attempts: leased N on delivery N, retrying and dead-lettered those made, "
+                    + "waiting and before-start 0, settled those it took while the group records them (absent once "
+                    + "its cursor moved past the message, and always for a destination).")
     public Uni<MessageDeliveries> deliveries(@PathParam("messageId") String id) {
         UUID uuid = uuid(id);
         return messages.find(uuid).flatMap(m -> {

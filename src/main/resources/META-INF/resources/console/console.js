@@ -588,7 +588,7 @@
         return;
       }
       deliveries.appendChild(h('table', null, h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'Consumer group' }),
-        h('th', { scope: 'col', text: 'State' }), h('th', { scope: 'col', class: 'num', text: 'Failed attempts' }),
+        h('th', { scope: 'col', text: 'State' }), h('th', { scope: 'col', class: 'num', text: 'Attempts' }),
         h('th', { scope: 'col', text: 'Last outcome' }), h('th', { scope: 'col', text: 'Dead letter' }))),
         h('tbody', null, d.deliveries.map(function (g) {
           return h('tr', null, h('th', { scope: 'row', text: g.consumerGroup }), h('td', { text: g.state }),

@@ -1,5 +1,7 @@
 package dev.exactly.console;
 
+import static dev.exactly.consume.ConsumeFixtures.ack;
+import static dev.exactly.consume.ConsumeFixtures.ackById;
 import static dev.exactly.consume.ConsumeFixtures.deadLetterAll;
 import static dev.exactly.consume.ConsumeFixtures.pop;
 import static dev.exactly.consume.ConsumeFixtures.push;
@@ -15,6 +17,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -153,5 +156,67 @@ class ConsoleReadApiTest {
         assertEquals("leased", d.getString("deliveries[0].state"));
         api().get("/api/v1/messages/{id}/deliveries", UUID.randomUUID().toString()).then().statusCode(404);
         assertTrue(id.length() > 0);
+    }
+
+    /** The group's entry of GET /api/v1/messages/{id}/deliveries. */
+    private static Map<String, Object> deliveryOf(Object messageId, String group) {
+        List<Map<String, Object>> all = api().get("/api/v1/messages/{id}/deliveries", messageId).then().statusCode(200)
+                .extract().jsonPath().getList("deliveries");
+        return all.stream().filter(d -> group.equals(d.get("consumerGroup"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no delivery for " + group + " in " + all));
+    }
+
+    private static void assertDelivery(Object messageId, String group, String state, Integer attempts) {
+        Map<String, Object> d = deliveryOf(messageId, group);
+        assertEquals(state, d.get("state"), d.toString());
+        assertEquals(attempts, d.get("attempts"), d.toString());
+    }
+
+    /**
+     * A message's {@code attempts} for a consumer group is the number of deliveries made so far, as
+     * pop's {@code attempts} (SQS's receive count): leased on delivery N answers N, a failed ack or an
+     * expired lease ends a delivery (retrying, N), settled answers what it took while the group still
+     * records it, and nothing once the cursor moved past it (no record is kept).
+     */
+    @Test
+    void aMessagesAttemptsCountItsDeliveriesInEveryState() throws Exception {
+        String q = fresh("attempts");
+        String group = "billing";
+        Map<String, Object> a = push(q, "p", "a", "{}");
+        Map<String, Object> b = push(q, "p", "b", "{}");
+        List<Map<String, Object>> first = pop(q, "p", group, 2);
+        assertEquals(2, first.size());
+        assertDelivery(a.get("messageId"), group, "leased", 1);
+        assertDelivery(b.get("messageId"), group, "leased", 1);
+
+        // a failed ack ends a's delivery while b's lease is still held: a is to be delivered again
+        ack(ackById(first.get(0), group, "failed")).then().statusCode(200);
+        assertDelivery(a.get("messageId"), group, "retrying", 1);
+        assertDelivery(b.get("messageId"), group, "leased", 1);
+        // b acked ahead of a: settled, kept above the cursor with the one delivery it took
+        ack(ackById(first.get(1), group, "completed")).then().statusCode(200);
+        assertDelivery(b.get("messageId"), group, "settled", 1);
+        Map<String, Object> c = push(q, "p", "c", "{}");
+        assertDelivery(c.get("messageId"), group, "waiting", 0);
+
+        // a's second delivery, under a lease of one second left to expire: it ended, not yet charged by a pop
+        Map<String, Object> body = new HashMap<>(Map.of("queue", q, "partition", "p", "consumerGroup", group,
+                "batch", 1, "leaseSeconds", 1));
+        List<Map<String, Object>> second = pop(body);
+        assertEquals(a.get("messageId"), second.get(0).get("messageId"));
+        assertEquals(2, second.get(0).get("attempts"));
+        assertDelivery(a.get("messageId"), group, "leased", 2);
+        Thread.sleep(1_500);
+        assertDelivery(a.get("messageId"), group, "retrying", 2);
+
+        // the third delivery: the pop charges the expired one and answers 3, as the endpoint does
+        List<Map<String, Object>> third = pop(q, "p", group, 1);
+        assertEquals(3, third.get(0).get("attempts"));
+        assertDelivery(a.get("messageId"), group, "leased", 3);
+        ack(ackById(third.get(0), group, "completed")).then().statusCode(200);
+        // the cursor moved past a and b: their records are gone, so no number is claimed
+        assertDelivery(a.get("messageId"), group, "settled", null);
+        assertDelivery(b.get("messageId"), group, "settled", null);
+        assertDelivery(c.get("messageId"), group, "waiting", 0);
     }
 }

@@ -11,11 +11,14 @@ import static dev.exactly.destination.DestinationFixtures.push;
 import static dev.exactly.testing.Api.anonymous;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.exactly.consume.ConsumeFixtures;
+import dev.exactly.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -27,7 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.hamcrest.Matchers;
+import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,8 +42,8 @@ import org.junit.jupiter.api.Test;
  * What a user sees of a destination's dead letters, against the real PostgreSQL and a receiver on
  * loopback (127.0.0.2) that answers 500 for chosen transactionIds: the listing of a destination's
  * dead letters (paged, oldest first, its refusals and its 404), and a message's deliveries telling a
- * dead letter, a retry under way and a message stored before the destination started apart from a
- * delivered one.
+ * dead letter, a retry under way, a message being sent and a message stored before the destination
+ * started apart from a delivered one, each with its attempts; and the WARN each dead-lettering logs.
  */
 @QuarkusTest
 class DestinationDeadLettersTest {
@@ -50,6 +56,11 @@ class DestinationDeadLettersTest {
     final Set<String> failing = ConcurrentHashMap.newKeySet();
     /** transactionId -> answers the receiver gave it. */
     final Map<String, Integer> answered = new ConcurrentHashMap<>();
+    /** transactionIds the receiver holds, unanswered, until {@link #letGo} counts down. */
+    final Set<String> held = ConcurrentHashMap.newKeySet();
+    /** transactionIds of held requests that arrived. */
+    final Set<String> arrived = ConcurrentHashMap.newKeySet();
+    final CountDownLatch letGo = new CountDownLatch(1);
 
     @BeforeEach
     void receiver() throws Exception {
@@ -57,6 +68,14 @@ class DestinationDeadLettersTest {
             ex.getRequestBody().readAllBytes();
             String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
             String decoded = txn == null ? "" : URLDecoder.decode(txn, StandardCharsets.UTF_8);
+            if (held.contains(decoded)) {
+                arrived.add(decoded);
+                try {
+                    letGo.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             int status = failing.contains(decoded) ? 500 : 200;
             answered.merge(decoded + ":" + status, 1, Integer::sum);
             ex.sendResponseHeaders(status, -1);
@@ -66,6 +85,7 @@ class DestinationDeadLettersTest {
 
     @AfterEach
     void stop() {
+        letGo.countDown();
         stopReceiver(server);
         deleteAll(pool);
     }
@@ -134,6 +154,72 @@ class DestinationDeadLettersTest {
         assertEquals(List.of(first), deadLetters(queue, name, "").getList("deadLetters.messageId"));
     }
 
+    /**
+     * Every dead-lettering logs one WARN naming the destination, queue, partition, offset, messageId
+     * and attempts: the first, and each time a redrive of the dead letter fails again. Neither the
+     * payload nor the signing secret is logged.
+     */
+    @Test
+    void everyDeadLetteringLogsOneWarningAndARedriveThatFailsAgainToo() throws Exception {
+        String queue = fresh("dlq-warn");
+        String name = "dw-" + queue;
+        String secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        destination(queue, name, ",\"signingSecret\":\"" + secret + "\",\"maxAttempts\":2,\"backoffMs\":10,\"backoffCapMs\":20");
+        failing.add("poison-w");
+        String payloadMark = "payload-mark-" + queue;
+        try (LogCapture capture = LogCapture.open()) {
+            String id = push(queue, "w", "poison-w", "{\"mark\":\"" + payloadMark + "\"}");
+            await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1
+                    && warnings(capture, id).size() == 1);
+            String first = warnings(capture, id).get(0);
+            for (String part : List.of("destination " + name, id, queue + "/w offset 0", "after 2 attempts")) {
+                assertTrue(first.contains(part), part + " in " + first);
+            }
+
+            // a redrive that fails its attempts again dead-letters the message anew: its own warning
+            api().body("{\"messageIds\":[\"" + id + "\"]}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                    .then().statusCode(200).body("redriven", Matchers.contains(id));
+            await("the redrive failed again", () -> answered.getOrDefault("poison-w:500", 0) == 4
+                    && deadLetters(queue, name, "").get("deadLetters[0].redriveRequestedAt") == null);
+            await("its warning", () -> warnings(capture, id).size() == 2);
+            String second = warnings(capture, id).get(1);
+            for (String part : List.of("destination " + name, id, queue + "/w offset 0", "after 2 attempts")) {
+                assertTrue(second.contains(part), part + " in " + second);
+            }
+            Thread.sleep(300);
+            assertEquals(2, warnings(capture, id).size(), "one warning per dead-lettering");
+
+            // a redrive of a message whose data retention purged cannot send it: dead-lettered anew, saying so
+            ConsumeFixtures.options(queue, Map.of("retentionSeconds", 60));
+            ConsumeFixtures.age(pool, queue, "w", 0, 0, 120, true, false);
+            ConsumeFixtures.maintenance();
+            api().get("/api/v1/messages/" + id).then().statusCode(404);
+            api().body("{\"messageIds\":[\"" + id + "\"]}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                    .then().statusCode(200).body("redriven", Matchers.contains(id));
+            await("its warning", () -> warnings(capture, id).size() == 3);
+            String third = warnings(capture, id).get(2);
+            for (String part : List.of("destination " + name, id, queue + "/w offset 0", "after 0 attempts", "purged")) {
+                assertTrue(third.contains(part), part + " in " + third);
+            }
+            assertTrue(deadLetters(queue, name, "").getString("deadLetters[0].error").contains("purged"));
+            for (ExtLogRecord r : capture.records()) {
+                String text = String.valueOf(r.getFormattedMessage());
+                assertFalse(text.contains(payloadMark), "the payload logged: " + text);
+                assertFalse(text.contains(secret.substring(6)), "the secret logged: " + text);
+            }
+        }
+    }
+
+    /** The WARN records of the dispatcher that name the message, formatted. */
+    private static List<String> warnings(LogCapture capture, String messageId) {
+        return capture.records().stream()
+                .filter(r -> r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue())
+                .filter(r -> Dispatcher.class.getName().equals(r.getLoggerName()))
+                .map(ExtLogRecord::getFormattedMessage)
+                .filter(t -> t != null && t.contains(messageId))
+                .toList();
+    }
+
     @Test
     void theListingRefusesBadParametersAndUnknownDestinationsAndAsksForTheKey() {
         String queue = fresh("dlq-refuse");
@@ -171,7 +257,7 @@ class DestinationDeadLettersTest {
         assertTrue(String.valueOf(d.get("lastError")).contains("500"), d.toString());
         assertEquals("before-start", deliveryFor(before, dead).get("state"));
         await("the delivered one acked", () -> "settled".equals(deliveryFor(fine, dead).get("state")));
-        assertEquals(0, deliveryFor(fine, dead).get("attempts"));
+        assertNull(deliveryFor(fine, dead).get("attempts"), "acked and passed: the destination keeps no count of it");
 
         // a second destination that retries the message (long backoff): retrying, with its recorded attempts
         api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":100,\"backoffMs\":60000,\"backoffCapMs\":60000}")
@@ -182,6 +268,26 @@ class DestinationDeadLettersTest {
         Map<String, Object> r = deliveryFor(retried, slow);
         assertEquals("retrying", r.get("state"), r.toString());
         assertEquals(recorded(slow), ((Number) r.get("attempts")).longValue(), r.toString());
+    }
+
+    /**
+     * A message whose attempt is under way is leased on attempt 1 (the number its request carries in
+     * Exactly-Attempt); once delivered and passed by the cursor, no count of it is kept, so none is claimed.
+     */
+    @Test
+    void aMessageBeingSentIsLeasedOnItsFirstAttempt() throws Exception {
+        String queue = fresh("dlq-leased");
+        String name = "ld-" + queue;
+        destination(queue, name, "");
+        held.add("slow");
+        String slow = push(queue, "p", "slow", "{}");
+        await("its first attempt under way", () -> arrived.contains("slow"));
+        Map<String, Object> d = deliveryFor(slow, name);
+        assertEquals("leased", d.get("state"), d.toString());
+        assertEquals(1, d.get("attempts"), d.toString());
+        letGo.countDown();
+        await("delivered and acked", () -> "settled".equals(deliveryFor(slow, name).get("state")));
+        assertNull(deliveryFor(slow, name).get("attempts"));
     }
 
     @Test
