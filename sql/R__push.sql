@@ -76,7 +76,8 @@ END
 $$;
 
 -- Whether this transaction's writes commit before their WAL flush (mark_write chose 'early'). A
--- push records it on its partition row (partitions.early_to, V29) beside the new last offset.
+-- push records it on its partition row (partitions.early_to, V29) beside the new last offset,
+-- through a variable (Citus refuses a non-immutable function in an UPDATE's CASE).
 CREATE OR REPLACE FUNCTION exactly.writes_early()
 RETURNS boolean
 LANGUAGE sql STABLE AS $$
@@ -301,6 +302,7 @@ DECLARE
     v_mid    uuid;
     v_digest bytea;
     v_locked boolean := false;
+    v_early  boolean; -- this transaction commits before its WAL flush (mark_write)
 BEGIN
     -- The one-item form: the same steps as the set-based form below (the lock-free first look,
     -- the lock, the queue's options, the probe, the allocation, the answer) as statements on one
@@ -480,6 +482,7 @@ BEGIN
             RETURN;
         END IF;
         PERFORM exactly.mark_write(p_release);
+        v_early := exactly.writes_early();
         -- (data-modifying CTEs run once and to completion whether or not anything reads them)
         WITH h AS (
             INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
@@ -492,7 +495,7 @@ BEGIN
         )
         UPDATE exactly.partitions p
         SET last_offset = v_last + 1,
-            early_to = CASE WHEN exactly.writes_early() THEN v_last + 1 ELSE p.early_to END
+            early_to = CASE WHEN v_early THEN v_last + 1 ELSE p.early_to END
         WHERE p.id = p_pid;
         "offset" := v_last + 1;
         message_id := p_message_ids[1];
@@ -526,6 +529,7 @@ BEGIN
     -- 4. The fresh items, at dense offsets above the watermark, in item order.
     IF v_found < v_n THEN
         PERFORM exactly.mark_write(p_release);
+        v_early := exactly.writes_early();
         INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
         SELECT p_pid, i.h, v_last + row_number() OVER (ORDER BY i.ord), v_now
         FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
@@ -540,7 +544,7 @@ BEGIN
         WHERE v_dup[i.ord] IS NULL;
         UPDATE exactly.partitions p
         SET last_offset = v_last + (v_n - v_found),
-            early_to = CASE WHEN exactly.writes_early() THEN v_last + (v_n - v_found) ELSE p.early_to END
+            early_to = CASE WHEN v_early THEN v_last + (v_n - v_found) ELSE p.early_to END
         WHERE p.id = p_pid;
     ELSE
         -- nothing written but the lock, whose WAL record makes the commit wait for its flush
@@ -689,6 +693,7 @@ DECLARE
     v_dup    bigint[] := '{}';
     v_off    bigint[];
     v_now    timestamptz;
+    v_early  boolean; -- this transaction commits before its WAL flush (mark_write)
 BEGIN
     -- each item's segment and its place in it
     SELECT array_agg(s.seg::integer ORDER BY s.seg, k.item), array_agg(k.item::integer ORDER BY s.seg, k.item)
@@ -741,6 +746,7 @@ BEGIN
 
     IF v_found < v_n THEN
         PERFORM exactly.mark_write(p_release);
+        v_early := exactly.writes_early();
         INSERT INTO exactly.txn_hashes (partition_id, hash, "offset", created_at)
         SELECT p_pids[v_seg_of[i.ord]], i.h, v_off[i.ord], v_now
         FROM unnest(p_hashes) WITH ORDINALITY AS i(h, ord)
@@ -752,7 +758,7 @@ BEGIN
              WITH ORDINALITY AS i(mid, tx, pl, ct, hd, tr, dg, ord)
         WHERE v_dup[i.ord] IS NULL;
         UPDATE exactly.partitions p
-        SET last_offset = f.top, early_to = CASE WHEN exactly.writes_early() THEN f.top ELSE p.early_to END
+        SET last_offset = f.top, early_to = CASE WHEN v_early THEN f.top ELSE p.early_to END
         FROM (SELECT v_seg_of[o] AS seg, max(v_off[o]) AS top FROM generate_series(1, v_n) AS o
               WHERE v_dup[o] IS NULL GROUP BY 1) f
         WHERE p.id = p_pids[f.seg];
