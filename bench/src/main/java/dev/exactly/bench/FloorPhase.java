@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * by round:
  * <ul>
  *   <li>duplicate: duplicate.sql, every push a retry of a committed key: WAL bytes per push
- *       (pg_current_wal_lsn), commits per WAL fsync (pg_stat_wal.wal_sync), over the whole run;</li>
+ *       (pg_current_wal_lsn, the server's; where pg_walinspect can read the range back, the
+ *       target's figure counts only what {@link WalBreakdown} counts, and the rest is reported by
+ *       class), commits per WAL fsync (pg_stat_wal.wal_sync), over the whole run;</li>
  *   <li>anchor: anchor.sql, lock the partition row, probe the hash, insert, as one statement (the floor);</li>
  *   <li>fresh: fresh.sql, the service's SQL for a one-item push into a known partition (push_segment by id);</li>
  *   <li>service: POST /api/v1/push over HTTP (HttpLoad), one item per request, one partition.</li>
@@ -37,9 +39,10 @@ import java.util.TreeMap;
  * the run ended (pgbench's backends reaped). Throughput: pgbench cells, counted pushes ÷ seconds
  * from the first reading to pgbench's exit; the service, HttpLoad's measured period. With 16
  * clients on one partition throughput is bound by the row lock, so lock held per push is
- * 1 ÷ throughput. Before each cell the two databases are vacuumed, so autovacuum's work (and its
- * WAL) stays out of the measured windows; the service runs with in-process maintenance off, as the
- * Lambda shape does (exactly.maintenance.enabled=false), for the same reason.
+ * 1 ÷ throughput. Before each cell the two databases are vacuumed and analysed, and then their
+ * pg_statistic vacuumed, so autovacuum's work (and its WAL) stays out of the measured windows;
+ * the service runs with in-process maintenance off, as the Lambda shape does
+ * (exactly.maintenance.enabled=false), for the same reason.
  */
 final class FloorPhase {
 
@@ -297,7 +300,7 @@ final class FloorPhase {
      * pg_statistic's rows and leaves the old versions dead, which the next cell's WAL would
      * otherwise carry: an autovacuum of pg_statistic started by them, and the pruning of its pages
      * by the first backends that plan a statement (with full-page images when a checkpoint began
-     * in between, some 250 KB in a duplicate cell).
+     * in between).
      */
     private void vacuum(Connection floor, Connection bench) throws SQLException {
         try (Statement a = floor.createStatement(); Statement b = bench.createStatement()) {
