@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * by round:
  * <ul>
  *   <li>duplicate: duplicate.sql, every push a retry of a committed key: WAL bytes per push
- *       (pg_current_wal_lsn), commits per WAL fsync (pg_stat_wal.wal_sync), over the whole run;</li>
+ *       (pg_current_wal_lsn, the server's; where pg_walinspect can read the range back, the
+ *       target's figure counts only what {@link WalBreakdown} counts, and the rest is reported by
+ *       class), commits per WAL fsync (pg_stat_wal.wal_sync), over the whole run;</li>
  *   <li>anchor: anchor.sql, lock the partition row, probe the hash, insert, as one statement (the floor);</li>
  *   <li>fresh: fresh.sql, the service's SQL for a one-item push into a known partition (push_segment by id);</li>
  *   <li>service: POST /api/v1/push over HTTP (HttpLoad), one item per request, one partition.</li>
@@ -37,9 +39,10 @@ import java.util.TreeMap;
  * the run ended (pgbench's backends reaped). Throughput: pgbench cells, counted pushes ÷ seconds
  * from the first reading to pgbench's exit; the service, HttpLoad's measured period. With 16
  * clients on one partition throughput is bound by the row lock, so lock held per push is
- * 1 ÷ throughput. Before each cell the two databases are vacuumed, so autovacuum's work (and its
- * WAL) stays out of the measured windows; the service runs with in-process maintenance off, as the
- * Lambda shape does (exactly.maintenance.enabled=false), for the same reason.
+ * 1 ÷ throughput. Before each cell the two databases are vacuumed and analysed, and then their
+ * pg_statistic vacuumed, so autovacuum's work (and its WAL) stays out of the measured windows;
+ * the service runs with in-process maintenance off, as the Lambda shape does
+ * (exactly.maintenance.enabled=false), for the same reason.
  */
 final class FloorPhase {
 
@@ -74,6 +77,10 @@ final class FloorPhase {
         double wholeCpuSeconds;
         double wholePushes;
         double walBytes;
+        /** WAL bytes pg_walinspect put in its class "counted" (duplicate cell; NaN without a breakdown). */
+        double countedWalBytes = Double.NaN;
+        /** The excluded WAL by class and record type: [records, bytes, full-page image bytes] (duplicate cell). */
+        final Map<String, long[]> excludedWal = new TreeMap<>();
         double fsyncs;
         /** Commits in the database (duplicate cell only: pg_stat_database.xact_commit). */
         double commits;
@@ -103,8 +110,26 @@ final class FloorPhase {
             return pushes > 0 && cpuSeconds > 0 ? cpuSeconds * 1e6 / pushes : Double.NaN;
         }
 
+        /** The server's WAL bytes per push. */
         double walPerPush() {
             return pushes > 0 ? walBytes / pushes : Double.NaN;
+        }
+
+        /** WAL bytes per push of the class "counted" ({@link WalBreakdown}); without a breakdown, {@link #walPerPush()}. */
+        double countedWalPerPush() {
+            if (Double.isNaN(countedWalBytes)) {
+                return walPerPush();
+            }
+            return pushes > 0 ? countedWalBytes / pushes : Double.NaN;
+        }
+
+        /** The excluded WAL, "class record ×records bytes B (fpi B full-page images)", largest first; "none" when none. */
+        String excludedWal() {
+            List<String> out = new ArrayList<>();
+            excludedWal.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[1], x.getValue()[1]))
+                    .forEach(e -> out.add(String.format(Locale.ROOT, "%s ×%d %d B%s", e.getKey(), e.getValue()[0],
+                            e.getValue()[1], e.getValue()[2] > 0 ? " (" + e.getValue()[2] + " B full-page images)" : "")));
+            return out.isEmpty() ? "none" : String.join(", ", out);
         }
 
         /** Commits per WAL fsync; infinite when nothing was synced. */
@@ -122,6 +147,8 @@ final class FloorPhase {
         String cpuProblem;
         /** Why there is no commits-per-fsync figure, or null. */
         String walSyncProblem;
+        /** Why the duplicate cell's WAL has no breakdown by record (pg_walinspect), or null. */
+        String walBreakdownProblem;
         final Map<String, Cell> cells = new LinkedHashMap<>();
         String settings;
 
@@ -129,9 +156,12 @@ final class FloorPhase {
             return Optional.ofNullable(cells.get(id));
         }
 
-        /** WAL bytes per duplicate push (target: 0; met below 1). */
+        /**
+         * WAL bytes per duplicate push (target: 0; met below 1): the WAL pg_walinspect counted
+         * (see {@link WalBreakdown}), or the server's whole WAL where it cannot read it back.
+         */
         double walPerDuplicate() {
-            return cell("duplicate").map(Cell::walPerPush).orElse(Double.NaN);
+            return cell("duplicate").map(Cell::countedWalPerPush).orElse(Double.NaN);
         }
 
         /** Lock held per push of a cell, × the anchor's: anchor tx/s ÷ the cell's pushes/s. */
@@ -149,13 +179,14 @@ final class FloorPhase {
         }
     }
 
-    private record Stats(PostgresCpu.Reading cpu, long lsn, long walSyncs, long commits, long counter) {
+    private record Stats(PostgresCpu.Reading cpu, long lsn, String lsnText, long walSyncs, long commits, long counter) {
     }
 
     private final Suite s;
     private final Result result = new Result();
     private PostgresCpu cpu;
     private boolean walSync;
+    private WalBreakdown walBreakdown;
 
     FloorPhase(Suite suite) {
         this.s = suite;
@@ -257,25 +288,41 @@ final class FloorPhase {
         if (!walSync) {
             result.walSyncProblem = "this server has no pg_stat_wal.wal_sync (PostgreSQL 14 to 17 have it)";
         }
+        try {
+            walBreakdown = WalBreakdown.of(floor);
+        } catch (SQLException e) {
+            result.walBreakdownProblem = "no pg_walinspect on this server (PostgreSQL 16 and later): " + e.getMessage();
+        }
     }
 
+    /**
+     * VACUUM ANALYZE of both databases, then a VACUUM of their pg_statistic: ANALYZE replaces
+     * pg_statistic's rows and leaves the old versions dead, which the next cell's WAL would
+     * otherwise carry: an autovacuum of pg_statistic started by them, and the pruning of its pages
+     * by the first backends that plan a statement (with full-page images when a checkpoint began
+     * in between).
+     */
     private void vacuum(Connection floor, Connection bench) throws SQLException {
         try (Statement a = floor.createStatement(); Statement b = bench.createStatement()) {
             a.execute("VACUUM ANALYZE");
             b.execute("VACUUM ANALYZE");
+            a.execute("VACUUM pg_catalog.pg_statistic");
+            b.execute("VACUUM pg_catalog.pg_statistic");
         }
     }
 
     private Stats stats(Connection floor, Connection counterDb, String counter) throws SQLException {
         PostgresCpu.Reading c = cpu == null ? null : cpu.read();
         long lsn;
+        String lsnText;
         long syncs;
         long commits;
         try (Statement st = floor.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_current_wal_lsn()::text, "
                 + "(SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()), "
                 + (walSync ? "(SELECT wal_sync FROM pg_stat_wal)" : "0"))) {
             rs.next();
-            lsn = lsn(rs.getString(1));
+            lsnText = rs.getString(1);
+            lsn = lsn(lsnText);
             commits = rs.getLong(2);
             syncs = rs.getLong(3);
         }
@@ -285,7 +332,7 @@ final class FloorPhase {
                 n = rs.next() ? rs.getLong(1) : -1;
             }
         }
-        return new Stats(c, lsn, syncs, commits, n);
+        return new Stats(c, lsn, lsnText, syncs, commits, n);
     }
 
     /** An LSN "X/Y" (hex) as a byte position. */
@@ -323,6 +370,30 @@ final class FloorPhase {
         cell.walBytes += b.lsn() - a.lsn();
         cell.fsyncs += b.walSyncs() - a.walSyncs();
         cell.commits += b.commits() - a.commits() - 1; // less the first reading's own commit
+        if (whole && walBreakdown != null) {
+            WalBreakdown.Result w = null;
+            try {
+                w = walBreakdown.read(a.lsnText(), b.lsnText());
+            } catch (SQLException e) {
+                // a breakdown of some rounds only would count part of the cell: the server's WAL instead
+                result.walBreakdownProblem = "pg_walinspect could not read the cell's WAL back: " + e.getMessage();
+                walBreakdown = null;
+                cell.countedWalBytes = Double.NaN;
+                cell.excludedWal.clear();
+            }
+            if (w != null) {
+                cell.countedWalBytes = (Double.isNaN(cell.countedWalBytes) ? 0 : cell.countedWalBytes) + w.counted();
+                for (WalBreakdown.Part part : w.parts()) {
+                    if (!part.kind().equals("counted")) {
+                        long[] t = cell.excludedWal.computeIfAbsent(part.kind() + " " + part.record(), k -> new long[3]);
+                        t[0] += part.count();
+                        t[1] += part.bytes();
+                        t[2] += part.fpiBytes();
+                    }
+                }
+                Suite.log("  WAL " + a.lsnText() + " to " + b.lsnText() + ": " + w.describe());
+            }
+        }
         if (whole) {
             cell.rateItems += run.transactions();
             cell.rateSeconds += run.transactions() / run.tps();

@@ -85,8 +85,12 @@ final class FloorSpreadLambdaReport {
         }
         Optional<FloorPhase.Cell> dup = f.cell("duplicate");
         double wal = f.walPerDuplicate();
-        row(t1, dup.map(c -> fmt(c.walBytes, 0) + " WAL bytes over " + fmt(c.pushes, 0) + " duplicate pushes ("
-                        + fmt(c.rate(), 0) + "/s); commits per WAL fsync: " + fsync(c, true)).orElse("–"),
+        row(t1, dup.map(c -> (Double.isNaN(c.countedWalBytes)
+                        ? fmt(c.walBytes, 0) + " WAL bytes (server-wide) over "
+                        : fmt(c.countedWalBytes, 0) + " WAL bytes counted (server-wide " + fmt(c.walBytes, 0)
+                                + ", the rest excluded: see the floor section) over ")
+                        + fmt(c.pushes, 0) + " duplicate pushes (" + fmt(c.rate(), 0) + "/s); commits per WAL fsync: "
+                        + fsync(c, true)).orElse("–"),
                 fmt(wal, 2) + " B/push", cmd, problemOr(Double.isNaN(wal) ? "not measured"
                         : wal < WAL_PER_DUPLICATE_MAX ? "**met**" : "**not met**", dup));
         Optional<FloorPhase.Cell> anchor = f.cell("anchor");
@@ -159,7 +163,9 @@ final class FloorSpreadLambdaReport {
         line("exits); both are read after the warm-up (pgbench: that long after it started, its connections made and its");
         line("statements planned; the service: before the run, its pool warm) and 1 s after the run ended. Duplicates:");
         line("the whole pgbench run, as `bench/floor/run` measures it. WAL bytes from `pg_current_wal_lsn()` and fsyncs");
-        line("from `pg_stat_wal.wal_sync` are server-wide. Both databases are vacuumed before each cell.");
+        line("from `pg_stat_wal.wal_sync` are server-wide. Both databases are vacuumed before each cell, and then their");
+        line("`pg_statistic`, whose old rows the ANALYZE left dead (an autovacuum of them, or their pruning by a planning");
+        line("backend, would write WAL in the next cell).");
         if (f.cpuProblem != null) {
             line("No CPU figures: " + f.cpuProblem + ".");
         }
@@ -185,6 +191,19 @@ final class FloorSpreadLambdaReport {
                     + microsOf(f.cell("anchor").map(FloorPhase.Cell::wholeCpuMicrosPerPush)) + ", fresh.sql "
                     + microsOf(f.cell("fresh").map(FloorPhase.Cell::wholeCpuMicrosPerPush)) + ".");
         }
+        f.cell("duplicate").ifPresent(c -> {
+            line();
+            if (Double.isNaN(c.countedWalBytes)) {
+                line("The duplicate cell's WAL is the server's, all of it: " + fmt(c.walPerPush(), 2) + " B/push"
+                        + (f.walBreakdownProblem == null ? "." : " (" + f.walBreakdownProblem + ")."));
+            } else {
+                line("The duplicate cell's WAL read back with pg_walinspect: " + fmt(c.countedWalBytes, 0) + " bytes counted ("
+                        + fmt(c.countedWalPerPush(), 2) + " B/push: records on `" + FloorPhase.DATABASE + "`'s own relations,");
+                line("commits and aborts from any database, logical messages) of " + fmt(c.walBytes, 0)
+                        + " server-wide. Excluded (system catalogs, other databases, checkpoints and standby records): "
+                        + c.excludedWal() + ".");
+            }
+        });
         f.cell("service").filter(c -> !c.http.isEmpty()).ifPresent(c -> {
             LoadResult m = LoadResult.merge(c.http);
             line();
