@@ -5,6 +5,7 @@ import dev.exactly.consume.AckStatus;
 import dev.exactly.consume.ConsumeRepository;
 import dev.exactly.consume.LeasedMessage;
 import dev.exactly.consume.PopRequest;
+import dev.exactly.db.DatabaseErrors;
 import dev.exactly.db.StoreTimeoutException;
 import dev.exactly.db.StoreUnavailableException;
 import dev.exactly.queue.QueueStatsRepository;
@@ -76,6 +77,10 @@ public class Dispatcher {
 
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
     private static final Duration DB_WAIT = Duration.ofSeconds(30);
+    /** How long a batch's acks are tried again while the database is unavailable (a lease lasts at least 30 s). */
+    static final long OUTAGE_MAX_MS = 20_000;
+    /** The wait between two tries of a batch's acks while the database is unavailable. */
+    static final long OUTAGE_RETRY_MS = 500;
     private static final long GAUGE_EVERY_MS = 5_000;
     private static final int MAX_ERROR_CHARS = 1000;
     /** Kept free before a drain's deadline: an attempt (or backoff) that would end later parks its partition. */
@@ -1509,11 +1514,14 @@ public class Dispatcher {
     private void flush(Destination d, List<AckCommand> acks, Tally tally) {
         if (!acks.isEmpty()) {
             if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
-                db(Uni.createFrom().completionStage(completedAcks(d).submit(new DestinationRepository.CompletedAck(
-                        tally.partitionId, acks.get(0).leaseId(), List.copyOf(tally.recorded), tally.delivered))));
+                DestinationRepository.CompletedAck completed = new DestinationRepository.CompletedAck(
+                        tally.partitionId, acks.get(0).leaseId(), List.copyOf(tally.recorded), tally.delivered);
+                throughOutage(d, () -> db(Uni.createFrom().completionStage(completedAcks(d).submit(completed))));
             } else {
-                repository.ackAndCount(consume, List.copyOf(acks), d.name(), tally.delivered, tally.failed, tally.lastError,
-                        tally.lastErrorAt, tally.partitionId, List.copyOf(tally.recorded)).stage(Dispatcher::db);
+                List<AckCommand> all = List.copyOf(acks);
+                List<Long> recorded = List.copyOf(tally.recorded);
+                throughOutage(d, () -> repository.ackAndCount(consume, all, d.name(), tally.delivered, tally.failed,
+                        tally.lastError, tally.lastErrorAt, tally.partitionId, recorded).stage(Dispatcher::db));
             }
             acks.clear();
             tally.recorded.clear();
@@ -1529,6 +1537,40 @@ public class Dispatcher {
             tally.failed = 0;
             tally.lastError = null;
             tally.lastErrorAt = null;
+        }
+    }
+
+    /**
+     * Runs {@code acks}, a batch's acks, and runs them again while the database is unavailable (a
+     * crash, a restart, a failover: {@link DatabaseErrors#isUnavailable}), every
+     * {@link #OUTAGE_RETRY_MS}, for up to {@link #OUTAGE_MAX_MS}, while this dispatcher runs and (in a
+     * drain) within the drain's deadline. A batch sent while the database was away is then acked
+     * once it is back, under its lease, instead of holding its partition until the lease runs out
+     * and being sent again. Repeating them is safe: an ack of what its lease acked already changes
+     * nothing, and one under a lease that ended settles nothing (a run that committed but whose
+     * answer was lost may count its figures twice).
+     *
+     * @throws RuntimeException the last failure, when it is not an outage or the tries ran out
+     */
+    private void throughOutage(Destination d, Runnable acks) {
+        long until = System.currentTimeMillis() + OUTAGE_MAX_MS;
+        while (true) {
+            try {
+                acks.run();
+                return;
+            } catch (RuntimeException e) {
+                if (!DatabaseErrors.isUnavailable(e) || !running || outlasts(OUTAGE_RETRY_MS)
+                        || System.currentTimeMillis() + OUTAGE_RETRY_MS > until) {
+                    throw e;
+                }
+                LOG.debugf("destination %s: cannot ack now, trying again: %s", d.name(), e.toString());
+                try {
+                    Thread.sleep(OUTAGE_RETRY_MS);
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
         }
     }
 

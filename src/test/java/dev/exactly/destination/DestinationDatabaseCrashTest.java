@@ -17,8 +17,12 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.HashSet;
 import java.util.Map;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -29,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * A PostgreSQL crash in the middle of a destination's deliveries, whose pops and acks commit
  * asynchronously ({@link RestartablePostgres}: synchronous_commit on, an immediate shutdown, crash
  * recovery at the start): every message a push had stored is delivered at least once afterwards,
- * and whatever arrives twice carries the same messageId (the receiver sees only the pushed ids).
+ * and whatever arrives twice carries the same messageId (the receiver sees only the pushed ids);
+ * a batch whose send ended while the database was down is acked once it is back.
  */
 @QuarkusTest
 @TestProfile(DestinationDatabaseCrashTest.OwnServer.class)
@@ -52,10 +57,26 @@ class DestinationDatabaseCrashTest {
     /** messageId (webhook-id) to the number of times it arrived. */
     static final Map<String, AtomicInteger> arrivals = new ConcurrentHashMap<>();
 
+    /** Transaction ids whose delivery the receiver holds until {@link #release} opens. */
+    static final Set<String> held = ConcurrentHashMap.newKeySet();
+    static final Set<String> holding = ConcurrentHashMap.newKeySet();
+    static final CountDownLatch release = new CountDownLatch(1);
+    /** The held test's messageIds, kept out of the other test's count. */
+    static final Set<String> ownIds = ConcurrentHashMap.newKeySet();
+
     @BeforeAll
     static void setUp() throws Exception {
         server = startReceiver(16, ex -> {
             ex.getRequestBody().readAllBytes();
+            String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
+            if (held.contains(txn)) {
+                holding.add(txn);
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             try {
                 Thread.sleep(20); // slow enough that the crash finds deliveries under way
             } catch (InterruptedException e) {
@@ -111,5 +132,46 @@ class DestinationDatabaseCrashTest {
         assertTrue(unknown.isEmpty(), "every arrival carries a pushed message's id: " + unknown);
         assertTrue(atCrash < N, "the crash came before the last delivery (" + atCrash + " of " + N + ")");
         api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+    }
+
+    /**
+     * A batch whose send ended while the database was down is acked once the database is back, under
+     * its lease: its partition goes on at once (not when the lease runs out, at least 30 s later) and
+     * the batch is not sent again.
+     */
+    @Test
+    void aBatchSentWhileTheDatabaseWasDownIsAckedWhenItIsBack() throws Exception {
+        String queue = fresh("dest-outage");
+        String name = "outage-" + queue;
+        String txn = "held-" + queue;
+        held.add(txn);
+        api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\"}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        String heldId = push(queue, "h", txn, "{\"held\":true}");
+        try {
+            heldThroughAnOutage(queue, txn, heldId);
+        } finally {
+            // the other test counts every arrival as one of its own pushes
+            arrivals.keySet().removeAll(ownIds);
+        }
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+    }
+
+    private void heldThroughAnOutage(String queue, String txn, String heldId) throws Exception {
+        ownIds.add(heldId);
+        await("the held message at the receiver", 60, () -> holding.contains(txn));
+        RestartablePostgres pg = RestartablePostgres.shared();
+        try (Connection c = pg.connect(OwnServer.DATABASE); Statement s = c.createStatement()) {
+            s.execute("CHECKPOINT"); // the lease's pop is on disk: the crash keeps it
+        }
+        pg.crash();
+        release.countDown(); // the receiver answers 200 while the database is down: the ack cannot run
+        Thread.sleep(2_000);
+        pg.start();
+        String afterId = push(queue, "h", "after-" + queue, "{\"after\":true}");
+        ownIds.add(afterId);
+        // within 20 s of the restart: before the held batch's lease (30 s) could run out
+        await("the next message of the partition", 20, () -> arrivals.containsKey(afterId));
+        assertEquals(1, arrivals.get(heldId).get(), "the held batch was acked, not sent again");
     }
 }
