@@ -34,8 +34,8 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 /**
  * A queue's destinations: PUT /api/v1/queues/{queue}/destinations/{name} (create or replace one
  * defined through the API), GET /api/v1/queues/{queue}/destinations (every destination of the
- * queue, configured or not, with its state; never a secret), DELETE
- * /api/v1/queues/{queue}/destinations/{name}; and per destination: list and redrive its dead letters, pause,
+ * queue, configured or not, with its state; never a secret), GET and DELETE
+ * /api/v1/queues/{queue}/destinations/{name} (one of them, as the list shows it); and per destination: list and redrive its dead letters, pause,
  * resume, replay.
  */
 @Authenticated
@@ -140,6 +140,20 @@ public class DestinationResource {
                     }
                     return listing;
                 }));
+    }
+
+    /**
+     * @return the queue's destination of that name, configured or defined through the API, with its
+     *         state, as one entry of the list of the queue's destinations (never a secret)
+     * @throws ApiProblem 404 when the queue has no destination of that name (another queue's
+     *                    destination of that name included)
+     */
+    @GET
+    @Path("/{name}")
+    @Operation(operationId = "getDestination", summary = "One destination of the queue with its state, as an entry of the queue's "
+            + "list of destinations (never a secret)")
+    public Uni<DestinationView> get(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name) {
+        return find(queue, name).flatMap(this::viewOf);
     }
 
     /**

@@ -1550,28 +1550,54 @@ public class Dispatcher {
      * nothing, and one under a lease that ended settles nothing (a run that committed but whose
      * answer was lost may count its figures twice).
      *
+     * <p>Logged for an operator: one WARN at the first retry, then one INFO when the acks go through
+     * (tries and milliseconds) or one WARN when the retries end without them (the batch is sent again
+     * once its lease runs out); each try in between at DEBUG.
+     *
      * @throws RuntimeException the last failure, when it is not an outage or the tries ran out
      */
     private void throughOutage(Destination d, Runnable acks) {
-        long until = System.currentTimeMillis() + OUTAGE_MAX_MS;
+        long start = System.currentTimeMillis();
+        long until = start + OUTAGE_MAX_MS;
+        int tries = 0;
         while (true) {
+            tries++;
             try {
                 acks.run();
+                if (tries > 1) {
+                    LOG.infof("destination %s: a batch's acks written after %d tries in %d ms, once the database was back",
+                            d.name(), tries, System.currentTimeMillis() - start);
+                }
                 return;
             } catch (RuntimeException e) {
                 if (!DatabaseErrors.isUnavailable(e) || !running || outlasts(OUTAGE_RETRY_MS)
                         || System.currentTimeMillis() + OUTAGE_RETRY_MS > until) {
+                    if (tries > 1) {
+                        gaveUp(d, tries, start, e);
+                    }
                     throw e;
                 }
-                LOG.debugf("destination %s: cannot ack now, trying again: %s", d.name(), e.toString());
+                if (tries == 1) {
+                    LOG.warnf("destination %s: cannot write a batch's acks, the database is unavailable (%s); "
+                            + "retrying for up to %d s", d.name(), e.toString(), OUTAGE_MAX_MS / 1000);
+                } else {
+                    LOG.debugf("destination %s: cannot ack now, trying again: %s", d.name(), e.toString());
+                }
                 try {
                     Thread.sleep(OUTAGE_RETRY_MS);
                 } catch (InterruptedException stop) {
                     Thread.currentThread().interrupt();
+                    gaveUp(d, tries, start, e);
                     throw e;
                 }
             }
         }
+    }
+
+    /** The WARN that closes {@link #throughOutage}'s retries when the acks were not written. */
+    private static void gaveUp(Destination d, int tries, long startMillis, RuntimeException last) {
+        LOG.warnf("destination %s: a batch's acks not written after %d tries in %d ms (%s); the batch is sent again "
+                + "once its lease runs out", d.name(), tries, System.currentTimeMillis() - startMillis, last.toString());
     }
 
     /**
