@@ -12,10 +12,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.reliability.RestartablePostgres;
+import dev.exactly.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -25,6 +27,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * asynchronously ({@link RestartablePostgres}: synchronous_commit on, an immediate shutdown, crash
  * recovery at the start): every message a push had stored is delivered at least once afterwards,
  * and whatever arrives twice carries the same messageId (the receiver sees only the pushed ids);
- * a batch whose send ended while the database was down is acked once it is back.
+ * a batch whose send ended while the database was down is acked once it is back, with a WARN when
+ * its acks are first retried and an INFO when they went through.
  */
 @QuarkusTest
 @TestProfile(DestinationDatabaseCrashTest.OwnServer.class)
@@ -148,13 +153,29 @@ class DestinationDatabaseCrashTest {
         api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\"}")
                 .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
         String heldId = push(queue, "h", txn, "{\"held\":true}");
-        try {
+        try (LogCapture capture = LogCapture.open()) {
             heldThroughAnOutage(queue, txn, heldId);
+            // an operator sees the retries: one WARN at the first, one INFO when the acks went through
+            List<String> warned = logged(capture, Level.WARNING, name);
+            assertEquals(1, warned.stream().filter(t -> t.contains("retrying for up to 20 s")).count(), warned.toString());
+            List<String> back = logged(capture, Level.INFO, name).stream().filter(t -> t.contains("acks written after")).toList();
+            assertEquals(1, back.size(), back.toString());
+            assertTrue(back.get(0).matches(".*after [0-9]+ tries in [0-9]+ ms.*"), back.get(0));
         } finally {
             // the other test counts every arrival as one of its own pushes
             arrivals.keySet().removeAll(ownIds);
         }
         api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+    }
+
+    /** The dispatcher's records at that level (WARNING is WARN, as JBoss Logging writes it) that name the destination, formatted. */
+    private static List<String> logged(LogCapture capture, Level level, String destination) {
+        return capture.records().stream()
+                .filter(r -> Dispatcher.class.getName().equals(r.getLoggerName()))
+                .filter(r -> r.getLevel().intValue() == level.intValue())
+                .map(ExtLogRecord::getFormattedMessage)
+                .filter(t -> t != null && t.contains("destination " + destination + ":"))
+                .toList();
     }
 
     private void heldThroughAnOutage(String queue, String txn, String heldId) throws Exception {

@@ -782,6 +782,59 @@ class DestinationTest {
     }
 
     /**
+     * GET of one destination answers it as the PUT did and as the list of the queue's destinations
+     * shows it, defined through the API or configured, never with its signing secret; 404
+     * problem+json for a name the queue has no destination of (another queue's destination of that
+     * name, a configured one of another queue, a deleted one); 401 without the API key.
+     */
+    @Test
+    void oneDestinationIsReadBackAsTheListShowsIt() {
+        String queue = fresh("dest-get");
+        String name = "g1-" + queue;
+        String path = "/api/v1/queues/" + queue + "/destinations/";
+        JsonPath put = api().body("{\"url\":\"https://example.com/g\",\"signingSecret\":\"" + SECRET + "\",\"maxAttempts\":4}")
+                .put(path + name).then().statusCode(201).extract().jsonPath();
+        String body = api().get(path + name).then().statusCode(200).contentType("application/json").extract().asString();
+        assertFalse(body.contains(SECRET.substring(6)), "the secret in " + body);
+        assertFalse(body.contains("signingSecret"), "a secret field in " + body);
+        JsonPath one = JsonPath.from(body);
+        assertEquals(name, one.getString("name"));
+        assertEquals(queue, one.getString("queue"));
+        assertEquals("https://example.com/g", one.getString("url"));
+        assertTrue(one.getBoolean("signed"));
+        assertEquals(4, one.getInt("maxAttempts"));
+        assertEquals("api", one.getString("source"));
+        assertEquals(withoutAge(put.getMap("$")), withoutAge(one.getMap("$")));
+        assertEquals(withoutAge(destinations(queue).getMap("destinations[0]")), withoutAge(one.getMap("$")));
+
+        JsonPath configured = api().get("/api/v1/queues/dest-configured/destinations/configured-hook")
+                .then().statusCode(200).extract().jsonPath();
+        assertEquals("configuration", configured.getString("source"));
+        assertEquals("http://127.0.0.2:9/never", configured.getString("url"));
+        assertEquals(withoutAge(destinations("dest-configured").getMap("destinations.find { it.name == 'configured-hook' }")),
+                withoutAge(configured.getMap("$")));
+
+        for (String other : List.of(path + "nope-" + queue, "/api/v1/queues/other-" + queue + "/destinations/" + name,
+                path + "configured-hook")) {
+            String answer = api().get(other).then().statusCode(404).contentType("application/problem+json").extract().asString();
+            assertTrue(answer.contains("has no destination named"), other + " -> " + answer);
+        }
+        io.restassured.RestAssured.given().get(path + name).then().statusCode(401);
+        api().delete(path + name).then().statusCode(204);
+        api().get(path + name).then().statusCode(404);
+    }
+
+    /** A destination's view without its oldest undelivered message's age, which grows between two reads. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withoutAge(Map<String, Object> view) {
+        Map<String, Object> out = new HashMap<>(view);
+        Map<String, Object> state = new HashMap<>((Map<String, Object>) out.get("state"));
+        state.remove("oldestUndeliveredAgeSeconds");
+        out.put("state", state);
+        return out;
+    }
+
+    /**
      * A number beyond the Java type of a field with a range of its own is refused with that range,
      * not the type's: a destination's maxAttempts, timeoutMs, backoffMs, and a pop's batch.
      */
