@@ -124,6 +124,13 @@ public class Dispatcher {
     /** Invocation mode: delivery runs only inside {@link #drain}, which sets its deadline here. */
     private volatile boolean invocation;
     private volatile long deadline = Long.MAX_VALUE;
+    /** Invocation mode: the running drain's whole time, from its start to its deadline (ms). */
+    private volatile long drainMs = Long.MAX_VALUE;
+    /**
+     * Invocation mode: set when the running drain left due work because its next attempt would not
+     * end before the deadline; the drain then asks for the next one, as at its deadline.
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean cutShort = new java.util.concurrent.atomic.AtomicBoolean();
     /**
      * Invocation mode: queue → whether it had a destination defined through the API when read, and
      * until when (System.nanoTime) that is trusted. A store into a queue known to have none runs no
@@ -495,7 +502,9 @@ public class Dispatcher {
      * What a drain did.
      *
      * @param batches batches popped or resumed (each up to exactly.delivery.batch messages of one partition)
-     * @param more    true when it stopped at its deadline with work perhaps left (the invocation's result, written as JSON by the runtime)
+     * @param more    true when it stopped at its deadline, or before it because the next attempt would
+     *                not have ended in time, with work perhaps left (the invocation's result, written as
+     *                JSON by the runtime; the function then asks for the next drain at once)
      */
     @io.quarkus.runtime.annotations.RegisterForReflection
     public record DrainReport(long batches, boolean more) {
@@ -506,7 +515,9 @@ public class Dispatcher {
      * queue), until nothing is due or the deadline: their new messages, their retries whose backoff
      * ended, the partitions earlier drains parked, and (for every queue) requested redrives.
      * Several partitions are delivered at once, up to exactly.delivery.workers. No attempt starts
-     * that could outlast the deadline: its partition is parked under its lease for a later drain.
+     * that could outlast the deadline: its partition is parked under its lease for a later drain, and
+     * the report says more is left. An attempt's timeout is at most half the drain's time less its
+     * margin ({@link #attemptMs}).
      * Before it ends it clears the queues' drain marks and looks once more, so that a store that
      * asked for no drain while this one ran is delivered.
      *
@@ -521,6 +532,8 @@ public class Dispatcher {
         }
         startPools();
         long before = batches.get();
+        cutShort.set(false);
+        drainMs = Math.max(0, deadlineMillis - System.currentTimeMillis());
         deadline = deadlineMillis;
         try {
             refresh();
@@ -543,7 +556,7 @@ public class Dispatcher {
                     kick(s, 1);
                 }
                 awaitIdle(mine, cleared ? Set.of() : queues);
-                if (pastDeadline()) {
+                if (pastDeadline() || cutShort.get()) {
                     return new DrainReport(batches.get() - before, true);
                 }
                 if (cleared && batches.get() == seen) {
@@ -623,6 +636,32 @@ public class Dispatcher {
 
     private boolean pastDeadline() {
         return System.currentTimeMillis() >= deadline;
+    }
+
+    /**
+     * An attempt's timeout in milliseconds: the destination's timeoutMs; in invocation mode at most
+     * half of what a drain has after its margin, so that an attempt fits in every drain (a timeoutMs
+     * longer than the function's timeout would otherwise never start) and a drain spends at least
+     * half its time sending.
+     */
+    int attemptMs(Destination d) {
+        if (!invocation) {
+            return d.timeoutMs();
+        }
+        long cap = Math.max(1, (drainMs - DRAIN_MARGIN_MS) / 2);
+        return (int) Math.min(d.timeoutMs(), cap);
+    }
+
+    /**
+     * Invocation mode: whether an attempt for {@code d} started now would end past the drain's
+     * deadline; when so, the drain is cut short: it asks for the next drain at its end.
+     */
+    private boolean attemptOutlasts(Destination d) {
+        if (outlasts(attemptMs(d))) {
+            cutShort.set(true);
+            return true;
+        }
+        return false;
     }
 
     /** Invocation mode: whether {@code ms} from now is past the drain's deadline (less its margin). */
@@ -859,12 +898,12 @@ public class Dispatcher {
                 count(s.dead);
                 return Outcome.DEAD;
             }
-            if (outlasts(d.timeoutMs())) {
+            if (attemptOutlasts(d)) {
                 attemptsUsed[0] = attempt;
                 attemptsUsed[1] = 0;
                 return Outcome.PARKED;
             }
-            if (!keeper.keep(d.timeoutMs() + 5_000L)) {
+            if (!keeper.keep(attemptMs(d) + 5_000L)) {
                 return Outcome.ABORTED;
             }
             if (attempt > 1) {
@@ -893,12 +932,12 @@ public class Dispatcher {
                 record.accept(attempt);
             }
             beforeWait.run();
-            if (outlasts(wait + d.timeoutMs())) {
+            if (outlasts(wait + attemptMs(d))) {
                 attemptsUsed[0] = attempt + 1;
                 attemptsUsed[1] = (int) Math.min(wait, Integer.MAX_VALUE);
                 return Outcome.PARKED;
             }
-            if (!keeper.keep(wait + d.timeoutMs() + 5_000L)) {
+            if (!keeper.keep(wait + attemptMs(d) + 5_000L)) {
                 return Outcome.ABORTED;
             }
             if (!s.sleep(wait)) {
@@ -916,6 +955,11 @@ public class Dispatcher {
      * call, so no such exception means the database is away.
      */
     private Sender.Result send(Destination d, Sender.Outgoing out, int attempt) {
+        int ms = attemptMs(d);
+        if (ms < d.timeoutMs()) {
+            d = new Destination(d.name(), d.queue(), d.type(), d.url(), d.signingSecret(), ms, d.maxAttempts(), d.backoffMs(),
+                    d.backoffCapMs(), d.configured(), d.aws(), d.ordered());
+        }
         try {
             return sender.send(d, out, attempt);
         } catch (RuntimeException e) {
@@ -1014,7 +1058,7 @@ public class Dispatcher {
      */
     private Found deliverBatch(Slot s) {
         Destination d = s.d;
-        if (outlasts(d.timeoutMs())) {
+        if (attemptOutlasts(d)) {
             return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
@@ -1075,7 +1119,7 @@ public class Dispatcher {
      */
     private boolean resumeParked(Slot s) {
         Destination d = s.d;
-        if (outlasts(d.timeoutMs())) {
+        if (attemptOutlasts(d)) {
             return false;
         }
         int leaseSeconds = leaseSeconds(d);

@@ -107,6 +107,8 @@ class LambdaDeliveryIT {
     private static final List<Received> received = new CopyOnWriteArrayList<>();
     private static final List<RuntimeApiServer.Outcome> drains = new CopyOnWriteArrayList<>();
     private static volatile int answer = 204;
+    /** How long the receiver of {@code /hook} waits before it answers (ms). */
+    private static volatile int delayMs = 0;
 
     /** The moto_server of the sqs destinations; null where it is absent, {@link #motoAbsent} saying why. */
     private static MotoServer moto;
@@ -145,6 +147,13 @@ class LambdaDeliveryIT {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 boolean verified = verified(ex.getRequestHeaders(), body);
                 int status = answer;
+                if (delayMs > 0) {
+                    try {
+                        Thread.sleep(delayMs);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
                         Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
                         new String(body, StandardCharsets.UTF_8), verified, status));
@@ -580,6 +589,71 @@ class LambdaDeliveryIT {
         }
         assertTrue(looseMostInFlight.get() > 1, "sends of one partition overlap: at most " + looseMostInFlight.get() + " in flight");
         await("the destination's figures", () -> count("SELECT delivered FROM exactly.destination_state WHERE name = 'loose'") == 8);
+    }
+
+    /**
+     * A drain whose next attempt would not end before its deadline stops there with work left, and
+     * asks for the next drain at once instead of leaving the partition to the schedule. The function
+     * has 5 s (a drain 2 s, less its 1 s margin), the receiver answers each message after 300 ms,
+     * the destination's timeout is 500 ms: a drain sends two or three of one partition's six
+     * messages, and the drains it asks for send the rest, in offset order, each once, first attempt.
+     */
+    @Test
+    @Order(9)
+    void aDrainCutShortByItsDeadlineAsksForTheNextAtOnce() throws Exception {
+        runtime.timeoutMillis(5_000);
+        delayMs = 300;
+        try {
+            int drainsBefore = drains.size();
+            List<Map<String, Object>> items = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                items.add(Map.of("queue", QUEUE, "partition", "cut", "transactionId", "cut-" + i, "payload", Map.of("n", i)));
+            }
+            List<String> ids = new ArrayList<>();
+            pushAll(items).forEach(r -> ids.add(r.path("messageId").asText()));
+            await("six deliveries without the schedule", () -> ids.stream().allMatch(id -> receivedFor(id).size() == 1));
+            List<String> order = received.stream().map(Received::webhookId).filter(ids::contains).toList();
+            assertEquals(ids, order, "offset order, each once");
+            for (String id : ids) {
+                assertEquals(1, receivedFor(id).get(0).attempt(), "an attempt that was not made is not counted: " + receivedFor(id));
+            }
+            List<RuntimeApiServer.Outcome> these = List.copyOf(drains.subList(drainsBefore, drains.size()));
+            assertTrue(these.size() >= 2, "the six messages took more than one drain: " + these);
+            boolean more = false;
+            for (RuntimeApiServer.Outcome o : these) {
+                assertNotNull(o.response(), o.error());
+                more |= JSON.readTree(o.response()).path("more").asBoolean();
+            }
+            assertTrue(more, "a drain that stopped with work left said so: " + these);
+            assertEquals(0, count("SELECT count(*) FROM exactly.destination_parked"));
+        } finally {
+            delayMs = 0;
+            runtime.timeoutMillis(30_000);
+        }
+    }
+
+    /**
+     * A destination whose timeoutMs is longer than a drain (30 s against a function of 5 s) is still
+     * delivered: in a drain an attempt waits at most half the drain's time less its margin.
+     */
+    @Test
+    @Order(10)
+    void aDestinationWhoseTimeoutIsLongerThanADrainIsDelivered() throws Exception {
+        runtime.timeoutMillis(5_000);
+        try {
+            String queue = "long-timeout";
+            RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/patient")
+                    .header("authorization", "Bearer " + Api.TEST_API_KEY)
+                    .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
+                            + SIGNING_SECRET + "\",\"timeoutMs\":30000}").build(), TIMEOUT);
+            assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
+            assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
+            String id = push(queue, "patient-1", "{\"n\":1}").path("messageId").asText();
+            await("the delivery of " + id, () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204 && r.verified()));
+            assertEquals(1, receivedFor(id).size(), receivedFor(id).toString());
+        } finally {
+            runtime.timeoutMillis(30_000);
+        }
     }
 
     /**
