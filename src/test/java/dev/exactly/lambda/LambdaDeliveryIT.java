@@ -445,12 +445,7 @@ class LambdaDeliveryIT {
         }
         assertEquals(before, settledCount(askCalls), "stores into a queue without a destination ran exactly.ask_drains");
 
-        RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/later")
-                .header("authorization", "Bearer " + Api.TEST_API_KEY)
-                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
-                        + SIGNING_SECRET + "\"}").build(), TIMEOUT);
-        assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
-        assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
+        putHookDestination(queue, "later", "");
         String id = push(queue, "after", "{\"n\":3}").path("messageId").asText();
         await("the delivery of " + id + " to the destination added after the first stores",
                 () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204 && r.verified()));
@@ -642,18 +637,26 @@ class LambdaDeliveryIT {
         runtime.timeoutMillis(5_000);
         try {
             String queue = "long-timeout";
-            RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/patient")
-                    .header("authorization", "Bearer " + Api.TEST_API_KEY)
-                    .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
-                            + SIGNING_SECRET + "\",\"timeoutMs\":30000}").build(), TIMEOUT);
-            assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
-            assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
+            putHookDestination(queue, "patient", ",\"timeoutMs\":30000");
             String id = push(queue, "patient-1", "{\"n\":1}").path("messageId").asText();
             await("the delivery of " + id, () -> receivedFor(id).stream().anyMatch(r -> r.answered() == 204 && r.verified()));
             assertEquals(1, receivedFor(id).size(), receivedFor(id).toString());
         } finally {
             runtime.timeoutMillis(30_000);
         }
+    }
+
+    /**
+     * Creates a destination of {@code queue} through the function's API: signed, to the receiver's
+     * {@code /hook}, with {@code more} (JSON members after a comma, or "") added to its settings.
+     */
+    private static void putHookDestination(String queue, String name, String more) throws Exception {
+        RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/" + name)
+                .header("authorization", "Bearer " + Api.TEST_API_KEY)
+                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
+                        + SIGNING_SECRET + "\"" + more + "}").build(), TIMEOUT);
+        assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
+        assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
     }
 
     /**
