@@ -153,6 +153,7 @@ public final class ServerFirstPushesBench {
     private static long timed(HttpClient http, URI base, String apiKey, String queue, String prefix, int n) throws Exception {
         URI push = base.resolve("/api/v1/push");
         long start = System.nanoTime();
+        long[] tenths = new long[10];
         for (int i = 0; i < n; i++) {
             String body = "{\"items\":[{\"queue\":\"" + queue + "\",\"transactionId\":\"" + prefix + "-" + i + "-" + System.nanoTime()
                     + "\",\"payload\":{\"n\":" + i + "}}]}";
@@ -162,8 +163,19 @@ public final class ServerFirstPushesBench {
             if (r.statusCode() != 200 || !r.body().contains("\"queued\"")) {
                 throw new IllegalStateException(prefix + " push " + i + ": HTTP " + r.statusCode() + " " + r.body());
             }
+            if ((i + 1) % Math.max(1, n / 10) == 0 && (i + 1) / Math.max(1, n / 10) <= 10) {
+                tenths[(i + 1) / Math.max(1, n / 10) - 1] = System.nanoTime();
+            }
         }
-        return System.nanoTime() - start;
+        long end = System.nanoTime();
+        StringBuilder line = new StringBuilder("  " + prefix + ": ms per tenth of " + n + ":");
+        long from = start;
+        for (long t : tenths) {
+            line.append(' ').append(t == 0 ? "-" : String.format("%.0f", (t - from) / 1e6));
+            from = t == 0 ? from : t;
+        }
+        System.out.println(line);
+        return end - start;
     }
 
     private static String loadAverage() {
