@@ -100,7 +100,9 @@ public final class DestinationsBench {
      * Runs the bench and prints each cell, each round and the medians.
      *
      * @param args {@code --rounds N} (3), {@code --instances N} (4), {@code --warmup-ms} (1000),
-     *             {@code --measure-ms} (5000)
+     *             {@code --measure-ms} (5000), {@code --recovery-down-s S} (0: no recovery phase; else
+     *             after the rounds the receiver answers 503 for S seconds while the producers push
+     *             for the first 5, then answers again, and the bench times the catch-up)
      * @throws Exception when the function cannot be started, a push fails, or a message is not delivered
      */
     public static void main(String[] args) throws Exception {
@@ -108,21 +110,24 @@ public final class DestinationsBench {
         int instances = 4;
         long warmupMs = 1_000;
         long measureMs = 5_000;
+        int recoveryDownS = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--instances" -> instances = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmupMs = Long.parseLong(args[++i]);
                 case "--measure-ms" -> measureMs = Long.parseLong(args[++i]);
+                case "--recovery-down-s" -> recoveryDownS = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: DestinationsBench [--rounds N] [--instances N] [--warmup-ms MS] [--measure-ms MS]");
+                        + "; usage: DestinationsBench [--rounds N] [--instances N] [--warmup-ms MS] [--measure-ms MS] [--recovery-down-s S]");
             }
         }
         // the JDK's HTTP servers (runtime API, receiver) write a response's head and body apart; without
         // TCP_NODELAY the body waits for the client's delayed ACK of the head
         System.setProperty("sun.net.httpserver.nodelay", "true");
         try {
-            new DestinationsBench().run(rounds, instances, Duration.ofMillis(warmupMs), Duration.ofMillis(measureMs));
+            new DestinationsBench().run(rounds, instances, Duration.ofMillis(warmupMs), Duration.ofMillis(measureMs),
+                    Duration.ofSeconds(recoveryDownS));
         } catch (Exception e) {
             e.printStackTrace();
             System.exit(1);
@@ -141,7 +146,7 @@ public final class DestinationsBench {
     private Instances functions;
     private long runs;
 
-    private void run(int rounds, int instances, Duration warmup, Duration measure) throws Exception {
+    private void run(int rounds, int instances, Duration warmup, Duration measure, Duration recoveryDown) throws Exception {
         System.out.printf("load average at start: %s%n", ColdStartBench.loadAverage());
         String db = TestDatabase.createMigratedDatabase();
         var schedule = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -176,6 +181,9 @@ public final class DestinationsBench {
             String perInstance = started.describe();
             System.out.printf("load average at end: %s%n", ColdStartBench.loadAverage());
             report(results, instances);
+            if (!recoveryDown.isZero()) {
+                recovery(recoveryDown);
+            }
             long missing = pushedIds.stream().filter(id -> !receiver.unique.containsKey(id)).count();
             System.out.printf("%nexactness: %d message ids pushed into the destination's queue, %d delivered, %d missing, "
                             + "%d repeats after the warm-up, %d requests whose signature did not verify%n",
@@ -200,6 +208,8 @@ public final class DestinationsBench {
         properties.put("exactly.destinations." + DESTINATION + ".type", "http");
         properties.put("exactly.destinations." + DESTINATION + ".url", "http://127.0.0.1:" + receiver.port() + "/hook");
         properties.put("exactly.destinations." + DESTINATION + ".timeout-ms", "5000");
+        // docs/destinations.md's setting for a catch-up that starts within a minute of a recovery
+        properties.put("exactly.destinations." + DESTINATION + ".backoff-cap-ms", "30000");
         properties.put("exactly.delivery.allowed-hosts", "127.0.0.1/32");
         Map<String, String> refs = Map.of("exactly.destinations." + DESTINATION + ".signing-secret",
                 ARN + "exactly-destination-bench-AbCdEf");
@@ -259,6 +269,40 @@ public final class DestinationsBench {
                 cell.equals("without") ? "" : String.format(Locale.ROOT, "%.0f", run.deliveredPerSecond()), run.pushP50Ms(),
                 latency ? String.format(Locale.ROOT, "%.2f", run.latency().getValueAtPercentile(50) / 1000.0) : "",
                 latency ? String.format(Locale.ROOT, "%.2f", run.latency().getValueAtPercentile(99) / 1000.0) : "");
+    }
+
+    /**
+     * The recovery phase: the receiver answers 503 for {@code down} while the producers push into
+     * the destination's queue for its first 5 s (closed loop), then answers 200 again. Prints the
+     * messages stored meanwhile, the attempts refused, how long after the recovery the first of them
+     * and the last of them arrived, the catch-up's rate (messages ÷ the time from the first to the
+     * last arrival) and the drains it took. The schedule's drain runs every {@link #SCHEDULE}, as
+     * delivery_schedule does, and the destination's backoff is capped at 30 s.
+     */
+    private void recovery(Duration down) throws InterruptedException {
+        long drainsBefore = drains.get();
+        long wentDown = System.nanoTime();
+        receiver.down = true;
+        int before = pushedIds.size();
+        Duration pushFor = down.compareTo(Duration.ofSeconds(5)) < 0 ? down : Duration.ofSeconds(5);
+        Run pushed = load(WITH, 0, Duration.ZERO, pushFor);
+        int stored = pushedIds.size() - before;
+        long wait = wentDown + down.toNanos() - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(wait));
+        }
+        long up = System.nanoTime();
+        receiver.up(up);
+        catchUp();
+        double first = (receiver.firstAfterUp - up) / 1e9;
+        double last = (receiver.lastAfterUp - up) / 1e9;
+        double span = Math.max(1e-3, last - first);
+        System.out.printf(Locale.ROOT, "%nrecovery: the receiver answered 503 for %d s; %d messages stored meanwhile (%.0f pushes/s "
+                        + "for %d s), %d attempts refused%n", down.toSeconds(), stored, pushed.pushedPerSecond(), pushFor.toSeconds(),
+                receiver.refused.get());
+        System.out.printf(Locale.ROOT, "  after the recovery: first arrival %.1f s, last %.1f s; catch-up %.0f messages/s "
+                        + "(%d messages from the first arrival to the last); %d drains from going down to caught up%n",
+                first, last, stored / span, stored, drains.get() - drainsBefore);
     }
 
     /** Waits until every message id pushed into the destination's queue so far has arrived at the receiver. */
@@ -538,6 +582,13 @@ public final class DestinationsBench {
         volatile long t0 = Long.MAX_VALUE;
         volatile long t1 = Long.MIN_VALUE;
         volatile ConcurrentHistogram latency = new ConcurrentHistogram(3_600_000_000L, 3);
+        /** While true, every request is answered 503 and nothing counts as arrived. */
+        volatile boolean down;
+        final AtomicLong refused = new AtomicLong();
+        /** From {@link #up}: System.nanoTime of the first and the last new arrival. */
+        volatile long upAt = Long.MAX_VALUE;
+        volatile long firstAfterUp;
+        volatile long lastAfterUp;
 
         Receiver() {
             try {
@@ -555,6 +606,11 @@ public final class DestinationsBench {
                 try (ex) {
                     byte[] body = ex.getRequestBody().readAllBytes();
                     long now = System.nanoTime();
+                    if (down) {
+                        refused.incrementAndGet();
+                        ex.sendResponseHeaders(503, -1);
+                        return;
+                    }
                     Map<String, List<String>> headers = new HashMap<>();
                     ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), v));
                     String text = new String(body, StandardCharsets.UTF_8);
@@ -566,6 +622,13 @@ public final class DestinationsBench {
                     String id = ex.getRequestHeaders().getFirst("webhook-id");
                     if (id != null && unique.putIfAbsent(id, Boolean.TRUE) != null) {
                         repeats.incrementAndGet();
+                    } else if (now >= upAt) {
+                        synchronized (this) {
+                            if (firstAfterUp == 0) {
+                                firstAfterUp = now;
+                            }
+                            lastAfterUp = Math.max(lastAfterUp, now);
+                        }
                     }
                     if (now >= t0 && now < t1) {
                         inWindow.incrementAndGet();
@@ -590,6 +653,14 @@ public final class DestinationsBench {
             inWindow.set(0);
             this.t0 = from;
             this.t1 = to;
+        }
+
+        /** Answers again from {@code at} (System.nanoTime) on, timing the arrivals from then. */
+        synchronized void up(long at) {
+            firstAfterUp = 0;
+            lastAfterUp = 0;
+            upAt = at;
+            down = false;
         }
 
         void close() {
