@@ -102,7 +102,9 @@ public final class DestinationsBench {
      * @param args {@code --rounds N} (3), {@code --instances N} (4), {@code --warmup-ms} (1000),
      *             {@code --measure-ms} (5000), {@code --recovery-down-s S} (0: no recovery phase; else
      *             after the rounds the receiver answers 503 for S seconds while the producers push
-     *             for the first 5, then answers again, and the bench times the catch-up)
+     *             for the first 5, then answers again, and the bench times the catch-up),
+     *             {@code --recovery-answer-ms D} (0: how long the receiver takes to answer each request
+     *             from the recovery on)
      * @throws Exception when the function cannot be started, a push fails, or a message is not delivered
      */
     public static void main(String[] args) throws Exception {
@@ -111,6 +113,7 @@ public final class DestinationsBench {
         long warmupMs = 1_000;
         long measureMs = 5_000;
         int recoveryDownS = 0;
+        int recoveryAnswerMs = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
@@ -118,8 +121,9 @@ public final class DestinationsBench {
                 case "--warmup-ms" -> warmupMs = Long.parseLong(args[++i]);
                 case "--measure-ms" -> measureMs = Long.parseLong(args[++i]);
                 case "--recovery-down-s" -> recoveryDownS = Integer.parseInt(args[++i]);
+                case "--recovery-answer-ms" -> recoveryAnswerMs = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: DestinationsBench [--rounds N] [--instances N] [--warmup-ms MS] [--measure-ms MS] [--recovery-down-s S]");
+                        + "; usage: DestinationsBench [--rounds N] [--instances N] [--warmup-ms MS] [--measure-ms MS] [--recovery-down-s S] [--recovery-answer-ms D]");
             }
         }
         // the JDK's HTTP servers (runtime API, receiver) write a response's head and body apart; without
@@ -127,7 +131,7 @@ public final class DestinationsBench {
         System.setProperty("sun.net.httpserver.nodelay", "true");
         try {
             new DestinationsBench().run(rounds, instances, Duration.ofMillis(warmupMs), Duration.ofMillis(measureMs),
-                    Duration.ofSeconds(recoveryDownS));
+                    Duration.ofSeconds(recoveryDownS), recoveryAnswerMs);
         } catch (Exception e) {
             e.printStackTrace();
             System.exit(1);
@@ -146,7 +150,8 @@ public final class DestinationsBench {
     private Instances functions;
     private long runs;
 
-    private void run(int rounds, int instances, Duration warmup, Duration measure, Duration recoveryDown) throws Exception {
+    private void run(int rounds, int instances, Duration warmup, Duration measure, Duration recoveryDown, int recoveryAnswerMs)
+            throws Exception {
         System.out.printf("load average at start: %s%n", ColdStartBench.loadAverage());
         String db = TestDatabase.createMigratedDatabase();
         var schedule = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -182,7 +187,7 @@ public final class DestinationsBench {
             System.out.printf("load average at end: %s%n", ColdStartBench.loadAverage());
             report(results, instances);
             if (!recoveryDown.isZero()) {
-                recovery(recoveryDown);
+                recovery(recoveryDown, recoveryAnswerMs);
             }
             long missing = pushedIds.stream().filter(id -> !receiver.unique.containsKey(id)).count();
             System.out.printf("%nexactness: %d message ids pushed into the destination's queue, %d delivered, %d missing, "
@@ -277,9 +282,10 @@ public final class DestinationsBench {
      * messages stored meanwhile, the attempts refused, how long after the recovery the first of them
      * and the last of them arrived, the catch-up's rate (messages ÷ the time from the first to the
      * last arrival) and the drains it took. The schedule's drain runs every {@link #SCHEDULE}, as
-     * delivery_schedule does, and the destination's backoff is capped at 30 s.
+     * delivery_schedule does, and the destination's backoff is capped at 30 s. From the recovery on
+     * the receiver takes {@code answerMs} to answer each request.
      */
-    private void recovery(Duration down) throws InterruptedException {
+    private void recovery(Duration down, int answerMs) throws InterruptedException {
         long drainsBefore = drains.get();
         long wentDown = System.nanoTime();
         receiver.down = true;
@@ -292,13 +298,14 @@ public final class DestinationsBench {
             Thread.sleep(TimeUnit.NANOSECONDS.toMillis(wait));
         }
         long up = System.nanoTime();
+        receiver.answerMs = answerMs;
         receiver.up(up);
         catchUp();
         double first = (receiver.firstAfterUp - up) / 1e9;
         double last = (receiver.lastAfterUp - up) / 1e9;
         double span = Math.max(1e-3, last - first);
-        System.out.printf(Locale.ROOT, "%nrecovery: the receiver answered 503 for %d s; %d messages stored meanwhile (%.0f pushes/s "
-                        + "for %d s), %d attempts refused%n", down.toSeconds(), stored, pushed.pushedPerSecond(), pushFor.toSeconds(),
+        System.out.printf(Locale.ROOT, "%nrecovery: the receiver answered 503 for %d s, then 200 after %d ms; %d messages stored meanwhile (%.0f pushes/s "
+                        + "for %d s), %d attempts refused%n", down.toSeconds(), answerMs, stored, pushed.pushedPerSecond(), pushFor.toSeconds(),
                 receiver.refused.get());
         System.out.printf(Locale.ROOT, "  after the recovery: first arrival %.1f s, last %.1f s; catch-up %.0f messages/s "
                         + "(%d messages from the first arrival to the last); %d drains from going down to caught up%n",
@@ -584,6 +591,8 @@ public final class DestinationsBench {
         volatile ConcurrentHistogram latency = new ConcurrentHistogram(3_600_000_000L, 3);
         /** While true, every request is answered 503 and nothing counts as arrived. */
         volatile boolean down;
+        /** How long each request waits before its answer (ms). */
+        volatile int answerMs;
         final AtomicLong refused = new AtomicLong();
         /** From {@link #up}: System.nanoTime of the first and the last new arrival. */
         volatile long upAt = Long.MAX_VALUE;
@@ -596,7 +605,7 @@ public final class DestinationsBench {
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-            server.setExecutor(Executors.newFixedThreadPool(4, r -> {
+            server.setExecutor(Executors.newFixedThreadPool(16, r -> {
                 Thread t = new Thread(r, "receiver");
                 t.setDaemon(true);
                 return t;
@@ -636,6 +645,13 @@ public final class DestinationsBench {
                     long sent = PayloadClock.sentAt(text);
                     if (sent >= t0 && sent < t1) {
                         latency.recordValue(Math.max(1, (now - sent) / 1000));
+                    }
+                    if (answerMs > 0) {
+                        try {
+                            Thread.sleep(answerMs);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                     ex.sendResponseHeaders(200, -1);
                 }
