@@ -46,6 +46,12 @@ public record Destination(String name, String queue, String type, URI url, Strin
         this(name, queue, type, url, signingSecret, timeoutMs, maxAttempts, backoffMs, backoffCapMs, configured, null, true);
     }
 
+    /** @return this destination with attempts of at most {@code ms} milliseconds (itself when its timeoutMs is not longer) */
+    public Destination withTimeoutMs(int ms) {
+        return ms >= timeoutMs ? this : new Destination(name, queue, type, url, signingSecret, ms, maxAttempts, backoffMs, backoffCapMs,
+                configured, aws, ordered);
+    }
+
     /** @return the consumer group it is read as: {@code destination:<name>} */
     public String group() {
         return GROUP_PREFIX + name;

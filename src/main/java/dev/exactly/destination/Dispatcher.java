@@ -36,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -130,7 +131,7 @@ public class Dispatcher {
      * Invocation mode: set when the running drain left due work because its next attempt would not
      * end before the deadline; the drain then asks for the next one, as at its deadline.
      */
-    private final java.util.concurrent.atomic.AtomicBoolean cutShort = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean cutShort = new AtomicBoolean();
     /**
      * Invocation mode: queue → whether it had a destination defined through the API when read, and
      * until when (System.nanoTime) that is trusted. A store into a queue known to have none runs no
@@ -955,11 +956,7 @@ public class Dispatcher {
      * call, so no such exception means the database is away.
      */
     private Sender.Result send(Destination d, Sender.Outgoing out, int attempt) {
-        int ms = attemptMs(d);
-        if (ms < d.timeoutMs()) {
-            d = new Destination(d.name(), d.queue(), d.type(), d.url(), d.signingSecret(), ms, d.maxAttempts(), d.backoffMs(),
-                    d.backoffCapMs(), d.configured(), d.aws(), d.ordered());
-        }
+        d = d.withTimeoutMs(attemptMs(d));
         try {
             return sender.send(d, out, attempt);
         } catch (RuntimeException e) {
