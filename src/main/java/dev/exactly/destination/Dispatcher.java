@@ -599,14 +599,19 @@ public class Dispatcher {
     }
 
     /**
-     * Waits until the slots' workers stopped, or shortly after the deadline, marking the drain of
-     * {@code touch} as asked for meanwhile (every half debounce period, each mark written before
-     * going on), so that stores in those queues ask for no other drain while this one runs.
+     * Waits until the slots' workers stopped and every redrive this instance runs ended (a drain of
+     * one queue starts the redrives due of every destination: they end within it, not after it, since
+     * nothing runs once the invocation has answered), or shortly after the deadline. Meanwhile it
+     * marks the drain of {@code touch} as asked for (every half debounce period, each mark written
+     * before going on), so that stores in those queues ask for no other drain while this one runs,
+     * and looks at the slots every {@code pollMs} as the server's timer does ({@link #nudge}), so that
+     * a message stored meanwhile in a partition no worker holds waits for no busy one.
      */
     private void awaitIdle(List<Slot> mine, Set<String> touch) {
         long until = deadline + DRAIN_MARGIN_MS / 2;
         long touchEvery = Math.max(50, config.drainDebounceMs() / 2);
         long touched = System.currentTimeMillis();
+        long nudged = System.currentTimeMillis();
         while (System.currentTimeMillis() < until) {
             if (!touch.isEmpty() && System.currentTimeMillis() - touched >= touchEvery) {
                 touched = System.currentTimeMillis();
@@ -618,13 +623,25 @@ public class Dispatcher {
             }
             boolean idle = true;
             for (Slot s : mine) {
-                if (s.inFlight.get() > 0 || s.redriving.get() > 0) {
+                if (s.inFlight.get() > 0) {
+                    idle = false;
+                    break;
+                }
+            }
+            for (Slot s : slots.values()) {
+                if (s.redriving.get() > 0) {
                     idle = false;
                     break;
                 }
             }
             if (idle) {
                 return;
+            }
+            if (System.currentTimeMillis() - nudged >= config.pollMs()) {
+                nudged = System.currentTimeMillis();
+                for (Slot s : mine) {
+                    nudge(s);
+                }
             }
             try {
                 Thread.sleep(2);
@@ -680,16 +697,8 @@ public class Dispatcher {
         } catch (RuntimeException e) {
             LOG.debugf("destinations: cannot read them now: %s", e.toString());
         }
-        long round = TimeUnit.MILLISECONDS.toNanos(config.pollMs());
         for (Slot s : slots.values()) {
-            int n = s.inFlight.get();
-            if (n > 0 && System.nanoTime() - s.poppedAt > round) {
-                // every worker is held by its batch (a retry's backoff, a slow receiver) and none has
-                // popped for a round: one more, so that other partitions' messages do not wait for it
-                kick(s, Math.min(config.workers(), n + 1));
-            } else {
-                kick(s, 1);
-            }
+            nudge(s);
         }
         if (System.currentTimeMillis() - gaugesAt >= GAUGE_EVERY_MS) {
             gaugesAt = System.currentTimeMillis();
@@ -698,6 +707,20 @@ public class Dispatcher {
             } catch (RuntimeException e) {
                 LOG.debugf("destinations: cannot read their lag now: %s", e.toString());
             }
+        }
+    }
+
+    /**
+     * The timer's look at a destination (and, in a drain, every {@code pollMs}): a worker when none
+     * runs; one more when every worker is held by its batch (a retry's backoff, a slow receiver) and
+     * none has popped for a round, so that other partitions' messages do not wait for it.
+     */
+    private void nudge(Slot s) {
+        int n = s.inFlight.get();
+        if (n > 0 && System.nanoTime() - s.poppedAt > TimeUnit.MILLISECONDS.toNanos(config.pollMs())) {
+            kick(s, Math.min(config.workers(), n + 1));
+        } else {
+            kick(s, 1);
         }
     }
 

@@ -109,6 +109,10 @@ class LambdaDeliveryIT {
     private static volatile int answer = 204;
     /** How long the receiver of {@code /hook} waits before it answers (ms). */
     private static volatile int delayMs = 0;
+    /** A text whose presence in a body makes {@code /hook} answer 503 (null: none). */
+    private static volatile String failWhen;
+    /** What {@code /slow} answers, after 3 s. */
+    private static volatile int slowAnswer = 503;
 
     /** The moto_server of the sqs destinations; null where it is absent, {@link #motoAbsent} saying why. */
     private static MotoServer moto;
@@ -146,7 +150,7 @@ class LambdaDeliveryIT {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 boolean verified = verified(ex.getRequestHeaders(), body);
-                int status = answer;
+                int status = failWhen != null && new String(body, StandardCharsets.UTF_8).contains(failWhen) ? 503 : answer;
                 if (delayMs > 0) {
                     try {
                         Thread.sleep(delayMs);
@@ -158,6 +162,20 @@ class LambdaDeliveryIT {
                         Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
                         new String(body, StandardCharsets.UTF_8), verified, status));
                 ex.sendResponseHeaders(status, -1);
+            }
+        });
+        receiver.createContext("/slow", ex -> {
+            try (ex) {
+                byte[] body = ex.getRequestBody().readAllBytes();
+                boolean verified = verified(ex.getRequestHeaders(), body);
+                int status = slowAnswer;
+                Thread.sleep(3_000);
+                received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
+                        Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
+                        new String(body, StandardCharsets.UTF_8), verified, status));
+                ex.sendResponseHeaders(status, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         });
         receiver.start();
@@ -647,13 +665,78 @@ class LambdaDeliveryIT {
     }
 
     /**
+     * A message stored while a drain's worker holds another partition of the same destination
+     * through its retries (the receiver answers 503 to it, the backoff is 1 s) is delivered within
+     * the drain at once: the drain looks at its destinations every pollMs, as the server's timer
+     * does, and starts another worker, instead of leaving it until the retries end (about 9 s).
+     */
+    @Test
+    @Order(11)
+    void aMessageStoredWhileAnotherPartitionRetriesInTheDrainIsDeliveredAtOnce() throws Exception {
+        failWhen = "\"hold\":1";
+        try {
+            String held = push(QUEUE, "hold", "hold-1", "{\"hold\":1}").path("messageId").asText();
+            await("the held message's first attempt", () -> !receivedFor(held).isEmpty());
+            long t0 = System.nanoTime();
+            String free = push(QUEUE, "free", "free-1", "{\"free\":1}").path("messageId").asText();
+            while (receivedFor(free).stream().noneMatch(r -> r.answered() == 204)) {
+                if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(4)) {
+                    throw new AssertionError("the message of the free partition waited more than 4 s for the held one's retries; "
+                            + "received " + received + "\n" + function.output());
+                }
+                Thread.sleep(5);
+            }
+            assertTrue(receivedFor(held).stream().noneMatch(r -> r.answered() == 204), "the held partition is still retrying");
+            failWhen = null;
+            await("the held message once the receiver takes it", () -> receivedFor(held).stream().anyMatch(r -> r.answered() == 204));
+        } finally {
+            failWhen = null;
+        }
+        assertEquals(0, count("SELECT count(*) FROM exactly.destination_dead_letters"));
+    }
+
+    /**
+     * A drain of one queue also runs the redrives due of other queues' destinations; it answers only
+     * once they ended (nothing runs in an instance after its invocation answered, and a redrive cut
+     * off there would be claimed and sent again by a later drain). Here the redriven destination's
+     * receiver takes 3 s, the drain's own queue's receiver answers at once.
+     */
+    @Test
+    @Order(12)
+    void aRedriveThatADrainOfAnotherQueueStartedEndsWithinIt() throws Exception {
+        String queue = "redrive-src";
+        putDestination(queue, "redriven", "/slow", ",\"maxAttempts\":1,\"timeoutMs\":5000");
+        slowAnswer = 503;
+        String id = push(queue, "rd-1", "{\"rd\":1}").path("messageId").asText();
+        await("the dead letter", () -> count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'redriven'") == 1);
+        slowAnswer = 204;
+        RuntimeApiServer.Outcome redrive = runtime.invoke(ApiGatewayEvents.request("POST", "/api/v1/queues/" + queue
+                + "/destinations/redriven/redrive").header("authorization", "Bearer " + Api.TEST_API_KEY).json("{\"limit\":10}").build(), TIMEOUT);
+        assertNotNull(redrive.response(), redrive.error());
+        assertEquals(200, JSON.readTree(redrive.response()).path("statusCode").asInt(), redrive.response());
+        Thread.sleep(1_100); // past the debounce of the drains before: the next store asks for one
+        int drainsBefore = drains.size();
+        push(QUEUE, "trigger", "trigger-1", "{\"trigger\":1}");
+        await("the drain of " + QUEUE, () -> drains.size() > drainsBefore);
+        assertTrue(receivedFor(id).stream().anyMatch(r -> r.answered() == 204),
+                "the redrive the drain started was delivered before the drain answered: " + receivedFor(id));
+        await("the redriven message no longer a dead letter",
+                () -> count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'redriven'") == 0);
+    }
+
+    /**
      * Creates a destination of {@code queue} through the function's API: signed, to the receiver's
      * {@code /hook}, with {@code more} (JSON members after a comma, or "") added to its settings.
      */
     private static void putHookDestination(String queue, String name, String more) throws Exception {
+        putDestination(queue, name, "/hook", more);
+    }
+
+    /** As {@link #putHookDestination}, to the receiver's {@code path}. */
+    private static void putDestination(String queue, String name, String path, String more) throws Exception {
         RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/" + name)
                 .header("authorization", "Bearer " + Api.TEST_API_KEY)
-                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook\",\"signingSecret\":\""
+                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + path + "\",\"signingSecret\":\""
                         + SIGNING_SECRET + "\"" + more + "}").build(), TIMEOUT);
         assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
         assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
