@@ -103,6 +103,8 @@ class LambdaDeliveryIT {
     private static FakeLambdaInvoke lambda;
     private static FunctionProcess function;
     private static HttpServer receiver;
+    /** Answers {@code /slow} after 3 s with {@link #slowAnswer}. */
+    private static HttpServer slowReceiver;
     private static String database;
     private static final List<Received> received = new CopyOnWriteArrayList<>();
     private static final List<RuntimeApiServer.Outcome> drains = new CopyOnWriteArrayList<>();
@@ -164,7 +166,9 @@ class LambdaDeliveryIT {
                 ex.sendResponseHeaders(status, -1);
             }
         });
-        receiver.createContext("/slow", ex -> {
+        // a server of its own: the JDK's server runs its handlers on one thread, and /hook must not wait for /slow
+        slowReceiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        slowReceiver.createContext("/slow", ex -> {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 boolean verified = verified(ex.getRequestHeaders(), body);
@@ -178,6 +182,7 @@ class LambdaDeliveryIT {
                 Thread.currentThread().interrupt();
             }
         });
+        slowReceiver.start();
         receiver.start();
         try {
             moto = MotoServer.start("127.0.0.2");
@@ -234,6 +239,9 @@ class LambdaDeliveryIT {
         }
         if (receiver != null) {
             receiver.stop(0);
+        }
+        if (slowReceiver != null) {
+            slowReceiver.stop(0);
         }
         if (looseReceiver != null) {
             looseReceiver.stop(0);
@@ -705,7 +713,7 @@ class LambdaDeliveryIT {
     @Order(12)
     void aRedriveThatADrainOfAnotherQueueStartedEndsWithinIt() throws Exception {
         String queue = "redrive-src";
-        putDestination(queue, "redriven", "/slow", ",\"maxAttempts\":1,\"timeoutMs\":5000");
+        putDestination(queue, "redriven", slowReceiver, "/slow", ",\"maxAttempts\":1,\"timeoutMs\":5000");
         slowAnswer = 503;
         String id = push(queue, "rd-1", "{\"rd\":1}").path("messageId").asText();
         await("the dead letter", () -> count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'redriven'") == 1);
@@ -729,14 +737,14 @@ class LambdaDeliveryIT {
      * {@code /hook}, with {@code more} (JSON members after a comma, or "") added to its settings.
      */
     private static void putHookDestination(String queue, String name, String more) throws Exception {
-        putDestination(queue, name, "/hook", more);
+        putDestination(queue, name, receiver, "/hook", more);
     }
 
-    /** As {@link #putHookDestination}, to the receiver's {@code path}. */
-    private static void putDestination(String queue, String name, String path, String more) throws Exception {
+    /** As {@link #putHookDestination}, to {@code server}'s {@code path}. */
+    private static void putDestination(String queue, String name, HttpServer server, String path, String more) throws Exception {
         RuntimeApiServer.Outcome put = runtime.invoke(ApiGatewayEvents.request("PUT", "/api/v1/queues/" + queue + "/destinations/" + name)
                 .header("authorization", "Bearer " + Api.TEST_API_KEY)
-                .json("{\"url\":\"http://127.0.0.1:" + receiver.getAddress().getPort() + path + "\",\"signingSecret\":\""
+                .json("{\"url\":\"http://127.0.0.1:" + server.getAddress().getPort() + path + "\",\"signingSecret\":\""
                         + SIGNING_SECRET + "\"" + more + "}").build(), TIMEOUT);
         assertNotNull(put.response(), "the PUT failed: " + put.error() + "\n" + function.output());
         assertEquals(201, JSON.readTree(put.response()).path("statusCode").asInt(), put.response());
