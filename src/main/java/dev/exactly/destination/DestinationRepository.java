@@ -43,6 +43,9 @@ public class DestinationRepository {
     private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
+    // the group's cursor rows in ascending partition id, the order fused acks and replays take them in
+    // (sql/R__destinations.sql)
+    private static final String LOCK_CURSORS = "SELECT exactly.lock_group_cursors(p_queue => $1, p_group => $2, p_partition => NULL)";
     private static final String DELETE_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $1";
     private static final String DELETE_DELIVERIES = "DELETE FROM exactly.deliveries WHERE consumer_group = $1";
     private static final String DROP_ORPHAN_CURSORS = "DELETE FROM exactly.consumer_cursors WHERE consumer_group = $2 "
@@ -197,7 +200,10 @@ public class DestinationRepository {
 
     /**
      * Deletes a destination defined through the API, with its figures, dead letters, recorded
-     * attempts and its consumer group's cursors.
+     * attempts and its consumer group's cursors. It takes the rows in the order a dispatcher's ack
+     * takes them (the group's cursors in ascending partition id and its deliveries, then the figures,
+     * then the recorded attempts),
+     * so that a delete during an ack waits for it instead of deadlocking with it.
      *
      * @return true when it existed on that queue
      */
@@ -207,11 +213,12 @@ public class DestinationRepository {
                     if (rows.size() == 0) {
                         return Uni.createFrom().item(false);
                     }
-                    return conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name))
-                            .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
-                            .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
+                    return conn.preparedQuery(LOCK_CURSORS).execute(Tuple.of(queue, group))
                             .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
+                            .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
                             .map(x -> true);
                 }))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);

@@ -105,7 +105,7 @@ class FusingWriterTest {
         }
 
         /** The next write waits until {@link #open()}. */
-        void closeNext() {
+        synchronized void closeNext() {
             next = new CompletableFuture<>();
         }
 
@@ -120,20 +120,28 @@ class FusingWriterTest {
 
         @Override
         public Uni<List<SegmentOutcome>> write(List<Segment> segments) {
-            int n = writes.incrementAndGet();
+            // Counting a write and taking the gate are one step: a test that saw the count reach n
+            // and then closes the gate again closes it for write n + 1, never for write n.
+            int n;
+            CompletableFuture<Void> c;
+            synchronized (this) {
+                n = writes.incrementAndGet();
+                c = next;
+                next = null;
+                if (c != null) {
+                    held = c;
+                    heldByWrite.put(n, c);
+                }
+            }
             if (n == throwWrite) {
                 sneakyThrow(thrown);
             }
             Uni<List<SegmentOutcome>> w = n == failWrite
                     ? Uni.createFrom().failure(new IllegalStateException("database away"))
                     : inner.write(segments);
-            CompletableFuture<Void> c = next;
-            next = null;
             if (c == null) {
                 return w;
             }
-            held = c;
-            heldByWrite.put(n, c);
             return Uni.createFrom().completionStage(c).flatMap(v -> w);
         }
     }

@@ -1,0 +1,89 @@
+package dev.exactly.destination;
+
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
+import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.testing.Api.api;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deleting a destination while its dispatcher acks a batch: both take the same rows, and must take
+ * them in the same order or PostgreSQL ends the deadlock by aborting one of them (a DELETE answered
+ * 503, or acks retried). An ack locks its partition's cursor first and the destination's figures
+ * after (exactly.ack_completed, then the figures CTE); the delete must not hold the figures while it
+ * waits for a cursor. The test plays the ack's two steps on a connection of its own around a delete
+ * that waits between them.
+ */
+@QuarkusTest
+class DestinationDeleteLockOrderTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    DestinationRepository repository;
+
+    @Test
+    void aDeleteBetweenAnAcksCursorAndItsFiguresWaitsForTheAckAndNeitherFails() throws Exception {
+        String queue = fresh("dellock");
+        String name = fresh("d");
+        String group = Destination.GROUP_PREFIX + name;
+        push(queue, "p", "t1", "{\"n\":1}");
+        api().body("{\"url\":\"http://127.0.0.2:9/hook\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        pause(queue, name); // its dispatcher sends nothing: the ack below is the only other transaction
+
+        SqlConnection ack = pool.getConnection().await().atMost(WAIT);
+        try {
+            int ackPid = ack.query("SELECT pg_backend_pid()").execute().await().atMost(WAIT).iterator().next().getInteger(0);
+            ack.query("BEGIN").execute().await().atMost(WAIT);
+            int locked = ack.preparedQuery("SELECT 1 FROM exactly.consumer_cursors WHERE consumer_group = $1 FOR UPDATE")
+                    .execute(Tuple.of(group)).await().atMost(WAIT).size();
+            assertEquals(1, locked, "the destination's one partition has its cursor");
+
+            CompletableFuture<Boolean> deleted = repository.delete(queue, name, group).subscribeAsCompletionStage();
+            awaitBlockedBy(ackPid);
+
+            // the ack's second step: its figures, while the delete waits
+            ack.preparedQuery("UPDATE exactly.destination_state SET delivered = delivered + 1 WHERE name = $1")
+                    .execute(Tuple.of(name)).await().atMost(WAIT);
+            ack.query("COMMIT").execute().await().atMost(WAIT);
+            assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete found the destination and ended");
+        } finally {
+            ack.close().await().atMost(WAIT);
+        }
+        long left = pool.preparedQuery("SELECT (SELECT count(*) FROM exactly.destinations WHERE name = $1) "
+                        + "+ (SELECT count(*) FROM exactly.destination_state WHERE name = $1) "
+                        + "+ (SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $2)")
+                .execute(Tuple.of(name, group)).await().atMost(WAIT).iterator().next().getLong(0);
+        assertEquals(0, left, "nothing of the destination is left");
+    }
+
+    /** Waits until another backend (the delete's) waits for a lock that backend {@code pid} holds. */
+    private void awaitBlockedBy(int pid) throws InterruptedException {
+        long end = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < end) {
+            long waiting = pool.preparedQuery("SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))")
+                    .execute(Tuple.of(pid)).await().atMost(WAIT).iterator().next().getLong(0);
+            if (waiting > 0) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("the delete never waited for the ack's cursor");
+    }
+}
