@@ -504,8 +504,9 @@ public class Dispatcher {
      *
      * @param batches batches popped or resumed (each up to exactly.delivery.batch messages of one partition)
      * @param more    true when it stopped at its deadline, or before it because the next attempt would
-     *                not have ended in time, with work perhaps left (the invocation's result, written as
-     *                JSON by the runtime; the function then asks for the next drain at once)
+     *                not have ended in time, with work perhaps left, or when a parked partition is due
+     *                within the next drain's time (the invocation's result, written as JSON by the
+     *                runtime; the function then asks for the next drain at once)
      */
     @io.quarkus.runtime.annotations.RegisterForReflection
     public record DrainReport(long batches, boolean more) {
@@ -520,7 +521,9 @@ public class Dispatcher {
      * the report says more is left. An attempt's timeout is at most half the drain's time less its
      * margin ({@link #attemptMs}).
      * Before it ends it clears the queues' drain marks and looks once more, so that a store that
-     * asked for no drain while this one ran is delivered.
+     * asked for no drain while this one ran is delivered. A partition parked by a retry's backoff that
+     * is due before the deadline stops it is waited for and resumed; one due within the next drain's
+     * reach makes the report ask for that drain at once ({@link #parkedWait}).
      *
      * @param queue          the queue whose destinations deliver, or null for all of them
      * @param deadlineMillis when to stop, {@link System#currentTimeMillis()} time
@@ -561,7 +564,15 @@ public class Dispatcher {
                     return new DrainReport(batches.get() - before, true);
                 }
                 if (cleared && batches.get() == seen) {
-                    return new DrainReport(batches.get() - before, false);
+                    boolean[] soon = {false};
+                    long wait = parkedWait(mine, soon);
+                    if (wait >= 0) {
+                        if (!sleepUntilDue(wait)) {
+                            return new DrainReport(batches.get() - before, true);
+                        }
+                        continue; // resume it: the next round's workers claim what is due
+                    }
+                    return new DrainReport(batches.get() - before, soon[0]);
                 }
                 if (cleared) {
                     cleared = false; // found more after clearing: mark again while delivering it
@@ -641,6 +652,54 @@ public class Dispatcher {
                 return;
             }
         }
+    }
+
+    /**
+     * Invocation mode, at a drain's end: how long to wait for a partition that a drain left parked
+     * for one of {@code mine} (paused and deleted ones apart) and whose next attempt is due before
+     * this drain's deadline would stop it: at least 50 ms; -1 when there is none to wait for. Then
+     * {@code soon[0]} tells whether the first such partition is due within what the next drain can
+     * wait for (its time less an attempt and the margin): that drain is asked for at once, so a short
+     * backoff parked at a drain's end waits for no schedule.
+     */
+    private long parkedWait(List<Slot> mine, boolean[] soon) {
+        List<String> names = new ArrayList<>();
+        long attempt = 0;
+        for (Slot s : mine) {
+            if (!s.paused && !s.removed) {
+                names.add(s.d.name());
+                attempt = Math.max(attempt, attemptMs(s.d));
+            }
+        }
+        if (names.isEmpty() || !running) {
+            return -1;
+        }
+        Long due;
+        try {
+            due = drains.dueInMs(names).stage(Dispatcher::db);
+        } catch (RuntimeException e) {
+            LOG.debugf("destinations: cannot read the parked partitions: %s", e.toString());
+            return -1;
+        }
+        if (due == null) {
+            return -1;
+        }
+        if (!outlasts(due + attempt)) {
+            return Math.max(50, due);
+        }
+        soon[0] = due + attempt + DRAIN_MARGIN_MS <= drainMs;
+        return -1;
+    }
+
+    /** Sleeps {@code ms} (less if the deadline comes first); false when stopped or interrupted. */
+    private boolean sleepUntilDue(long ms) {
+        try {
+            Thread.sleep(Math.max(0, Math.min(ms, deadline - System.currentTimeMillis())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return running;
     }
 
     private boolean pastDeadline() {

@@ -32,6 +32,12 @@ public class DrainRepository {
             + "p_lease_id => $3, p_next_offset => $4, p_attempt => $5, p_due_ms => $6)";
     private static final String CLAIM = "SELECT partition_id, lease_id, next_offset, attempt "
             + "FROM exactly.claim_parked(p_destination => $1, p_seconds => $2)";
+    // milliseconds until the first parked partition of the destinations ($1) that no drain holds is due (0: due
+    // now); null when none is parked. A held one is free again when its holder's claim runs out.
+    // (GREATEST skips nulls: the CASE keeps "none" null)
+    private static final String DUE_IN = "SELECT CASE WHEN f.at IS NOT NULL THEN GREATEST(0, ceil(extract(epoch FROM "
+            + "f.at - clock_timestamp()) * 1000))::bigint END AS due_in FROM (SELECT min(GREATEST(due_at, "
+            + "COALESCE(claimed_until, due_at))) AS at FROM exactly.destination_parked WHERE destination = ANY($1::text[])) f";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
             + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 "
@@ -130,6 +136,19 @@ public class DrainRepository {
                     return new Parked(r.getLong("partition_id"), r.getUUID("lease_id"), r.getLong("next_offset"),
                             r.getInteger("attempt"));
                 });
+    }
+
+    /**
+     * When the first partition that a drain left parked for one of {@code destinations} is due.
+     *
+     * @param destinations the destinations' names
+     * @return milliseconds from now (0 when one is due now, or free again after its holder's claim
+     *         ran out), or null when none of them has a parked partition
+     */
+    public Uni<Long> dueInMs(Collection<String> destinations) {
+        return BorrowedConnections.execute(pool, DUE_IN, Tuple.of(destinations.toArray(String[]::new)))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.iterator().next().getLong("due_in"));
     }
 
     /** Forgets a parked partition (it is being resumed, or its lease is gone). */

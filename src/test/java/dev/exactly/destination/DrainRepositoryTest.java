@@ -1,6 +1,9 @@
 package dev.exactly.destination;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -9,12 +12,13 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
  * How a store asks for drains in the Lambda shape (sql/V25__delivery_drains.sql): only for a queue
  * that has a destination, at most once per debounce period, and at once again after a drain
- * cleared its mark.
+ * cleared its mark; and when the partitions a drain left parked are due.
  */
 @QuarkusTest
 class DrainRepositoryTest {
@@ -50,5 +54,27 @@ class DrainRepositoryTest {
         assertEquals(Set.of(q), drains.withDestinations(List.of(q, other)).await().atMost(WAIT),
                 "the lookup a Lambda instance keeps for a while");
         pool.preparedQuery("DELETE FROM exactly.destinations WHERE name = $1").execute(Tuple.of("d-" + q)).await().atMost(WAIT);
+    }
+
+    @Test
+    void theFirstParkedPartitionIsDueWhenItsBackoffOrItsHoldersClaimEnds() {
+        String a = "drain-due-a-" + System.nanoTime();
+        String b = "drain-due-b-" + System.nanoTime();
+        assertNull(drains.dueInMs(List.of(a, b)).await().atMost(WAIT), "nothing parked");
+        drains.park(a, 1, UUID.randomUUID(), 5, 2, 40_000).await().atMost(WAIT);
+        drains.park(b, 2, UUID.randomUUID(), 7, 2, 4_000).await().atMost(WAIT);
+        long both = drains.dueInMs(List.of(a, b)).await().atMost(WAIT);
+        assertTrue(both > 2_000 && both <= 4_000, "the first of the two, b's, in about 4 s: " + both);
+        long onlyA = drains.dueInMs(List.of(a)).await().atMost(WAIT);
+        assertTrue(onlyA > 38_000 && onlyA <= 40_000, "a's own, in about 40 s: " + onlyA);
+        drains.park(b, 2, UUID.randomUUID(), 7, 2, 0).await().atMost(WAIT);
+        assertEquals(0L, drains.dueInMs(List.of(a, b)).await().atMost(WAIT), "due now");
+        DrainRepository.Parked held = drains.claim(b, 20).await().atMost(WAIT);
+        assertNotNull(held, "a drain holds b's partition");
+        long whileHeld = drains.dueInMs(List.of(b)).await().atMost(WAIT);
+        assertTrue(whileHeld > 18_000 && whileHeld <= 20_000, "free again when the claim runs out: " + whileHeld);
+        drains.unpark(a, 1).await().atMost(WAIT);
+        drains.unpark(b, 2).await().atMost(WAIT);
+        assertNull(drains.dueInMs(List.of(a, b)).await().atMost(WAIT), "nothing parked once resumed");
     }
 }

@@ -37,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -111,6 +112,8 @@ class LambdaDeliveryIT {
     private static volatile int answer = 204;
     /** How long the receiver of {@code /hook} waits before it answers (ms). */
     private static volatile int delayMs = 0;
+    /** The transactionIds whose first attempt {@code /hook} answers 503 (later ones as {@link #answer}). */
+    private static final Set<String> failFirst = ConcurrentHashMap.newKeySet();
     /** What {@code /slow} answers, after 3 s. */
     private static volatile int slowAnswer = 503;
 
@@ -150,7 +153,9 @@ class LambdaDeliveryIT {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 boolean verified = verified(ex.getRequestHeaders(), body);
-                int status = answer;
+                int attempt = Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt"));
+                String txn = ex.getRequestHeaders().getFirst("Exactly-Transaction-Id");
+                int status = attempt == 1 && txn != null && failFirst.contains(txn) ? 503 : answer;
                 if (delayMs > 0) {
                     try {
                         Thread.sleep(delayMs);
@@ -158,8 +163,7 @@ class LambdaDeliveryIT {
                         Thread.currentThread().interrupt();
                     }
                 }
-                received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
-                        Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
+                received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"), attempt,
                         new String(body, StandardCharsets.UTF_8), verified, status));
                 ex.sendResponseHeaders(status, -1);
             }
@@ -697,6 +701,44 @@ class LambdaDeliveryIT {
                 "the redrive the drain started was delivered before the drain answered: " + receivedFor(id));
         await("the redriven message no longer a dead letter",
                 () -> count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'redriven'") == 0);
+    }
+
+    /**
+     * A retry whose short backoff a drain could not wait for, parked at the drain's end, is not left
+     * to the schedule: the drain asks for the next one at once, which waits for it. The function has
+     * 5 s (a drain 2 s less its 1 s margin, an attempt at most 500 ms); the receiver answers after
+     * 300 ms and refuses the third message's first attempt (503); the backoff is 400 ms. That retry,
+     * at about 0.9 s, would end past the drain's margin: parked. The test sends no schedule.
+     */
+    @Test
+    @Order(12)
+    void aShortBackoffParkedAtADrainsEndIsResumedWithoutTheSchedule() throws Exception {
+        runtime.timeoutMillis(5_000);
+        delayMs = 300;
+        try {
+            String queue = "short-backoff";
+            putHookDestination(queue, "brief", ",\"timeoutMs\":500,\"backoffMs\":400,\"backoffCapMs\":400");
+            failFirst.add("sb-2");
+            List<Map<String, Object>> items = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                items.add(Map.of("queue", queue, "partition", "sb", "transactionId", "sb-" + i, "payload", Map.of("n", i)));
+            }
+            List<String> ids = new ArrayList<>();
+            pushAll(items).forEach(r -> ids.add(r.path("messageId").asText()));
+            await("the third message delivered on its second attempt, without the schedule",
+                    () -> receivedFor(ids.get(2)).stream().anyMatch(r -> r.answered() == 204));
+            List<Received> third = receivedFor(ids.get(2));
+            assertEquals(List.of(503, 204), third.stream().map(Received::answered).toList(), third.toString());
+            assertEquals(2, third.get(1).attempt(), third.toString());
+            List<String> order = received.stream().filter(r -> r.answered() == 204).map(Received::webhookId)
+                    .filter(ids::contains).toList();
+            assertEquals(ids, order, "offset order, each delivered once");
+            assertEquals(0, count("SELECT count(*) FROM exactly.destination_parked"));
+        } finally {
+            delayMs = 0;
+            failFirst.clear();
+            runtime.timeoutMillis(30_000);
+        }
     }
 
     /**
