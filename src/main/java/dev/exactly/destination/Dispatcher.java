@@ -614,12 +614,17 @@ public class Dispatcher {
      * one queue starts the redrives due of every destination: they end within it, not after it, since
      * nothing runs once the invocation has answered), or shortly after the deadline. Meanwhile it
      * marks the drain of {@code touch} as asked for (every half debounce period, each mark written
-     * before going on), so that stores in those queues ask for no other drain while this one runs.
+     * before going on), so that stores in those queues ask for no other drain while this one runs,
+     * and looks at the slots every {@code pollMs} as the server's timer does ({@link #nudge}), so that
+     * a message stored meanwhile (by another instance) in a partition no worker holds is delivered
+     * by a free worker, not once the busy ones end. It leaves out a slot whose next attempt would not
+     * end before the deadline: the drain's last look after this wait reports it as left.
      */
     private void awaitIdle(List<Slot> mine, Set<String> touch) {
         long until = deadline + DRAIN_MARGIN_MS / 2;
         long touchEvery = Math.max(50, config.drainDebounceMs() / 2);
         long touched = System.currentTimeMillis();
+        long nudged = System.currentTimeMillis();
         while (System.currentTimeMillis() < until) {
             if (!touch.isEmpty() && System.currentTimeMillis() - touched >= touchEvery) {
                 touched = System.currentTimeMillis();
@@ -644,6 +649,14 @@ public class Dispatcher {
             }
             if (idle) {
                 return;
+            }
+            if (System.currentTimeMillis() - nudged >= config.pollMs()) {
+                nudged = System.currentTimeMillis();
+                for (Slot s : mine) {
+                    if (!outlasts(attemptMs(s.d))) {
+                        nudge(s);
+                    }
+                }
             }
             try {
                 Thread.sleep(2);
@@ -761,7 +774,7 @@ public class Dispatcher {
     }
 
     /**
-     * The timer's look at a destination: a worker when none
+     * The timer's look at a destination (and, in a drain, every {@code pollMs}): a worker when none
      * runs; one more when every worker is held by its batch (a retry's backoff, a slow receiver) and
      * none has popped for a round, so that other partitions' messages do not wait for it.
      */

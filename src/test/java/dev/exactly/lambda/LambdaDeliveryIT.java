@@ -71,9 +71,11 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * moto's server ({@link MotoServer}, on 127.0.0.2; those tests are skipped where it is absent), an
  * {@code eventbridge} one to {@link FakeEventBridge}, and an unordered ({@code ordered=false}) HTTP
  * one to a receiver that counts the requests it is answering at once. The AWS SDK in the function
- * signs with the credentials of the environment the runtime client gives it.
+ * signs with the credentials of the environment the runtime client gives it. One test starts a
+ * second function instance, on a runtime API of its own, to store while the first one drains.
  *
- * <p>Prints the push-to-delivery time of one push (no timing is asserted).
+ * <p>Prints the push-to-delivery time of one push. The one timing asserted is a wide bound: a
+ * message delivered within 3 s while another partition's receiver takes 8 s.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LambdaDeliveryIT {
@@ -116,6 +118,18 @@ class LambdaDeliveryIT {
     private static final Set<String> failFirst = ConcurrentHashMap.newKeySet();
     /** What {@code /slow} answers, after 3 s. */
     private static volatile int slowAnswer = 503;
+    /**
+     * Answers {@code /paced} on threads of its own, several at once: after 8 s a body with
+     * {@code "slow"}, at once any other.
+     */
+    private static HttpServer pacedReceiver;
+    /** When {@code /paced} got its last slow request (System.nanoTime), or 0. */
+    private static volatile long slowBegan;
+    /** The environment the function instances get. */
+    private static Map<String, String> environment;
+    /** A second function instance, started by the test that needs two, and its runtime API. */
+    private static RuntimeApiServer runtime2;
+    private static FunctionProcess function2;
 
     /** The moto_server of the sqs destinations; null where it is absent, {@link #motoAbsent} saying why. */
     private static MotoServer moto;
@@ -214,7 +228,27 @@ class LambdaDeliveryIT {
             }
         });
         looseReceiver.start();
-        function = FunctionProcess.start("delivery", runtime, environment());
+        pacedReceiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        pacedReceiver.setExecutor(Executors.newFixedThreadPool(4));
+        pacedReceiver.createContext("/paced", ex -> {
+            try (ex) {
+                byte[] body = ex.getRequestBody().readAllBytes();
+                boolean verified = verified(ex.getRequestHeaders(), body);
+                String text = new String(body, StandardCharsets.UTF_8);
+                if (text.contains("slow")) {
+                    slowBegan = System.nanoTime();
+                    Thread.sleep(8_000);
+                }
+                received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
+                        Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")), text, verified, 204));
+                ex.sendResponseHeaders(204, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        pacedReceiver.start();
+        environment = environment();
+        function = FunctionProcess.start("delivery", runtime, environment);
     }
 
     /** Whether the Standard Webhooks library verifies the request's signature with {@link #SIGNING_SECRET}. */
@@ -231,6 +265,7 @@ class LambdaDeliveryIT {
 
     @AfterAll
     static void stop() throws Exception {
+        stopSecondInstance();
         if (function != null) {
             function.close();
         }
@@ -248,6 +283,10 @@ class LambdaDeliveryIT {
         if (looseReceiver != null) {
             looseReceiver.stop(0);
             ((ExecutorService) looseReceiver.getExecutor()).shutdownNow();
+        }
+        if (pacedReceiver != null) {
+            pacedReceiver.stop(0);
+            ((ExecutorService) pacedReceiver.getExecutor()).shutdownNow();
         }
         if (eventBridge != null) {
             eventBridge.close();
@@ -331,8 +370,13 @@ class LambdaDeliveryIT {
 
     /** One push invocation of several items; expects each queued, and returns the results. */
     private static JsonNode pushAll(List<Map<String, Object>> items) throws Exception {
+        return pushAll(runtime, items);
+    }
+
+    /** As {@link #pushAll(List)}, through the function instance polling {@code api}. */
+    private static JsonNode pushAll(RuntimeApiServer api, List<Map<String, Object>> items) throws Exception {
         String body = JSON.writeValueAsString(Map.of("items", items));
-        RuntimeApiServer.Outcome o = runtime.invoke(ApiGatewayEvents.request("POST", "/api/v1/push")
+        RuntimeApiServer.Outcome o = api.invoke(ApiGatewayEvents.request("POST", "/api/v1/push")
                 .header("authorization", "Bearer " + Api.TEST_API_KEY).json(body).build(), TIMEOUT);
         assertNotNull(o.response(), "the push failed: " + o.error() + "\n" + function.output());
         JsonNode r = JSON.readTree(o.response());
@@ -711,7 +755,7 @@ class LambdaDeliveryIT {
      * at about 0.9 s, would end past the drain's margin: parked. The test sends no schedule.
      */
     @Test
-    @Order(12)
+    @Order(13)
     void aShortBackoffParkedAtADrainsEndIsResumedWithoutTheSchedule() throws Exception {
         runtime.timeoutMillis(5_000);
         delayMs = 300;
@@ -738,6 +782,83 @@ class LambdaDeliveryIT {
             delayMs = 0;
             failFirst.clear();
             runtime.timeoutMillis(30_000);
+        }
+    }
+
+    /**
+     * A message stored, through another function instance, into one partition while a drain's
+     * worker holds another partition of the same destination (its receiver takes 8 s) is delivered
+     * by that drain within about exactly.delivery.poll-ms, not once the slow partition's round ends:
+     * the drain looks for newly due partitions every poll-ms while its workers are busy, as the
+     * server's timer does (the drain's mark kept the store from asking for a drain of its own). Two
+     * instances, since the runtime client serves one invocation at a time: a push through the
+     * draining instance would wait for the drain's end.
+     */
+    @Test
+    @Order(12)
+    void aMessageStoredThroughAnotherInstanceWhileADrainIsBusyIsDeliveredByItAtOnce() throws Exception {
+        String queue = "paced";
+        putDestination(queue, "paced", pacedReceiver, "/paced", ",\"timeoutMs\":10000");
+        startSecondInstance();
+        try {
+            // the second instance warm: its first invocation's start-up does not count
+            pushAll(runtime2, List.of(Map.of("queue", "plain", "partition", "p1", "transactionId", "warm-2", "payload", Map.of("n", 1))));
+            slowBegan = 0;
+            String slow = push(queue, "a", "slow-1", "{\"slow\":1}").path("messageId").asText();
+            await("the slow partition's request", () -> slowBegan != 0);
+            // the instance serves one invocation at a time: drains before this one have answered
+            int drainsBefore = drains.size();
+            String quick = pushAll(runtime2, List.of(Map.of("queue", queue, "partition", "b", "transactionId", "quick-1",
+                    "payload", Map.of("quick", 1)))).get(0).path("messageId").asText();
+            long stored = System.nanoTime();
+            while (receivedFor(quick).isEmpty()) {
+                if (System.nanoTime() - stored > TimeUnit.SECONDS.toNanos(3)) {
+                    throw new AssertionError("the message of partition b waited more than 3 s for partition a's slow receiver "
+                            + "(its request began " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - slowBegan) + " ms ago); received "
+                            + received + "\n" + function.output());
+                }
+                Thread.sleep(5);
+            }
+            long deliveredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stored);
+            assertTrue(receivedFor(slow).isEmpty(), "partition a's request is still in flight: " + receivedFor(slow));
+            assertEquals(1, receivedFor(quick).size(), receivedFor(quick).toString());
+            assertTrue(receivedFor(quick).get(0).verified());
+            await("the slow message's delivery", () -> !receivedFor(slow).isEmpty());
+            await("the drain's answer", () -> drains.size() > drainsBefore);
+            RuntimeApiServer.Outcome drain = drains.get(drainsBefore);
+            assertNotNull(drain.response(), drain.error());
+            assertEquals(false, JSON.readTree(drain.response()).path("more").asBoolean(), "nothing left: " + drain.response());
+            assertEquals(1, receivedFor(slow).size(), receivedFor(slow).toString());
+            assertEquals(1, receivedFor(quick).size(), "once: " + receivedFor(quick));
+            assertEquals(0, count("SELECT count(*) FROM exactly.destination_parked"));
+            System.out.printf("LambdaDeliveryIT: a message stored through a second instance during a busy drain: delivered %d ms "
+                    + "after its push answered%n", deliveredMs);
+        } finally {
+            stopSecondInstance();
+        }
+    }
+
+    /** Starts a second function instance on a runtime API of its own, and waits until it polls for work. */
+    private static void startSecondInstance() throws Exception {
+        runtime2 = new RuntimeApiServer();
+        function2 = FunctionProcess.start("delivery-2", runtime2, environment);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (runtime2.firstNextNanos() == 0) {
+            if (System.nanoTime() > until || !function2.alive()) {
+                throw new AssertionError("the second function instance did not start:\n" + function2.output());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static void stopSecondInstance() throws Exception {
+        if (function2 != null) {
+            function2.close();
+            function2 = null;
+        }
+        if (runtime2 != null) {
+            runtime2.close();
+            runtime2 = null;
         }
     }
 
