@@ -239,7 +239,8 @@ public class DestinationResource {
                 .flatMap(ids -> store.notRedriven(name).map(left -> {
                     dispatcher.refreshSoon();
                     return new DestinationRedrive(ids, left);
-                })));
+                }))
+                .call(x -> dispatcher.drainNow(queue)));
     }
 
     /**
@@ -305,7 +306,8 @@ public class DestinationResource {
                     dispatcher.forget(name);
                     dispatcher.refreshSoon();
                     return new DestinationReplayed(partitions);
-                });
+                })
+                .call(x -> dispatcher.drainNow(queue));
     }
 
     private Uni<Void> paused(String queue, String name, boolean paused) {
@@ -315,7 +317,7 @@ public class DestinationResource {
             }
             dispatcher.paused(name, paused);
             return null;
-        });
+        }).call(x -> paused ? Uni.createFrom().voidItem() : dispatcher.drainNow(queue)).replaceWithVoid();
     }
 
     /** The destination of that name on that queue, configured or defined through the API; a 404 when none. */
