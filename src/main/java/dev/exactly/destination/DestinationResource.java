@@ -240,7 +240,7 @@ public class DestinationResource {
                     dispatcher.refreshSoon();
                     return new DestinationRedrive(ids, left);
                 }))
-                .call(x -> dispatcher.drainNow(queue)));
+                .call(r -> r.redriven().isEmpty() ? Uni.createFrom().voidItem() : dispatcher.drainNow(queue)));
     }
 
     /**

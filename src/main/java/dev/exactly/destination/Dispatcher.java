@@ -1191,8 +1191,13 @@ public class Dispatcher {
             // the queue's retention purged what the batch had left meanwhile: nothing to send under
             // this lease; it ends now, so that the group's next pop goes on from what is kept
             s.releases.incrementAndGet();
-            consume.extend(p.leaseId(), 0, true).stage(Dispatcher::db);
-            LOG.debugf("destination %s: a parked partition's messages were purged; its lease is released", d.name());
+            try {
+                consume.extend(p.leaseId(), 0, true).stage(Dispatcher::db);
+                LOG.debugf("destination %s: a parked partition's messages were purged; its lease is released", d.name());
+            } catch (RuntimeException x) {
+                LOG.debugf("destination %s: cannot release a purged parked partition's lease; it runs out: %s", d.name(),
+                        x.toString());
+            }
             return true;
         }
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
