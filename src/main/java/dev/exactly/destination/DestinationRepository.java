@@ -96,9 +96,9 @@ public class DestinationRepository {
     private static final String PAUSE = "UPDATE exactly.destination_state SET paused = $3 WHERE name = $1 AND queue = $2 RETURNING name";
     private static final String PAUSED = "SELECT name FROM exactly.destination_state WHERE paused";
     private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = now(), "
-            + "claimed_until = NULL WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
+            + "claimed_until = NULL, redrive_attempts = 0 WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
     private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = now(), "
-            + "claimed_until = NULL FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
+            + "claimed_until = NULL, redrive_attempts = 0 FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
             + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "
             + "LIMIT $2) n WHERE d.destination = $1 AND d.partition_id = n.partition_id AND d.\"offset\" = n.\"offset\" "
             + "RETURNING d.message_id";
@@ -128,7 +128,7 @@ public class DestinationRepository {
             + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
             + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
             + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
-            + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id";
+            + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id, d.redrive_attempts";
     // the partition's name, with the stored message at the offset (its columns null once retention purged it)
     private static final String MESSAGE = "SELECT m.message_id, m.transaction_id, m.payload, m.content_type, p.name AS partition "
             + "FROM exactly.partitions p LEFT JOIN exactly.messages m ON m.partition_id = p.id AND m.\"offset\" = $2 "
@@ -136,10 +136,18 @@ public class DestinationRepository {
     private static final String EXTEND_CLAIM = "UPDATE exactly.destination_dead_letters "
             + "SET claimed_until = now() + make_interval(secs => $4) "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    // the redrive's attempts, written ahead as exactly.destination_attempts' are (FAILED_ATTEMPT)
+    private static final String REDRIVE_ATTEMPT = "UPDATE exactly.destination_dead_letters "
+            + "SET redrive_attempts = GREATEST(redrive_attempts, $4) "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    // a redrive left until its next attempt is due (a drain's deadline): held until then, not a whole claim
+    private static final String PARK_REDRIVE = "UPDATE exactly.destination_dead_letters "
+            + "SET claimed_until = now() + make_interval(secs => $4::bigint / 1000.0) "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = NULL, "
-            + "claimed_until = NULL, attempts = $4, error = $5, dead_lettered_at = now() "
+            + "claimed_until = NULL, redrive_attempts = 0, attempts = $4, error = $5, dead_lettered_at = now() "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
 
     private final Pool pool;
@@ -579,8 +587,10 @@ public class DestinationRepository {
      * @param messageId     its message's id
      * @param partition     its partition's name, or null when the partition is gone
      * @param message       the stored message, or null when retention purged its data
+     * @param attempts      the attempts this redrive made so far (0 when it has not started), as
+     *                      {@link #redriveAttempt} recorded them
      */
-    public record Redrive(long partitionId, long offset, UUID messageId, String partition, Stored message) {
+    public record Redrive(long partitionId, long offset, UUID messageId, String partition, Stored message, int attempts) {
     }
 
     /** A stored message's fields a delivery sends. */
@@ -599,20 +609,21 @@ public class DestinationRepository {
                     long pid = c.getLong("partition_id");
                     long offset = c.getLong("offset");
                     UUID messageId = c.getUUID("message_id");
+                    int made = c.getInteger("redrive_attempts");
                     return BorrowedConnections.execute(pool, MESSAGE, Tuple.of(pid, offset))
                             .onFailure().transform(DatabaseErrors.CLASSIFY)
                             .map(m -> {
                                 if (m.size() == 0) {
-                                    return new Redrive(pid, offset, messageId, null, null);
+                                    return new Redrive(pid, offset, messageId, null, null, made);
                                 }
                                 Row r = m.iterator().next();
                                 String partition = r.getString("partition");
                                 if (r.getUUID("message_id") == null) {
-                                    return new Redrive(pid, offset, messageId, partition, null);
+                                    return new Redrive(pid, offset, messageId, partition, null, made);
                                 }
                                 return new Redrive(pid, offset, messageId, partition, new Stored(r.getUUID("message_id"),
                                         r.getString("transaction_id"), partition, r.getBuffer("payload").getBytes(),
-                                        r.getString("content_type")));
+                                        r.getString("content_type")), made);
                             });
                 });
     }
@@ -620,6 +631,28 @@ public class DestinationRepository {
     /** Holds a redriven dead letter {@code seconds} longer. */
     public Uni<Void> extendClaim(String name, long partitionId, long offset, int seconds) {
         return BorrowedConnections.execute(pool, EXTEND_CLAIM, Tuple.of(name, partitionId, offset, seconds))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Records the attempts a redrive has made at a dead letter (never lowers them), so that a
+     * redrive taken up again goes on from there.
+     *
+     * @param attempts the number of the attempt made or about to be made
+     */
+    public Uni<Void> redriveAttempt(String name, long partitionId, long offset, int attempts) {
+        return BorrowedConnections.execute(pool, REDRIVE_ATTEMPT, Tuple.of(name, partitionId, offset, attempts))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Holds a redriven dead letter until its next attempt is due, {@code dueInMs} milliseconds from
+     * now (a drain left it before its backoff ended): then any drain takes it up again.
+     */
+    public Uni<Void> parkRedrive(String name, long partitionId, long offset, long dueInMs) {
+        return BorrowedConnections.execute(pool, PARK_REDRIVE, Tuple.of(name, partitionId, offset, dueInMs))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

@@ -221,7 +221,7 @@ public class DestinationResource {
      * Sends dead letters of a destination again, to that destination alone, with their original
      * messageId: those named (by messageId), or the next {@code limit} not redriven yet, oldest first.
      * A redriven message that is delivered is no longer a dead letter; one whose attempts are used up
-     * again stays one.
+     * again stays one. In the Lambda shape it asks for a drain ({@link Dispatcher#drainNow}).
      *
      * @return {@code {"redriven":[messageId, …],"remaining":n}}: what was asked for, and how many dead
      *         letters no redrive has asked for
@@ -239,7 +239,8 @@ public class DestinationResource {
                 .flatMap(ids -> store.notRedriven(name).map(left -> {
                     dispatcher.refreshSoon();
                     return new DestinationRedrive(ids, left);
-                })));
+                }))
+                .call(r -> r.redriven().isEmpty() ? Uni.createFrom().voidItem() : dispatcher.drainNow(queue)));
     }
 
     /**
@@ -260,7 +261,8 @@ public class DestinationResource {
     }
 
     /**
-     * Resumes a paused destination. 204.
+     * Resumes a paused destination. 204. In the Lambda shape it asks for a drain
+     * ({@link Dispatcher#drainNow}).
      *
      * @param body none, or {@code {}} ({@link NoFields})
      * @throws ApiProblem 400 for a body with any field or not JSON, 404 when the queue has no such destination
@@ -279,7 +281,8 @@ public class DestinationResource {
      * Delivers a destination's messages again from {@code fromOffset} (in every partition, or in
      * {@code partition} alone) or from {@code fromTime} on ({@link DestinationReplays}), in offset
      * order per partition, with their original messageIds; other destinations and consumer groups of
-     * the queue see nothing again. A batch under way on this instance stops at its next message.
+     * the queue see nothing again. A batch under way on this instance stops at its next message. In
+     * the Lambda shape it asks for a drain ({@link Dispatcher#drainNow}).
      *
      * @return where delivery resumes in each partition replayed
      * @throws ApiProblem 400 for a bad body (naming the field; a partition the queue does not have),
@@ -305,7 +308,8 @@ public class DestinationResource {
                     dispatcher.forget(name);
                     dispatcher.refreshSoon();
                     return new DestinationReplayed(partitions);
-                });
+                })
+                .call(x -> dispatcher.drainNow(queue));
     }
 
     private Uni<Void> paused(String queue, String name, boolean paused) {
@@ -315,7 +319,7 @@ public class DestinationResource {
             }
             dispatcher.paused(name, paused);
             return null;
-        });
+        }).call(x -> paused ? Uni.createFrom().voidItem() : dispatcher.drainNow(queue)).replaceWithVoid();
     }
 
     /** The destination of that name on that queue, configured or defined through the API; a 404 when none. */

@@ -380,23 +380,58 @@ public class Dispatcher {
         return withDestination(new LinkedHashSet<>(queues), withConfigured)
                 .flatMap(candidates -> candidates.isEmpty() ? Uni.createFrom().item(List.<String>of())
                         : drains.ask(candidates, withConfigured, config.drainDebounceMs()))
-                .flatMap(due -> due.isEmpty() ? Uni.createFrom().voidItem()
-                        : Uni.createFrom().<Void>item(() -> {
-                            for (String q : due) {
-                                try {
-                                    trigger.get().requestDrain(q);
-                                } catch (RuntimeException e) {
-                                    LOG.warnf("destinations of queue %s: could not ask for a drain (the scheduled one delivers): %s",
-                                            q, e.toString());
-                                    clearQuietly(List.of(q));
-                                }
-                            }
-                            return null;
-                        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool()))
+                .flatMap(this::invokeDrains)
                 .onFailure().recoverWithItem(e -> {
                     LOG.warnf("destinations: could not ask for a drain (the scheduled one delivers): %s", e.toString());
                     return null;
                 });
+    }
+
+    /**
+     * Starts the delivery that a request to the API made due for a destination of {@code queue}: a
+     * redrive, a resume or a replay. In the server shape the caller's {@link #refreshSoon} (or
+     * {@link #paused}) wakes the workers, and this does nothing. In the Lambda shape it asks for a
+     * drain of the queue at once, whatever drain was asked for lately (a drain already running read
+     * the pauses and the redrives due when it began, and would not see this request), and marks it
+     * asked for as a store does; it completes once the drain was asked for (before the invocation
+     * answers: a frozen instance sends nothing). It never fails: a drain that could not be asked for
+     * is logged, and the scheduled drain delivers.
+     *
+     * @param queue the destination's queue (a drain of any queue also runs every redrive due)
+     * @return completes when the drain was asked for
+     */
+    public Uni<Void> drainNow(String queue) {
+        if (config == null || !config.enabled() || !invocation || !trigger.isResolvable()) {
+            return Uni.createFrom().voidItem();
+        }
+        Set<String> withConfigured = new HashSet<>();
+        configured.all().values().forEach(d -> withConfigured.add(d.queue()));
+        return drains.ask(List.of(queue), withConfigured, 0)
+                .flatMap(this::invokeDrains)
+                .onFailure().recoverWithItem(e -> {
+                    LOG.warnf("destinations of queue %s: could not ask for a drain (the scheduled one delivers): %s",
+                            queue, e.toString());
+                    return null;
+                });
+    }
+
+    /** Asks the {@link DrainTrigger} for a drain of each queue, off the event loop; one it could not ask for is logged. */
+    private Uni<Void> invokeDrains(List<String> due) {
+        if (due.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return Uni.createFrom().<Void>item(() -> {
+            for (String q : due) {
+                try {
+                    trigger.get().requestDrain(q);
+                } catch (RuntimeException e) {
+                    LOG.warnf("destinations of queue %s: could not ask for a drain (the scheduled one delivers): %s",
+                            q, e.toString());
+                    clearQuietly(List.of(q));
+                }
+            }
+            return null;
+        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
     }
 
     /**
@@ -1198,7 +1233,8 @@ public class Dispatcher {
     /**
      * Invocation mode: resumes the destination's parked partition that is due first, under the lease
      * its drain kept; false when none is due. A lease lost meanwhile (it expired: no drain ran in
-     * time) leaves those messages to the group's redelivery.
+     * time) leaves those messages to the group's redelivery; a lease whose messages the queue's
+     * retention purged meanwhile (none left to send) is released, so that the group goes on.
      */
     private boolean resumeParked(Slot s) {
         Destination d = s.d;
@@ -1223,6 +1259,19 @@ public class Dispatcher {
                     m.offset(), m.payload(), m.contentType(), batch.isEmpty() ? p.attempt() : 1, p.leaseId(), null));
         }
         batches.incrementAndGet();
+        if (batch.isEmpty()) {
+            // the queue's retention purged what the batch had left meanwhile: nothing to send under
+            // this lease; it ends now, so that the group's next pop goes on from what is kept
+            s.releases.incrementAndGet();
+            try {
+                consume.extend(p.leaseId(), 0, true).stage(Dispatcher::db);
+                LOG.debugf("destination %s: a parked partition's messages were purged; its lease is released", d.name());
+            } catch (RuntimeException x) {
+                LOG.debugf("destination %s: cannot release a purged parked partition's lease; it runs out: %s", d.name(),
+                        x.toString());
+            }
+            return true;
+        }
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
         return true;
     }
@@ -1589,7 +1638,13 @@ public class Dispatcher {
         from.failed = 0;
     }
 
-    /** Sends the next redriven dead letter of a destination no instance holds; false when there is none. */
+    /**
+     * Sends the next redriven dead letter of a destination no instance holds; false when there is
+     * none. Its attempts are recorded as they are made (exactly.destination_dead_letters
+     * .redrive_attempts) and a redrive taken up again goes on from them, so that maxAttempts ends it
+     * across drains and instances. In invocation mode an attempt or a backoff that would outlast the
+     * drain leaves it held until its next attempt is due, for a later drain.
+     */
     private boolean redriveOne(Slot s) {
         Destination d = s.d;
         int seconds = leaseSeconds(d);
@@ -1617,8 +1672,16 @@ public class Dispatcher {
             return true;
         };
         Tally tally = new Tally();
-        int[] used = {1, 0};
-        Outcome o = attempts(s, out, 1, claim, a -> { }, () -> { }, tally, used);
+        // goes on after the attempts this redrive made before (a drain that left it, an instance that stopped)
+        int first = r.attempts() + 1;
+        int[] used = {first, 0};
+        Outcome o = attempts(s, out, first, claim,
+                a -> repository.redriveAttempt(d.name(), r.partitionId(), r.offset(), a).stage(Dispatcher::db), () -> { },
+                tally, used);
+        if (o == Outcome.PARKED) {
+            // invocation mode: held until its next attempt is due, then any drain takes it up again
+            repository.parkRedrive(d.name(), r.partitionId(), r.offset(), used[1]).stage(Dispatcher::db);
+        }
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
@@ -1628,7 +1691,7 @@ public class Dispatcher {
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
         }
-        return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: its claim expires, a later drain sends it
+        return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: a later drain sends its next attempt
     }
 
     /**

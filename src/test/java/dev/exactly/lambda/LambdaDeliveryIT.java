@@ -130,6 +130,8 @@ class LambdaDeliveryIT {
     /** A second function instance, started by the test that needs two, and its runtime API. */
     private static RuntimeApiServer runtime2;
     private static FunctionProcess function2;
+    /** What {@code /down} gets, in order: its receiver answers each at once with 503. */
+    private static final List<Received> downReceived = new CopyOnWriteArrayList<>();
 
     /** The moto_server of the sqs destinations; null where it is absent, {@link #motoAbsent} saying why. */
     private static MotoServer moto;
@@ -180,6 +182,15 @@ class LambdaDeliveryIT {
                 received.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"), attempt,
                         new String(body, StandardCharsets.UTF_8), verified, status));
                 ex.sendResponseHeaders(status, -1);
+            }
+        });
+        receiver.createContext("/down", ex -> {
+            try (ex) {
+                byte[] body = ex.getRequestBody().readAllBytes();
+                downReceived.add(new Received(ex.getRequestHeaders().getFirst("webhook-id"),
+                        Integer.parseInt(ex.getRequestHeaders().getFirst("Exactly-Attempt")),
+                        new String(body, StandardCharsets.UTF_8), verified(ex.getRequestHeaders(), body), 503));
+                ex.sendResponseHeaders(503, -1);
             }
         });
         // a server of its own: the JDK's server runs its handlers on one thread, and /hook must not wait for /slow
@@ -755,7 +766,7 @@ class LambdaDeliveryIT {
      * at about 0.9 s, would end past the drain's margin: parked. The test sends no schedule.
      */
     @Test
-    @Order(13)
+    @Order(12)
     void aShortBackoffParkedAtADrainsEndIsResumedWithoutTheSchedule() throws Exception {
         runtime.timeoutMillis(5_000);
         delayMs = 300;
@@ -786,6 +797,49 @@ class LambdaDeliveryIT {
     }
 
     /**
+     * A parked partition whose messages the queue's retention purged before a drain resumed it: the
+     * drain that resumes it finds nothing left to send under its lease, releases the lease, and goes
+     * on: a message stored after them in the same partition is delivered by that drain, not once
+     * the lease runs out (a minute later).
+     */
+    @Test
+    @Order(13)
+    void aParkedPartitionWhoseMessagesWerePurgedIsReleasedAndTheDrainGoesOn() throws Exception {
+        String queue = "purged";
+        runtime.timeoutMillis(5_000); // a drain of 2 s: after a failed attempt the 1 s backoff does not fit
+        try {
+            putHookDestination(queue, "purgeable", ",\"timeoutMs\":500,\"backoffMs\":1000,\"backoffCapMs\":1000");
+            answer = 503;
+            String first = push(queue, "gone-1", "{\"n\":1}").path("messageId").asText();
+            await("the first attempt", () -> receivedFor(first).size() == 1);
+            await("the parked partition", () -> count("SELECT count(*) FROM exactly.destination_parked "
+                    + "WHERE destination = 'purgeable' AND claimed_until IS NULL") == 1);
+            // the queue's retention purges the parked message (the partition's only one so far)
+            String partition = "(SELECT n.id FROM exactly.partition_names n JOIN exactly.queues q ON q.id = n.queue_id "
+                    + "WHERE q.name = '" + queue + "' AND n.name = 'p1')";
+            execute("UPDATE exactly.queues SET retention_seconds = 60 WHERE name = '" + queue + "'");
+            execute("UPDATE exactly.messages SET created_at = created_at - interval '1 hour' WHERE partition_id = " + partition);
+            assertEquals(1, count("SELECT purged_messages FROM exactly.purge_partition(" + partition + ", 100)"));
+            answer = 204;
+            await("the retry's due time", () -> count("SELECT count(*) FROM exactly.destination_parked "
+                    + "WHERE destination = 'purgeable' AND due_at <= now()") == 1);
+
+            String second = push(queue, "kept-2", "{\"n\":2}").path("messageId").asText();
+            awaitWithin(Duration.ofSeconds(20), "the delivery of the message stored after the purged one, by the drain its "
+                    + "store asked for", () -> receivedFor(second).stream().anyMatch(r -> r.answered() == 204));
+            assertEquals(1, receivedFor(second).size(), receivedFor(second).toString());
+            assertEquals(1, receivedFor(second).get(0).attempt());
+            assertEquals(1, receivedFor(first).size(), "the purged message is not sent again: " + receivedFor(first));
+            assertEquals(0, count("SELECT count(*) FROM exactly.destination_parked WHERE destination = 'purgeable'"));
+            assertEquals(0, count("SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'purgeable'"));
+            assertTrue(function.output().lines().noneMatch(l -> l.contains("IndexOutOfBounds")), function.output());
+        } finally {
+            answer = 204;
+            runtime.timeoutMillis(30_000);
+        }
+    }
+
+    /**
      * A message stored, through another function instance, into one partition while a drain's
      * worker holds another partition of the same destination (its receiver takes 8 s) is delivered
      * by that drain within about exactly.delivery.poll-ms, not once the slow partition's round ends:
@@ -795,7 +849,7 @@ class LambdaDeliveryIT {
      * draining instance would wait for the drain's end.
      */
     @Test
-    @Order(12)
+    @Order(14)
     void aMessageStoredThroughAnotherInstanceWhileADrainIsBusyIsDeliveredByItAtOnce() throws Exception {
         String queue = "paced";
         putDestination(queue, "paced", pacedReceiver, "/paced", ",\"timeoutMs\":10000");
@@ -863,6 +917,130 @@ class LambdaDeliveryIT {
     }
 
     /**
+     * A redrive whose receiver still fails, with a backoff that outlasts each drain, goes on counting
+     * its attempts from one drain to the next: with maxAttempts 2 it makes attempt 1 and attempt 2,
+     * each once, and the message is a dead letter again (with 2 attempts), not tried from attempt 1
+     * in every drain that takes it up.
+     */
+    @Test
+    @Order(15)
+    void aFailingRedriveCountsItsAttemptsAcrossDrainsAndIsDeadLetteredAgain() throws Exception {
+        String queue = "redrive-twice";
+        runtime.timeoutMillis(5_000); // a drain of 2 s: after a failed attempt the 1 s backoff does not fit
+        try {
+            putDestination(queue, "twice", receiver, "/down",
+                    ",\"maxAttempts\":2,\"timeoutMs\":500,\"backoffMs\":1000,\"backoffCapMs\":1000");
+            String id = push(queue, "twice-1", "{\"n\":1}").path("messageId").asText();
+            String dead = "SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = 'twice' "
+                    + "AND redrive_requested_at IS NULL";
+            sweepUntil("the dead letter", () -> count(dead) == 1);
+            assertEquals(List.of(1, 2), attemptsAt(id), downReceived.toString());
+
+            RuntimeApiServer.Outcome redrive = runtime.invoke(ApiGatewayEvents.request("POST", "/api/v1/queues/" + queue
+                    + "/destinations/twice/redrive").header("authorization", "Bearer " + Api.TEST_API_KEY)
+                    .json("{\"limit\":10}").build(), TIMEOUT);
+            assertNotNull(redrive.response(), redrive.error());
+            assertEquals(200, JSON.readTree(redrive.response()).path("statusCode").asInt(), redrive.response());
+            // each drain that takes the redrive up makes one attempt: its backoff outlasts the drain
+            sweepUntil("the redrive failed again", () -> count(dead) == 1 && attemptsAt(id).size() >= 4);
+            Thread.sleep(1_500); // a further attempt, were one made, would arrive now
+            sweep();
+            assertEquals(List.of(1, 2, 1, 2), attemptsAt(id), "the redrive's attempts go on across drains: " + downReceived);
+            assertEquals(2, count("SELECT attempts FROM exactly.destination_dead_letters WHERE destination = 'twice'"));
+        } finally {
+            runtime.timeoutMillis(30_000);
+        }
+    }
+
+    /**
+     * In the Lambda shape a resume, a replay and a redrive each ask for a drain of the destination's
+     * queue at once (an asynchronous invocation), so their deliveries wait for no schedule: here no
+     * scheduled drain runs at all.
+     */
+    @Test
+    @Order(16)
+    void aResumeAReplayAndARedriveAskForADrainAtOnce() throws Exception {
+        String queue = "held";
+        putHookDestination(queue, "held", ",\"maxAttempts\":1");
+        String base = "/api/v1/queues/" + queue + "/destinations/held/";
+        assertEquals(204, post(base + "pause", "{}"));
+        String id = push(queue, "held-1", "{\"n\":1}").path("messageId").asText();
+        Thread.sleep(1_500); // the drain the store asked for sends nothing: the destination is paused
+        assertEquals(0, receivedFor(id).size(), receivedFor(id).toString());
+
+        int calls = lambda.calls().size();
+        assertEquals(204, post(base + "resume", "{}"));
+        awaitWithin(Duration.ofSeconds(20), "the delivery after the resume", () -> receivedFor(id).size() == 1);
+        assertTrue(lambda.calls().size() > calls, "the resume asked for a drain: " + lambda.calls());
+
+        calls = lambda.calls().size();
+        assertEquals(200, post(base + "replay", "{\"fromOffset\":0}"));
+        awaitWithin(Duration.ofSeconds(20), "the delivery after the replay", () -> receivedFor(id).size() == 2);
+        assertTrue(lambda.calls().size() > calls, "the replay asked for a drain: " + lambda.calls());
+
+        // a dead letter (maxAttempts 1), then its redrive once the receiver answers again
+        answer = 503;
+        try {
+            String failing = push(queue, "held-2", "{\"n\":2}").path("messageId").asText();
+            await("the dead letter", () -> count("SELECT count(*) FROM exactly.destination_dead_letters "
+                    + "WHERE destination = 'held'") == 1);
+            await("the drain's end", () -> receivedFor(failing).size() == 1);
+            answer = 204;
+            calls = lambda.calls().size();
+            assertEquals(200, post(base + "redrive", "{\"limit\":10}"));
+            awaitWithin(Duration.ofSeconds(20), "the delivery of the redrive",
+                    () -> receivedFor(failing).stream().anyMatch(r -> r.answered() == 204));
+            assertTrue(lambda.calls().size() > calls, "the redrive asked for a drain: " + lambda.calls());
+        } finally {
+            answer = 204;
+        }
+    }
+
+    /** The attempt numbers {@code /down} got for a message, in order. */
+    private static List<Integer> attemptsAt(String id) {
+        return downReceived.stream().filter(r -> id.equals(r.webhookId())).map(Received::attempt).toList();
+    }
+
+    /** Runs the schedule's drain (every destination) until {@code done}, for up to 40 s. */
+    private static void sweepUntil(String what, BooleanSupplier done) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("drained for 40 s and no " + what + "; /down got " + downReceived
+                        + "\n" + function.output());
+            }
+            sweep();
+            Thread.sleep(200);
+        }
+    }
+
+    /** The schedule's event: a drain of every destination; returns once it answered. */
+    private static void sweep() throws Exception {
+        RuntimeApiServer.Outcome o = runtime.invoke("{\"exactly\":\"deliver\"}".getBytes(StandardCharsets.UTF_8), TIMEOUT);
+        assertNotNull(o.response(), o.error());
+    }
+
+    /** A POST to the function's API with a JSON body; returns the status. */
+    private static int post(String path, String json) throws Exception {
+        RuntimeApiServer.Outcome o = runtime.invoke(ApiGatewayEvents.request("POST", path)
+                .header("authorization", "Bearer " + Api.TEST_API_KEY).json(json).build(), TIMEOUT);
+        assertNotNull(o.response(), o.error());
+        return JSON.readTree(o.response()).path("statusCode").asInt();
+    }
+
+    /** As {@link #await}, for at most {@code max}. */
+    private static void awaitWithin(Duration max, String what, BooleanSupplier done) throws InterruptedException {
+        long until = System.nanoTime() + max.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("waited " + max.toSeconds() + " s for " + what + "; received " + received
+                        + "; invocations " + lambda.calls() + "; drains " + drains + "\n" + function.output());
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
      * Creates a destination of {@code queue} through the function's API: signed, to the receiver's
      * {@code /hook}, with {@code more} (JSON members after a comma, or "") added to its settings.
      */
@@ -909,6 +1087,15 @@ class LambdaDeliveryIT {
         long[] s = nanos.clone();
         java.util.Arrays.sort(s);
         return s[s.length / 2] / 1e6;
+    }
+
+    private static void execute(String sql) {
+        try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl(database), "postgres", "");
+             Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static long count(String sql) {
