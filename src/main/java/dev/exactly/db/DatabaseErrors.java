@@ -79,6 +79,16 @@ public final class DatabaseErrors {
     }
 
     /**
+     * True when the server aborted t's transaction to resolve a conflict with another one (40P01
+     * deadlock_detected, 40001 serialization_failure): it wrote nothing, and running the whole
+     * transaction again is the remedy.
+     */
+    public static boolean isConflictAbort(Throwable t) {
+        String state = sqlState(t);
+        return "40P01".equals(state) || "40001".equals(state);
+    }
+
+    /**
      * True when t (or a cause) is the server cancelling a statement that ran past
      * statement_timeout (57014) or gave up a lock wait past lock_timeout (55P03).
      */

@@ -150,6 +150,9 @@ public class DestinationRepository {
             + "claimed_until = NULL, redrive_attempts = 0, attempts = $4, error = $5, dead_lettered_at = now() "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
 
+    /** The pause before a delete that a deadlock aborted runs again. */
+    private static final java.time.Duration CONFLICT_PAUSE = java.time.Duration.ofMillis(50);
+
     private final Pool pool;
 
     /** Constructor injection. */
@@ -209,9 +212,12 @@ public class DestinationRepository {
     /**
      * Deletes a destination defined through the API, with its figures, dead letters, recorded
      * attempts and its consumer group's cursors. It takes the rows in the order a dispatcher's ack
-     * takes them (the group's cursors in ascending partition id and its deliveries, then the figures,
-     * then the recorded attempts),
-     * so that a delete during an ack waits for it instead of deadlocking with it.
+     * takes them on PostgreSQL (the group's cursors in ascending partition id and its deliveries,
+     * then the figures, then the recorded attempts), so that a delete during an ack waits for it
+     * instead of deadlocking with it. Citus runs the ack's figures first (it executes a statement's
+     * modifying CTEs before the statement), so there a delete and an ack can still deadlock; the
+     * database then aborts one of them, and an aborted delete runs again (up to 3 more times, after
+     * 50 ms; an aborted ack is sent again by its dispatcher).
      *
      * @return true when it existed on that queue
      */
@@ -229,6 +235,7 @@ public class DestinationRepository {
                             .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
                             .map(x -> true);
                 }))
+                .onFailure(DatabaseErrors::isConflictAbort).retry().withBackOff(CONFLICT_PAUSE).atMost(3)
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 

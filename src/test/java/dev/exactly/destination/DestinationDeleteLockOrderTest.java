@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Deleting a destination while its dispatcher acks a batch: both take the same rows, and must take
- * them in the same order or PostgreSQL ends the deadlock by aborting one of them (a DELETE answered
- * 503, or acks retried). An ack locks its partition's cursor first and the destination's figures
- * after (exactly.ack_completed, then the figures CTE); the delete must not hold the figures while it
- * waits for a cursor. The test plays the ack's two steps on a connection of its own around a delete
- * that waits between them.
+ * Deleting a destination while its dispatcher acks a batch: both take the same rows. On PostgreSQL
+ * an ack locks its partition's cursor first and the destination's figures after
+ * (exactly.ack_completed, then the figures CTE), and the delete takes them in that order, so it
+ * waits for the ack. Citus runs the figures first; there the two can deadlock, and the delete that
+ * the database aborts runs again instead of answering 503. The tests play the ack's two steps, in
+ * either order, on a connection of their own around a delete that waits between them.
  */
 @QuarkusTest
 class DestinationDeleteLockOrderTest {
@@ -63,6 +63,46 @@ class DestinationDeleteLockOrderTest {
                     .execute(Tuple.of(name)).await().atMost(WAIT);
             ack.query("COMMIT").execute().await().atMost(WAIT);
             assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete found the destination and ended");
+        } finally {
+            ack.close().await().atMost(WAIT);
+        }
+        long left = pool.preparedQuery("SELECT (SELECT count(*) FROM exactly.destinations WHERE name = $1) "
+                        + "+ (SELECT count(*) FROM exactly.destination_state WHERE name = $1) "
+                        + "+ (SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $2)")
+                .execute(Tuple.of(name, group)).await().atMost(WAIT).iterator().next().getLong(0);
+        assertEquals(0, left, "nothing of the destination is left");
+    }
+
+    /**
+     * The ack's steps in the order Citus runs them (its figures first, then the cursor): the delete,
+     * holding the cursor and waiting for the figures, and the ack, waiting for the cursor, deadlock;
+     * PostgreSQL aborts the one that waited longest, the delete, which runs again once the ack ended.
+     */
+    @Test
+    void aDeleteThatADeadlockAbortsRunsAgain() throws Exception {
+        String queue = fresh("dellock");
+        String name = fresh("d");
+        String group = Destination.GROUP_PREFIX + name;
+        push(queue, "p", "t1", "{\"n\":1}");
+        api().body("{\"url\":\"http://127.0.0.2:9/hook\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        pause(queue, name);
+
+        SqlConnection ack = pool.getConnection().await().atMost(WAIT);
+        try {
+            int ackPid = ack.query("SELECT pg_backend_pid()").execute().await().atMost(WAIT).iterator().next().getInteger(0);
+            ack.query("BEGIN").execute().await().atMost(WAIT);
+            ack.preparedQuery("UPDATE exactly.destination_state SET delivered = delivered + 1 WHERE name = $1")
+                    .execute(Tuple.of(name)).await().atMost(WAIT);
+
+            CompletableFuture<Boolean> deleted = repository.delete(queue, name, group).subscribeAsCompletionStage();
+            awaitBlockedBy(ackPid);
+
+            // the ack's cursor, which the waiting delete holds: a deadlock, the delete its victim
+            ack.preparedQuery("SELECT 1 FROM exactly.consumer_cursors WHERE consumer_group = $1 FOR UPDATE")
+                    .execute(Tuple.of(group)).await().atMost(WAIT);
+            ack.query("COMMIT").execute().await().atMost(WAIT);
+            assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete ran again and ended");
         } finally {
             ack.close().await().atMost(WAIT);
         }
