@@ -1294,7 +1294,7 @@ public class Dispatcher {
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
         tally.partitionId = batch.get(0).partitionId();
-        Runnable flush = () -> flush(d, acks, tally);
+        Runnable flush = () -> flush(s, d, acks, tally);
         Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
         boolean release = false;
         boolean parked = false;
@@ -1309,7 +1309,7 @@ public class Dispatcher {
                 int first = firstAttempt(m, recorded);
                 int[] used = {first, 0};
                 Outcome o = attempts(s, out, first, lease,
-                        a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).stage(Dispatcher::db),
+                        a -> recordAttempt(s, m, a),
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     release = true;
@@ -1325,9 +1325,7 @@ public class Dispatcher {
                     return;
                 }
                 if (o == Outcome.DEAD) {
-                    repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[0],
-                            tally.lastError).stage(Dispatcher::db);
-                    warnDeadLettered(d, m.messageId(), m.queue(), m.partition(), m.offset(), used[0], tally.lastError);
+                    deadLetter(s, m, used[0], tally.lastError);
                 }
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
@@ -1338,6 +1336,31 @@ public class Dispatcher {
         } finally {
             settle(release, s, d, batch.get(0), flush);
         }
+    }
+
+    /**
+     * Records that attempt {@code attempt} at {@code m} failed and another follows; nothing once its
+     * destination was deleted (a destination created again under its name starts afresh).
+     */
+    private void recordAttempt(Slot s, LeasedMessage m, int attempt) {
+        if (!s.removed) {
+            repository.failedAttempt(s.d.name(), m.partitionId(), m.offset(), attempt).stage(Dispatcher::db);
+        }
+    }
+
+    /**
+     * Dead-letters {@code m} for its destination after {@code attempts}, with its WARN; nothing once
+     * the destination was deleted: its dead letters went with it, and a destination created again
+     * under its name must not list (nor redrive) a message it was never sent.
+     */
+    private void deadLetter(Slot s, LeasedMessage m, int attempts, String error) {
+        Destination d = s.d;
+        if (s.removed) {
+            LOG.debugf("destination %s: deleted while message %s was sent; not dead-lettered", d.name(), m.messageId());
+            return;
+        }
+        repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), attempts, error).stage(Dispatcher::db);
+        warnDeadLettered(d, m.messageId(), m.queue(), m.partition(), m.offset(), attempts, error);
     }
 
     /**
@@ -1460,7 +1483,7 @@ public class Dispatcher {
         tally.partitionId = batch.get(0).partitionId();
         Runnable flush = () -> {
             synchronized (lock) {
-                flush(d, acks, tally);
+                flush(s, d, acks, tally);
             }
         };
         Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
@@ -1490,15 +1513,13 @@ public class Dispatcher {
                     };
                     Tally mine = new Tally();
                     Outcome o = attempts(s, out, first, lease,
-                            a -> repository.failedAttempt(d.name(), m.partitionId(), m.offset(), a).stage(Dispatcher::db), () -> {
+                            a -> recordAttempt(s, m, a), () -> {
                         merge(lock, tally, mine);
                         flush.run();
                     }, mine, used[at]);
                     merge(lock, tally, mine);
                     if (o == Outcome.DEAD) {
-                        repository.deadLetter(d.name(), m.partitionId(), m.offset(), m.messageId(), used[at][0],
-                                mine.lastError).stage(Dispatcher::db);
-                        warnDeadLettered(d, m.messageId(), m.queue(), m.partition(), m.offset(), used[at][0], mine.lastError);
+                        deadLetter(s, m, used[at][0], mine.lastError);
                     }
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {
@@ -1688,7 +1709,7 @@ public class Dispatcher {
             repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).stage(Dispatcher::db);
             warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.lastError);
         }
-        if (tally.delivered > 0 || tally.failed > 0) {
+        if ((tally.delivered > 0 || tally.failed > 0) && !s.removed) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
         }
         return o != Outcome.ABORTED && o != Outcome.PARKED; // parked: a later drain sends its next attempt
@@ -1701,7 +1722,17 @@ public class Dispatcher {
      * destination's other workers that wait meanwhile ({@link #completedAcks},
      * {@link DestinationRepository#ackCompletedAll}); others the general one.
      */
-    private void flush(Destination d, List<AckCommand> acks, Tally tally) {
+    private void flush(Slot s, Destination d, List<AckCommand> acks, Tally tally) {
+        if (s.removed) {
+            // deleted (perhaps created again under its name): what this worker settled is not that destination's
+            acks.clear();
+            tally.recorded.clear();
+            tally.delivered = 0;
+            tally.failed = 0;
+            tally.lastError = null;
+            tally.lastErrorAt = null;
+            return;
+        }
         if (!acks.isEmpty()) {
             if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
                 DestinationRepository.CompletedAck completed = new DestinationRepository.CompletedAck(

@@ -220,6 +220,32 @@ class DestinationDeadLettersTest {
                 .toList();
     }
 
+    /**
+     * A destination deleted while a message's last attempt is under way, and created again under its
+     * name before the attempt fails: the new destination starts afresh. It neither lists that
+     * message as its dead letter (a redrive would send the new receiver a message it never had) nor
+     * counts the old attempt in its figures.
+     */
+    @Test
+    void anAttemptUnderWayWhenItsDestinationIsDeletedAndCreatedAgainCountsForNeither() throws Exception {
+        String queue = fresh("dlq-again");
+        String name = "ag-" + queue;
+        destination(queue, name, ",\"maxAttempts\":1");
+        held.add("again-1");
+        failing.add("again-1");
+        push(queue, "p", "again-1", "{}");
+        await("the attempt under way", () -> arrived.contains("again-1"));
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        destination(queue, name, ",\"maxAttempts\":1");
+        letGo.countDown();
+        await("the old attempt's answer", () -> answered.containsKey("again-1:500"));
+        Thread.sleep(1_500); // the old worker's bookkeeping, which followed the answer at once before
+        JsonPath list = destinations(queue);
+        assertEquals(0, list.getLong("destinations[0].state.failedAttempts"), list.prettify());
+        assertEquals(0, list.getLong("destinations[0].state.deadLetters"), list.prettify());
+        assertEquals(List.of(), deadLetters(queue, name, "").getList("deadLetters"));
+    }
+
     @Test
     void theListingRefusesBadParametersAndUnknownDestinationsAndAsksForTheKey() {
         String queue = fresh("dlq-refuse");
