@@ -17,7 +17,10 @@ import java.util.function.Function;
  * (169.254.0.0/16, which holds the instance metadata address, fe80::/10), private (10/8,
  * 172.16/12, 192.168/16, fec0::/10), shared (100.64.0.0/10), unique-local (fc00::/7, which holds
  * fd00:ec2::254), multicast or broadcast, and so is an IPv6 form that carries such an IPv4 address
- * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d). The operator's
+ * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d of
+ * RFC 6145, NAT64 64:ff9b::a.b.c.d of RFC 6052, 6to4 2002:aabb:ccdd::/48 of RFC 3056, and a Teredo
+ * address's client, RFC 4380), and the local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215), whose
+ * IPv4 placement is the operator's choice. The operator's
  * {@code exactly.delivery.allowed-hosts} lets named hosts (whatever they resolve to) and CIDR ranges
  * through. Delivery resolves the host, checks every address, and connects to the address it
  * checked ({@link #resolve}), so a name that changes its answer between check and connection
@@ -180,6 +183,10 @@ public final class AddressGuard {
                 String kind = ipv4Kind(embedded);
                 return kind == null ? null : kind + " (IPv4 in IPv6)";
             }
+            if ((b[0] & 0xff) == 0x00 && (b[1] & 0xff) == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b
+                    && b[4] == 0 && b[5] == 1) {
+                return "local-use NAT64 (64:ff9b:1::/48)";
+            }
             if (v6.isAnyLocalAddress()) {
                 return "unspecified";
             }
@@ -236,8 +243,21 @@ public final class AddressGuard {
         return null;
     }
 
-    /** The IPv4 address an IPv6 address carries: IPv4-mapped, IPv4-compatible or NAT64 (64:ff9b::/96); else null. */
+    /**
+     * The IPv4 address an IPv6 address carries: IPv4-mapped, IPv4-compatible, IPv4-translated
+     * (::ffff:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16, the next 32 bits) or a Teredo client
+     * (2001::/32, the last 32 bits inverted); else null.
+     */
     private static byte[] embeddedIpv4(byte[] b) {
+        if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x02) {
+            return new byte[] {b[2], b[3], b[4], b[5]};
+        }
+        if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x01 && b[2] == 0 && b[3] == 0) {
+            return new byte[] {(byte) ~b[12], (byte) ~b[13], (byte) ~b[14], (byte) ~b[15]};
+        }
+        if (allZero(b, 0, 8) && (b[8] & 0xff) == 0xff && (b[9] & 0xff) == 0xff && b[10] == 0 && b[11] == 0) {
+            return new byte[] {b[12], b[13], b[14], b[15]};
+        }
         boolean zero80 = true;
         for (int i = 0; i < 10; i++) {
             zero80 &= b[i] == 0;

@@ -1014,9 +1014,9 @@ public class Dispatcher {
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
                 tally.lastErrorAt = java.time.OffsetDateTime.now();
-                tally.lastError = "no attempt left: " + (attempt - 1) + " recorded, maxAttempts " + d.maxAttempts()
-                        + " (the last one ended without an answer, its instance stopped or its lease ended; or "
-                        + "maxAttempts was lowered)";
+                tally.lastError = "no attempt left: " + (attempt - 1) + " made, maxAttempts " + d.maxAttempts()
+                        + " (maxAttempts was lowered since, or the last attempt got no answer because its instance "
+                        + "stopped or its lease ended; the destination's lastError holds the last answer it got)";
                 count(s.dead);
                 return Outcome.DEAD;
             }

@@ -44,6 +44,10 @@ class AddressGuardTest {
                 Map.entry("::ffff:127.0.0.1", "loopback"), Map.entry("::ffff:169.254.169.254", "link-local"),
                 Map.entry("::ffff:10.0.0.1", "private"), Map.entry("::ffff:100.64.1.1", "shared"),
                 Map.entry("::127.0.0.1", "loopback"), Map.entry("64:ff9b::a9fe:a9fe", "link-local"),
+                Map.entry("::ffff:0:7f00:1", "loopback"), Map.entry("::ffff:0:a9fe:a9fe", "link-local"),
+                Map.entry("2002:a9fe:a9fe::", "link-local"), Map.entry("2002:7f00:1::1", "loopback"),
+                Map.entry("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"),
+                Map.entry("64:ff9b:1::a9fe:a9fe", "local-use NAT64"), Map.entry("64:ff9b:1:fffe::1", "local-use NAT64"),
                 Map.entry("224.0.0.1", "multicast"), Map.entry("255.255.255.255", "reserved"));
         refused.forEach((literal, kind) -> {
             String why = AddressGuard.refusedKind(ip(literal));
@@ -60,7 +64,7 @@ class AddressGuardTest {
     @Test
     void publicAddressesPass() throws Exception {
         for (String literal : List.of("93.184.215.14", "172.32.0.1", "100.128.0.1", "11.0.0.1", "2606:2800:21f:cb07::1",
-                "::ffff:93.184.215.14")) {
+                "::ffff:93.184.215.14", "2002:5db8:d70e::1", "::ffff:0:5db8:d70e", "2001:0:4136:e378:8000:63bf:a247:28f1")) {
             assertNull(AddressGuard.refusedKind(ip(literal)), literal);
         }
         assertEquals(ip("93.184.215.14"), guard(List.of(), Map.of("example.test", "93.184.215.14")).resolve("example.test"));
