@@ -244,7 +244,11 @@ BEGIN
             END IF;
         END IF;
 
-        IF v_cand.missing THEN
+        -- a destination's group ('destination:<name>', sql/V21__destinations.sql) gets a cursor only
+        -- while the destination exists: a pop of a destination deleted meanwhile (its instance has not
+        -- read the delete yet) must not start its group again from the partition's first offset
+        IF v_cand.missing AND (left(p_group, 12) <> 'destination:'
+                               OR EXISTS (SELECT 1 FROM exactly.destination_state s WHERE s.name = substr(p_group, 13))) THEN
             INSERT INTO exactly.consumer_cursors (partition_id, consumer_group) VALUES (v_cand.pid, p_group)
             ON CONFLICT DO NOTHING;
         END IF;

@@ -159,7 +159,8 @@ public final class FunctionHandler {
 
     /**
      * Delivers to destinations (of {@code queue}, or of every queue) until nothing is due or
-     * shortly before the invocation's deadline; a drain stopped by its deadline with work left asks
+     * shortly before the invocation's deadline; a drain that reports more (stopped by its deadline,
+     * or before it, with work left, or with a parked retry due within the next drain's reach) asks
      * for the next one at once.
      */
     private static Dispatcher.DrainReport deliver(String queue, Context context) {

@@ -34,12 +34,16 @@ public class DestinationRepository {
             + "p_backoff_ms => $8, p_backoff_cap_ms => $9, p_queue_url => $10, p_event_bus => $11, p_source => $12, "
             + "p_detail_type => $13, p_region => $14, p_endpoint => $15, p_ordered => $16)";
     // a new destination's cursors start after each partition's last offset (what is stored from now on), and
-    // remember it (start_offset, sql/V28__destination_start_offsets.sql)
+    // remember it (start_offset, sql/V28__destination_start_offsets.sql). A cursor of its group already there
+    // is a deleted destination's of the same name (a pop under way at the delete wrote it back): reset too
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
             + "ON CONFLICT (name) DO NOTHING RETURNING name) "
-            + "INSERT INTO exactly.consumer_cursors (partition_id, consumer_group, next_offset, start_offset) "
+            + "INSERT INTO exactly.consumer_cursors AS c (partition_id, consumer_group, next_offset, start_offset) "
             + "SELECT p.id, $3, p.last_offset + 1, p.last_offset + 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
-            + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT DO NOTHING";
+            + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT (partition_id, consumer_group) DO UPDATE "
+            + "SET next_offset = EXCLUDED.next_offset, start_offset = EXCLUDED.start_offset, available_at = '-infinity', "
+            + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, leased_at = NULL, "
+            + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL";
     private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";

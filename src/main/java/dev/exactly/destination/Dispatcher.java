@@ -977,6 +977,20 @@ public class Dispatcher {
         long partitionId;
         /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
         final List<Long> recorded = new ArrayList<>();
+
+        /** Forgets the figures gathered (written, or not to be written). */
+        void clearFigures() {
+            delivered = 0;
+            failed = 0;
+            lastError = null;
+            lastErrorAt = null;
+        }
+
+        /** Forgets the figures and the offsets settled. */
+        void clear() {
+            clearFigures();
+            recorded.clear();
+        }
     }
 
     /** How a message's attempts ended. */
@@ -1726,11 +1740,7 @@ public class Dispatcher {
         if (s.removed) {
             // deleted (perhaps created again under its name): what this worker settled is not that destination's
             acks.clear();
-            tally.recorded.clear();
-            tally.delivered = 0;
-            tally.failed = 0;
-            tally.lastError = null;
-            tally.lastErrorAt = null;
+            tally.clear();
             return;
         }
         if (!acks.isEmpty()) {
@@ -1745,19 +1755,12 @@ public class Dispatcher {
                         tally.lastError, tally.lastErrorAt, tally.partitionId, recorded).stage(Dispatcher::db));
             }
             acks.clear();
-            tally.recorded.clear();
-            tally.delivered = 0;
-            tally.failed = 0;
-            tally.lastError = null;
-            tally.lastErrorAt = null;
+            tally.clear();
             return;
         }
         if (tally.delivered > 0 || tally.failed > 0) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
-            tally.delivered = 0;
-            tally.failed = 0;
-            tally.lastError = null;
-            tally.lastErrorAt = null;
+            tally.clearFigures();
         }
     }
 

@@ -33,11 +33,12 @@ public class DrainRepository {
     private static final String CLAIM = "SELECT partition_id, lease_id, next_offset, attempt "
             + "FROM exactly.claim_parked(p_destination => $1, p_seconds => $2)";
     // milliseconds until the first parked partition of the destinations ($1) that no drain holds is due (0: due
-    // now); null when none is parked. A held one is free again when its holder's claim runs out.
+    // now); null when there is none. A held one is left out: its holder is resuming it.
     // (GREATEST skips nulls: the CASE keeps "none" null)
     private static final String DUE_IN = "SELECT CASE WHEN f.at IS NOT NULL THEN GREATEST(0, ceil(extract(epoch FROM "
-            + "f.at - clock_timestamp()) * 1000))::bigint END AS due_in FROM (SELECT min(GREATEST(due_at, "
-            + "COALESCE(claimed_until, due_at))) AS at FROM exactly.destination_parked WHERE destination = ANY($1::text[])) f";
+            + "f.at - clock_timestamp()) * 1000))::bigint END AS due_in FROM (SELECT min(due_at) AS at "
+            + "FROM exactly.destination_parked WHERE destination = ANY($1::text[]) "
+            + "AND (claimed_until IS NULL OR claimed_until < clock_timestamp())) f";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
             + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 "
@@ -142,8 +143,9 @@ public class DrainRepository {
      * When the first partition that a drain left parked for one of {@code destinations} is due.
      *
      * @param destinations the destinations' names
-     * @return milliseconds from now (0 when one is due now, or free again after its holder's claim
-     *         ran out), or null when none of them has a parked partition
+     * @return milliseconds from now (0 when one is due now), or null when none of them has a parked
+     *         partition that no drain holds (a held one is being resumed; once its holder's claim runs
+     *         out unfinished, it counts again)
      */
     public Uni<Long> dueInMs(Collection<String> destinations) {
         return BorrowedConnections.execute(pool, DUE_IN, Tuple.of(destinations.toArray(String[]::new)))

@@ -241,9 +241,51 @@ class DestinationDeadLettersTest {
         await("the old attempt's answer", () -> answered.containsKey("again-1:500"));
         Thread.sleep(1_500); // the old worker's bookkeeping, which followed the answer at once before
         JsonPath list = destinations(queue);
-        assertEquals(0, list.getLong("destinations[0].state.failedAttempts"), list.prettify());
+        assertEquals(0, list.getLong("destinations[0].state.failedAttempts"), answered + "\n" + list.prettify());
         assertEquals(0, list.getLong("destinations[0].state.deadLetters"), list.prettify());
         assertEquals(List.of(), deadLetters(queue, name, "").getList("deadLetters"));
+    }
+
+    /**
+     * A destination created again under the name of a deleted one, over its group's cursor that a
+     * pop under way at the delete wrote back (played here by writing it back), starts at the end as
+     * any new destination does: the message stored before it is never sent to it.
+     */
+    @Test
+    void aDestinationCreatedAgainOverACursorWrittenBackStartsAtTheEnd() throws Exception {
+        String queue = fresh("dlq-back");
+        String name = "bk-" + queue;
+        push(queue, "p", "back-1", "{}");
+        destination(queue, name, "");
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        pool.preparedQuery("INSERT INTO exactly.consumer_cursors (partition_id, consumer_group, next_offset) "
+                        + "SELECT p.id, $2, 0 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id WHERE q.name = $1")
+                .execute(Tuple.of(queue, Destination.GROUP_PREFIX + name)).await().atMost(java.time.Duration.ofSeconds(10));
+        destination(queue, name, "");
+        push(queue, "p", "back-2", "{}");
+        await("the message stored after it", () -> answered.containsKey("back-2:200"));
+        assertFalse(answered.containsKey("back-1:200"), "the message stored before it was sent to it: " + answered);
+    }
+
+    /**
+     * A pop under a deleted destination's group, as an instance that has not read the delete yet
+     * makes, leases nothing and writes no cursor: the group does not start again from the first
+     * offset (which sent the deleted destination the queue's history, and a destination created
+     * again under the name inherited it).
+     */
+    @Test
+    void aPopOfADeletedDestinationsGroupLeasesNothingAndWritesNoCursor() {
+        String queue = fresh("dlq-gone");
+        String name = "gn-" + queue;
+        push(queue, "p", "gone-1", "{}");
+        destination(queue, name, "");
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        JsonPath popped = DestinationFixtures.popAsDestination(queue, name, 30);
+        assertEquals(List.of(), popped.getList("messages"), popped.prettify());
+        long cursors = pool.preparedQuery("SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $1")
+                .execute(Tuple.of(Destination.GROUP_PREFIX + name)).await().atMost(java.time.Duration.ofSeconds(10))
+                .iterator().next().getLong(0);
+        assertEquals(0, cursors);
     }
 
     @Test

@@ -39,13 +39,10 @@ class DestinationDeleteLockOrderTest {
 
     @Test
     void aDeleteBetweenAnAcksCursorAndItsFiguresWaitsForTheAckAndNeitherFails() throws Exception {
-        String queue = fresh("dellock");
-        String name = fresh("d");
-        String group = Destination.GROUP_PREFIX + name;
-        push(queue, "p", "t1", "{\"n\":1}");
-        api().body("{\"url\":\"http://127.0.0.2:9/hook\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
-                .then().statusCode(201);
-        pause(queue, name); // its dispatcher sends nothing: the ack below is the only other transaction
+        Created c = pausedDestination();
+        String queue = c.queue();
+        String name = c.name();
+        String group = c.group();
 
         SqlConnection ack = pool.getConnection().await().atMost(WAIT);
         try {
@@ -66,11 +63,7 @@ class DestinationDeleteLockOrderTest {
         } finally {
             ack.close().await().atMost(WAIT);
         }
-        long left = pool.preparedQuery("SELECT (SELECT count(*) FROM exactly.destinations WHERE name = $1) "
-                        + "+ (SELECT count(*) FROM exactly.destination_state WHERE name = $1) "
-                        + "+ (SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $2)")
-                .execute(Tuple.of(name, group)).await().atMost(WAIT).iterator().next().getLong(0);
-        assertEquals(0, left, "nothing of the destination is left");
+        assertEquals(0, rowsLeft(name, group), "nothing of the destination is left");
     }
 
     /**
@@ -80,13 +73,10 @@ class DestinationDeleteLockOrderTest {
      */
     @Test
     void aDeleteThatADeadlockAbortsRunsAgain() throws Exception {
-        String queue = fresh("dellock");
-        String name = fresh("d");
-        String group = Destination.GROUP_PREFIX + name;
-        push(queue, "p", "t1", "{\"n\":1}");
-        api().body("{\"url\":\"http://127.0.0.2:9/hook\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
-                .then().statusCode(201);
-        pause(queue, name);
+        Created c = pausedDestination();
+        String queue = c.queue();
+        String name = c.name();
+        String group = c.group();
 
         SqlConnection ack = pool.getConnection().await().atMost(WAIT);
         try {
@@ -106,11 +96,34 @@ class DestinationDeleteLockOrderTest {
         } finally {
             ack.close().await().atMost(WAIT);
         }
-        long left = pool.preparedQuery("SELECT (SELECT count(*) FROM exactly.destinations WHERE name = $1) "
+        assertEquals(0, rowsLeft(name, group), "nothing of the destination is left");
+    }
+
+    /** A destination's queue, name and consumer group. */
+    private record Created(String queue, String name, String group) {
+    }
+
+    /**
+     * A destination of a fresh queue holding one message in partition "p" (so the destination has
+     * that partition's cursor), paused: its dispatcher sends nothing, and the test's ack is the only
+     * other transaction on its rows.
+     */
+    private static Created pausedDestination() {
+        String queue = fresh("dellock");
+        String name = fresh("d");
+        push(queue, "p", "t1", "{\"n\":1}");
+        api().body("{\"url\":\"http://127.0.0.2:9/hook\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        pause(queue, name);
+        return new Created(queue, name, Destination.GROUP_PREFIX + name);
+    }
+
+    /** The destination's rows left: its definition, its figures and its cursors. */
+    private long rowsLeft(String name, String group) {
+        return pool.preparedQuery("SELECT (SELECT count(*) FROM exactly.destinations WHERE name = $1) "
                         + "+ (SELECT count(*) FROM exactly.destination_state WHERE name = $1) "
                         + "+ (SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $2)")
                 .execute(Tuple.of(name, group)).await().atMost(WAIT).iterator().next().getLong(0);
-        assertEquals(0, left, "nothing of the destination is left");
     }
 
     /** Waits until another backend (the delete's) waits for a lock that backend {@code pid} holds. */
