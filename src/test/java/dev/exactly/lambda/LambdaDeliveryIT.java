@@ -996,6 +996,46 @@ class LambdaDeliveryIT {
         }
     }
 
+    /**
+     * A destination deleted through another function instance while a drain delivers it: the
+     * drain (which read the destinations at its start) must not send the destination's partitions
+     * again from their first offset. A worker's pop for a group without cursors creates them at
+     * offset 0; the drain's look every poll-ms starts one while the slow partition's worker waits.
+     */
+    @Test
+    @Order(17)
+    void aDestinationDeletedThroughAnotherInstanceDuringADrainIsNotSentItsHistoryAgain() throws Exception {
+        String queue = "dropped-mid-drain";
+        putDestination(queue, "dropped", pacedReceiver, "/paced", ",\"timeoutMs\":10000");
+        List<String> old = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            old.add(push(queue, "old", "dropped-old-" + i, "{\"n\":" + i + "}").path("messageId").asText());
+        }
+        await("the first messages delivered", () -> old.stream().allMatch(id -> receivedFor(id).size() == 1));
+        startSecondInstance();
+        try {
+            pushAll(runtime2, List.of(Map.of("queue", "plain", "partition", "p1", "transactionId", "warm-3", "payload", Map.of("n", 1))));
+            Thread.sleep(1_500); // the drains asked for so far have ended
+            slowBegan = 0;
+            String slow = push(queue, "a", "dropped-slow-1", "{\"slow\":1}").path("messageId").asText();
+            await("the slow partition's request", () -> slowBegan != 0);
+            RuntimeApiServer.Outcome del = runtime2.invoke(ApiGatewayEvents.request("DELETE", "/api/v1/queues/" + queue
+                    + "/destinations/dropped").header("authorization", "Bearer " + Api.TEST_API_KEY).build(), TIMEOUT);
+            assertNotNull(del.response(), del.error());
+            assertEquals(204, JSON.readTree(del.response()).path("statusCode").asInt(), del.response());
+            Thread.sleep(4_000);
+            for (String id : old) {
+                assertEquals(1, receivedFor(id).size(), "a message delivered before the delete is not sent again to the "
+                        + "deleted destination: " + receivedFor(id) + "\n" + function.output());
+            }
+            await("the slow message's request ended", () -> !receivedFor(slow).isEmpty());
+            Thread.sleep(9_000);
+            assertEquals(1, receivedFor(slow).size(), "the slow message once: " + receivedFor(slow));
+        } finally {
+            stopSecondInstance();
+        }
+    }
+
     /** The attempt numbers {@code /down} got for a message, in order. */
     private static List<Integer> attemptsAt(String id) {
         return downReceived.stream().filter(r -> id.equals(r.webhookId())).map(Received::attempt).toList();
