@@ -30,6 +30,10 @@ import org.junit.jupiter.api.Test;
 class DestinationDeleteLockOrderTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** An ack's first step on PostgreSQL: its partition's cursor (exactly.ack_completed). */
+    private static final String LOCK_CURSOR = "SELECT 1 FROM exactly.consumer_cursors WHERE consumer_group = $1 FOR UPDATE";
+    /** An ack's figures (its figures CTE). */
+    private static final String ADD_FIGURES = "UPDATE exactly.destination_state SET delivered = delivered + 1 WHERE name = $1";
 
     @Inject
     Pool pool;
@@ -40,30 +44,8 @@ class DestinationDeleteLockOrderTest {
     @Test
     void aDeleteBetweenAnAcksCursorAndItsFiguresWaitsForTheAckAndNeitherFails() throws Exception {
         Created c = pausedDestination();
-        String queue = c.queue();
-        String name = c.name();
-        String group = c.group();
-
-        SqlConnection ack = pool.getConnection().await().atMost(WAIT);
-        try {
-            int ackPid = ack.query("SELECT pg_backend_pid()").execute().await().atMost(WAIT).iterator().next().getInteger(0);
-            ack.query("BEGIN").execute().await().atMost(WAIT);
-            int locked = ack.preparedQuery("SELECT 1 FROM exactly.consumer_cursors WHERE consumer_group = $1 FOR UPDATE")
-                    .execute(Tuple.of(group)).await().atMost(WAIT).size();
-            assertEquals(1, locked, "the destination's one partition has its cursor");
-
-            CompletableFuture<Boolean> deleted = repository.delete(queue, name, group).subscribeAsCompletionStage();
-            awaitBlockedBy(ackPid);
-
-            // the ack's second step: its figures, while the delete waits
-            ack.preparedQuery("UPDATE exactly.destination_state SET delivered = delivered + 1 WHERE name = $1")
-                    .execute(Tuple.of(name)).await().atMost(WAIT);
-            ack.query("COMMIT").execute().await().atMost(WAIT);
-            assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete found the destination and ended");
-        } finally {
-            ack.close().await().atMost(WAIT);
-        }
-        assertEquals(0, rowsLeft(name, group), "nothing of the destination is left");
+        // the ack's steps in PostgreSQL's order; the delete waits for the cursor and takes nothing before it
+        deleteBetween(c, LOCK_CURSOR, c.group(), ADD_FIGURES, c.name());
     }
 
     /**
@@ -74,29 +56,32 @@ class DestinationDeleteLockOrderTest {
     @Test
     void aDeleteThatADeadlockAbortsRunsAgain() throws Exception {
         Created c = pausedDestination();
-        String queue = c.queue();
-        String name = c.name();
-        String group = c.group();
+        deleteBetween(c, ADD_FIGURES, c.name(), LOCK_CURSOR, c.group());
+    }
 
+    /**
+     * Plays an ack's two steps on a connection of the test's own (each on one row: the destination's
+     * one cursor, its figures) around a delete of the destination that waits between them, then
+     * checks that the delete ended, finding the destination, and left nothing of it.
+     */
+    private void deleteBetween(Created c, String first, String firstParam, String second, String secondParam)
+            throws Exception {
         SqlConnection ack = pool.getConnection().await().atMost(WAIT);
         try {
             int ackPid = ack.query("SELECT pg_backend_pid()").execute().await().atMost(WAIT).iterator().next().getInteger(0);
             ack.query("BEGIN").execute().await().atMost(WAIT);
-            ack.preparedQuery("UPDATE exactly.destination_state SET delivered = delivered + 1 WHERE name = $1")
-                    .execute(Tuple.of(name)).await().atMost(WAIT);
+            assertEquals(1, ack.preparedQuery(first).execute(Tuple.of(firstParam)).await().atMost(WAIT).rowCount(), first);
 
-            CompletableFuture<Boolean> deleted = repository.delete(queue, name, group).subscribeAsCompletionStage();
+            CompletableFuture<Boolean> deleted = repository.delete(c.queue(), c.name(), c.group()).subscribeAsCompletionStage();
             awaitBlockedBy(ackPid);
 
-            // the ack's cursor, which the waiting delete holds: a deadlock, the delete its victim
-            ack.preparedQuery("SELECT 1 FROM exactly.consumer_cursors WHERE consumer_group = $1 FOR UPDATE")
-                    .execute(Tuple.of(group)).await().atMost(WAIT);
+            ack.preparedQuery(second).execute(Tuple.of(secondParam)).await().atMost(WAIT);
             ack.query("COMMIT").execute().await().atMost(WAIT);
-            assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete ran again and ended");
+            assertTrue(deleted.get(30, TimeUnit.SECONDS), "the delete found the destination and ended");
         } finally {
             ack.close().await().atMost(WAIT);
         }
-        assertEquals(0, rowsLeft(name, group), "nothing of the destination is left");
+        assertEquals(0, rowsLeft(c.name(), c.group()), "nothing of the destination is left");
     }
 
     /** A destination's queue, name and consumer group. */
