@@ -87,9 +87,16 @@ class CommitBeforeFlushTest {
         }
     }
 
-    /** A destination's pop of {@code queue} as ConsumeRepository.popStored makes it; returns the offsets leased. */
+    /**
+     * A destination's pop of {@code queue} as ConsumeRepository.popStored makes it, for destination
+     * "d" (its figures row made first: a pop under a destination's group starts no cursor once the
+     * destination is gone); returns the offsets leased.
+     */
     private static List<Long> destinationPop(Connection c, String queue) throws SQLException {
         List<Long> offsets = new ArrayList<>();
+        try (Statement s = c.createStatement()) {
+            s.execute("INSERT INTO exactly.destination_state (name, queue) VALUES ('d', '" + queue + "') ON CONFLICT (name) DO NOTHING");
+        }
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT \"offset\"" + ConsumeRepository.RELEASE_UNLESS_EARLY
                      + " FROM exactly.pop_many(p_queue => '" + queue + "', p_partition => NULL, p_group => 'destination:d', "
