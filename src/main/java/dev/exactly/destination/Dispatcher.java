@@ -375,8 +375,7 @@ public class Dispatcher {
         if (!trigger.isResolvable()) {
             return Uni.createFrom().voidItem();
         }
-        Set<String> withConfigured = new HashSet<>();
-        configured.all().values().forEach(d -> withConfigured.add(d.queue()));
+        Set<String> withConfigured = configuredQueues();
         return withDestination(new LinkedHashSet<>(queues), withConfigured)
                 .flatMap(candidates -> candidates.isEmpty() ? Uni.createFrom().item(List.<String>of())
                         : drains.ask(candidates, withConfigured, config.drainDebounceMs()))
@@ -404,8 +403,7 @@ public class Dispatcher {
         if (config == null || !config.enabled() || !invocation || !trigger.isResolvable()) {
             return Uni.createFrom().voidItem();
         }
-        Set<String> withConfigured = new HashSet<>();
-        configured.all().values().forEach(d -> withConfigured.add(d.queue()));
+        Set<String> withConfigured = configuredQueues();
         return drains.ask(List.of(queue), withConfigured, 0)
                 .flatMap(this::invokeDrains)
                 .onFailure().recoverWithItem(e -> {
@@ -1276,14 +1274,8 @@ public class Dispatcher {
         if (batch.isEmpty()) {
             // the queue's retention purged what the batch had left meanwhile: nothing to send under
             // this lease; it ends now, so that the group's next pop goes on from what is kept
-            s.releases.incrementAndGet();
-            try {
-                consume.extend(p.leaseId(), 0, true).stage(Dispatcher::db);
-                LOG.debugf("destination %s: a parked partition's messages were purged; its lease is released", d.name());
-            } catch (RuntimeException x) {
-                LOG.debugf("destination %s: cannot release a purged parked partition's lease; it runs out: %s", d.name(),
-                        x.toString());
-            }
+            LOG.debugf("destination %s: a parked partition's messages were purged; its lease is released", d.name());
+            releaseLease(s, p.leaseId(), "a purged parked partition");
             return true;
         }
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
@@ -1469,13 +1461,24 @@ public class Dispatcher {
 
     /** Ends a batch's lease now (a lease already lost is left as it is), counted in its destination's slot. */
     void release(Slot s, Destination d, LeasedMessage m) {
+        releaseLease(s, m.leaseId(), m.queue() + "/" + m.partition());
+    }
+
+    /** Ends lease {@code leaseId} of the slot's destination now, counted in the slot; one it cannot end runs out. */
+    private void releaseLease(Slot s, UUID leaseId, String what) {
         s.releases.incrementAndGet();
         try {
-            consume.extend(m.leaseId(), 0, true).stage(Dispatcher::db);
+            consume.extend(leaseId, 0, true).stage(Dispatcher::db);
         } catch (RuntimeException e) {
-            LOG.debugf("destination %s: cannot release a lease on %s/%s; it runs out: %s", d.name(), m.queue(), m.partition(),
-                    e.toString());
+            LOG.debugf("destination %s: cannot release a lease on %s; it runs out: %s", s.d.name(), what, e.toString());
         }
+    }
+
+    /** The queues the configuration gives a destination. */
+    private Set<String> configuredQueues() {
+        Set<String> queues = new HashSet<>();
+        configured.all().values().forEach(d -> queues.add(d.queue()));
+        return queues;
     }
 
     /**
