@@ -16,7 +16,11 @@ import java.util.function.Function;
  * an address is refused when it is unspecified (0.0.0.0/8, ::), loopback, link-local
  * (169.254.0.0/16, which holds the instance metadata address, fe80::/10), private (10/8,
  * 172.16/12, 192.168/16, fec0::/10), shared (100.64.0.0/10), unique-local (fc00::/7, which holds
- * fd00:ec2::254), multicast or broadcast, and so is an IPv6 form that carries such an IPv4 address
+ * fd00:ec2::254), multicast or broadcast, or one of the special-purpose blocks that are not
+ * globally reachable in IANA's IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890): IETF
+ * protocol assignments 192.0.0.0/24, documentation (192.0.2.0/24, 198.51.100.0/24,
+ * 203.0.113.0/24, 2001:db8::/32, 3fff::/20), benchmarking (198.18.0.0/15, 2001:2::/48) and
+ * discard-only 100::/64; and so is an IPv6 form that carries such an IPv4 address
  * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d of
  * RFC 6145, NAT64 64:ff9b::a.b.c.d of RFC 6052, 6to4 2002:aabb:ccdd::/48 of RFC 3056, and a Teredo
  * address's client, RFC 4380), and the local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215), whose
@@ -205,6 +209,16 @@ public final class AddressGuard {
             if ((b[0] & 0xff) == 0xff) {
                 return "multicast";
             }
+            if (((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x01 && (b[2] & 0xff) == 0x0d && (b[3] & 0xff) == 0xb8)
+                    || ((b[0] & 0xff) == 0x3f && (b[1] & 0xff) == 0xff && (b[2] & 0xf0) == 0)) {
+                return "documentation (2001:db8::/32, 3fff::/20)";
+            }
+            if ((b[0] & 0xff) == 0x20 && (b[1] & 0xff) == 0x01 && b[2] == 0 && b[3] == 2 && b[4] == 0 && b[5] == 0) {
+                return "benchmarking (2001:2::/48)";
+            }
+            if ((b[0] & 0xff) == 0x01 && b[1] == 0 && allZero(b, 2, 8)) {
+                return "discard-only (100::/64)";
+            }
             return null;
         }
         return ipv4Kind(((Inet4Address) a).getAddress());
@@ -239,6 +253,16 @@ public final class AddressGuard {
         }
         if (o0 >= 224) {
             return o0 < 240 ? "multicast" : "reserved or broadcast";
+        }
+        int o2 = b[2] & 0xff;
+        if (o0 == 192 && o1 == 0 && o2 == 0) {
+            return "IETF protocol assignments (192.0.0.0/24)";
+        }
+        if ((o0 == 192 && o1 == 0 && o2 == 2) || (o0 == 198 && o1 == 51 && o2 == 100) || (o0 == 203 && o1 == 0 && o2 == 113)) {
+            return "documentation (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24)";
+        }
+        if (o0 == 198 && (o1 & 0xfe) == 18) {
+            return "benchmarking (198.18.0.0/15)";
         }
         return null;
     }

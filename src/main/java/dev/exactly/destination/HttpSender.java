@@ -30,15 +30,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code Exactly-Transaction-Id} percent-encoded UTF-8, {@code Exactly-Attempt}). The host is
  * resolved and checked by {@link AddressGuard} for every attempt, and the connection goes to the
  * address checked (the URL's host still names the request's Host header and TLS server name).
- * Redirects are not followed; no credential of Exactly's is sent. Blocking: called on a delivery
- * worker thread, never on an event loop.
+ * Redirects are not followed; no credential of Exactly's is sent. The answer is its status: the
+ * attempt's outcome is decided when the status line and headers arrive, and the response body is
+ * read and dropped, at most {@link #MAX_RESPONSE_BODY_BYTES} of it and for at most timeoutMs, after
+ * which the connection is closed instead, so a receiver's body can neither fill Exactly's memory
+ * nor hold an attempt that it has already answered. Blocking: called on a delivery worker thread,
+ * never on an event loop.
  */
 final class HttpSender implements Sender {
 
+    /** The most of a response body read (and dropped) before its connection is closed, in bytes. */
+    static final int MAX_RESPONSE_BODY_BYTES = 64 * 1024;
+
+    private final Vertx vertx;
     private final HttpClient client;
     private final AddressGuard guard;
 
     HttpSender(Vertx vertx, AddressGuard guard, int connections) {
+        this.vertx = vertx;
         this.guard = guard;
         this.client = vertx.createHttpClient(new HttpClientOptions()
                 .setMaxPoolSize(connections)
@@ -94,7 +103,10 @@ final class HttpSender implements Sender {
                     sent.set(req);
                     return req.send(Buffer.buffer(m.body()));
                 })
-                .compose(resp -> resp.body().map(ignored -> resp))
+                .map(resp -> {
+                    dropBody(resp, sent.get(), d.timeoutMs());
+                    return resp;
+                })
                 .toCompletionStage().toCompletableFuture();
         HttpClientResponse resp;
         try {
@@ -118,6 +130,26 @@ final class HttpSender implements Sender {
             return new Result(true, status, null, null);
         }
         return new Result(false, status, retryAfterMs(resp.getHeader("Retry-After")), "answered HTTP " + status);
+    }
+
+    /**
+     * Reads a response's body and drops it, on the event loop that delivered its headers (so no
+     * chunk arrives before the handler). The connection is closed instead of read on when the body
+     * passes {@link #MAX_RESPONSE_BODY_BYTES} or has not ended {@code timeoutMs} after the headers;
+     * a body read to its end leaves the connection to the pool.
+     */
+    private void dropBody(HttpClientResponse resp, HttpClientRequest req, int timeoutMs) {
+        long[] read = {0};
+        long timer = vertx.setTimer(timeoutMs, t -> req.reset());
+        resp.handler(chunk -> {
+            read[0] += chunk.length();
+            if (read[0] > MAX_RESPONSE_BODY_BYTES) {
+                vertx.cancelTimer(timer);
+                req.reset();
+            }
+        });
+        resp.exceptionHandler(e -> vertx.cancelTimer(timer));
+        resp.endHandler(v -> vertx.cancelTimer(timer));
     }
 
     /** @return a Retry-After value (delay in seconds, or an HTTP date) in milliseconds from now; null when absent or unreadable */

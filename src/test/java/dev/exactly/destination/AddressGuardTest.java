@@ -48,7 +48,13 @@ class AddressGuardTest {
                 Map.entry("2002:a9fe:a9fe::", "link-local"), Map.entry("2002:7f00:1::1", "loopback"),
                 Map.entry("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"),
                 Map.entry("64:ff9b:1::a9fe:a9fe", "local-use NAT64"), Map.entry("64:ff9b:1:fffe::1", "local-use NAT64"),
-                Map.entry("224.0.0.1", "multicast"), Map.entry("255.255.255.255", "reserved"));
+                Map.entry("224.0.0.1", "multicast"), Map.entry("255.255.255.255", "reserved"),
+                Map.entry("192.0.0.192", "IETF protocol assignments"), Map.entry("192.0.0.9", "IETF protocol assignments"),
+                Map.entry("192.0.2.1", "documentation"), Map.entry("198.51.100.1", "documentation"),
+                Map.entry("203.0.113.1", "documentation"), Map.entry("2001:db8::1", "documentation"),
+                Map.entry("3fff:fff::1", "documentation"), Map.entry("198.18.0.1", "benchmarking"),
+                Map.entry("198.19.255.254", "benchmarking"), Map.entry("2001:2::1", "benchmarking"),
+                Map.entry("100::1", "discard-only"), Map.entry("::ffff:198.18.0.1", "benchmarking"));
         refused.forEach((literal, kind) -> {
             String why = AddressGuard.refusedKind(ip(literal));
             assertNotNull(why, literal);
@@ -64,6 +70,8 @@ class AddressGuardTest {
     @Test
     void publicAddressesPass() throws Exception {
         for (String literal : List.of("93.184.215.14", "172.32.0.1", "100.128.0.1", "11.0.0.1", "2606:2800:21f:cb07::1",
+                "192.0.1.1", "192.0.3.1", "198.17.255.1", "198.20.0.1", "198.51.101.1", "203.0.112.1", "2001:db9::1",
+                "4000::1", "2001:3::1", "3fff:1000::1", "3ffe::1", "100:0:0:1::1",
                 "::ffff:93.184.215.14", "2002:5db8:d70e::1", "::ffff:0:5db8:d70e", "2001:0:4136:e378:8000:63bf:a247:28f1")) {
             assertNull(AddressGuard.refusedKind(ip(literal)), literal);
         }

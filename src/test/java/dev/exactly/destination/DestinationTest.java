@@ -90,6 +90,10 @@ class DestinationTest {
             Map<String, String> headers = new HashMap<>();
             ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
             headers.put(":path", ex.getRequestURI().getPath());
+            if ("/endless".equals(headers.get(":path"))) {
+                endless(ex, headers);
+                return;
+            }
             String txn = headers.get("exactly-transaction-id");
             int status = 200;
             String decoded = txn == null ? null : URLDecoder.decode(txn, StandardCharsets.UTF_8);
@@ -144,6 +148,35 @@ class DestinationTest {
         });
         server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(8));
         server.start();
+    }
+
+    /** Bytes the {@code /endless} path wrote before its client closed the connection; -1 until it did. */
+    final java.util.concurrent.atomic.AtomicLong endlessCut = new java.util.concurrent.atomic.AtomicLong(-1);
+
+    /**
+     * Answers 200 with a chunked body of 16 MiB paced over about 10 s (64 KiB every 40 ms), far
+     * longer than the tests' timeoutMs, and records in {@link #endlessCut} how much it had written
+     * when the client closed the connection.
+     */
+    private void endless(com.sun.net.httpserver.HttpExchange ex, Map<String, String> headers) throws java.io.IOException {
+        received.add(new Received(headers, "", 200));
+        ex.sendResponseHeaders(200, 0);
+        byte[] chunk = new byte[64 * 1024];
+        long written = 0;
+        try (java.io.OutputStream out = ex.getResponseBody()) {
+            for (int i = 0; i < 256; i++) {
+                out.write(chunk);
+                out.flush();
+                written += chunk.length;
+                Thread.sleep(40);
+            }
+        } catch (java.io.IOException closed) {
+            endlessCut.set(written);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            ex.close();
+        }
     }
 
     @AfterEach
@@ -307,6 +340,24 @@ class DestinationTest {
         assertEquals("2", got.get(1).h("Exactly-Attempt"));
         await("figures", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
         assertEquals("no answer within 5000 ms (timeoutMs)", destinations(queue).getString("destinations[0].state.lastError"));
+    }
+
+    /**
+     * A receiver's answer is its status: a 200 whose body goes on far past timeoutMs delivers the
+     * message once, and Exactly closes the connection after a bounded part of the body instead of
+     * reading (and holding) it whole. (Read whole, this attempt timed out and was sent again.)
+     */
+    @Test
+    void aTwoHundredWithAnEndlessBodyDeliversOnceAndTheBodyIsCutOff() throws Exception {
+        String queue = fresh("dest-endless");
+        String url = "http://127.0.0.2:" + server.getAddress().getPort() + "/endless";
+        put(queue, "endless-" + queue, "{\"url\":\"" + url + "\",\"timeoutMs\":3000,\"backoffMs\":10}", 201);
+        push(queue, "p", "endless-1", "{\"n\":1}");
+        await("delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
+        await("the body cut off by Exactly", () -> endlessCut.get() >= 0);
+        assertTrue(endlessCut.get() < 16L * 1024 * 1024, "written before the cut: " + endlessCut.get());
+        assertEquals(1, of(queue).size(), of(queue).toString());
+        assertEquals(0, destinations(queue).getLong("destinations[0].state.failedAttempts"));
     }
 
     /**
