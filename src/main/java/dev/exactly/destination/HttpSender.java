@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -133,23 +134,33 @@ final class HttpSender implements Sender {
     }
 
     /**
-     * Reads a response's body and drops it, on the event loop that delivered its headers (so no
-     * chunk arrives before the handler). The connection is closed instead of read on when the body
-     * passes {@link #MAX_RESPONSE_BODY_BYTES} or has not ended {@code timeoutMs} after the headers;
-     * a body read to its end leaves the connection to the pool.
+     * Reads a response's body and drops it. The connection is closed instead of read on when the
+     * body passes {@link #MAX_RESPONSE_BODY_BYTES} or has not ended {@code timeoutMs} after this
+     * call; a body read to its end leaves the connection to the pool. The response may already have
+     * ended (its headers' future can be completed on this thread while the event loop reads the
+     * rest): then there is nothing to do, and chunks that arrived before the handler are dropped
+     * by the client anyway.
      */
-    private void dropBody(HttpClientResponse resp, HttpClientRequest req, int timeoutMs) {
-        long[] read = {0};
+    void dropBody(HttpClientResponse resp, HttpClientRequest req, int timeoutMs) {
+        Future<Void> end = resp.end();
+        if (end.isComplete()) {
+            return;
+        }
         long timer = vertx.setTimer(timeoutMs, t -> req.reset());
-        resp.handler(chunk -> {
-            read[0] += chunk.length();
-            if (read[0] > MAX_RESPONSE_BODY_BYTES) {
-                vertx.cancelTimer(timer);
-                req.reset();
-            }
-        });
-        resp.exceptionHandler(e -> vertx.cancelTimer(timer));
-        resp.endHandler(v -> vertx.cancelTimer(timer));
+        end.onComplete(done -> vertx.cancelTimer(timer));
+        long[] read = {0};
+        try {
+            resp.exceptionHandler(e -> vertx.cancelTimer(timer)); // the attempt's outcome is decided: nothing to report
+            resp.handler(chunk -> {
+                read[0] += chunk.length();
+                if (read[0] > MAX_RESPONSE_BODY_BYTES) {
+                    vertx.cancelTimer(timer);
+                    req.reset();
+                }
+            });
+        } catch (IllegalStateException ended) {
+            // it ended between the check above and here; end's listener cancels the timer
+        }
     }
 
     /** @return a Retry-After value (delay in seconds, or an HTTP date) in milliseconds from now; null when absent or unreadable */
