@@ -113,8 +113,27 @@ public final class PushRepository {
         this.pushSegment = pushSegment(releaseBeforeFlush);
     }
 
-    /** Attempts after the first when the connection is lost (each probes the whole window). */
-    static final int LOST_CONNECTION_RETRIES = 3;
+    /**
+     * Attempts after the first when the connection is lost or the database aborted the push to
+     * resolve a conflict (each probes the whole window).
+     */
+    static final int RETRIES = 3;
+
+    /**
+     * Whether a push on the pool runs again (in the exact retry mode of {@link #execute}): its
+     * connection was lost (it may or may not have committed), or the database aborted its
+     * transaction to resolve a conflict (40P01, 40001: it wrote nothing). On one PostgreSQL a push
+     * never deadlocks (partition locks are taken in ascending id order). On Citus the distributed
+     * deadlock detection counts every process of a node that is in no distributed transaction as
+     * one transaction (citus issue #1803, https://github.com/citusdata/citus/issues/1803); a
+     * single-partition push delegated to a worker is such a process. So a push run on the
+     * coordinator (a bundle, or a first push by name) that waits for a partition row held by one
+     * delegated push, while another delegated push waits for a row lock it holds (or for the tuple
+     * lock it holds as the row's first waiter), is cancelled as a deadlock though no cycle exists.
+     */
+    private static boolean runsAgain(Throwable e) {
+        return DatabaseErrors.isConnectionLost(e) || DatabaseErrors.isConflictAbort(e);
+    }
 
     /**
      * Pushes segments, probing each partition's whole window (p_verified = -1).
@@ -134,9 +153,11 @@ public final class PushRepository {
      * Pushes segments with the p_verified watermarks a warm cache vouched for (see {@link ProbeBound}).
      *
      * <p>When the connection is lost mid-statement the outcome is unknown (the commit may or may
-     * not have happened). The push is then retried, at most {@link #LOST_CONNECTION_RETRIES}
-     * times after a short back-off (so that the pool has dropped the dead connection), probing
-     * everything in the exact retry mode of {@link #execute}. Other failures are not retried here.
+     * not have happened); when the database aborted the push to resolve a conflict it wrote
+     * nothing ({@link #runsAgain}). The push is then retried, at most {@link #RETRIES} times after
+     * a short back-off (so that the pool has dropped a dead connection, or the conflict has
+     * passed), probing everything in the exact retry mode of {@link #execute}. Other failures are
+     * not retried here.
      *
      * @param segments leader segments, each for a distinct partition
      * @param verified per segment: the offset the caller vouches for, -1 to probe the whole window
@@ -150,7 +171,7 @@ public final class PushRepository {
         // the deadline of the request(s) this push is for, read now: the retries run later, on other threads
         long deadline = RequestDeadline.current();
         return execute(segments, verified, windows, false, pool, deadline).flatMap(PushRepository::whenDurable)
-                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> exactRetry(segments, deadline))
+                .onFailure(PushRepository::runsAgain).recoverWithUni(() -> exactRetry(segments, deadline))
                 .onFailure().transform(PushRepository::classify);
     }
 
@@ -158,8 +179,9 @@ public final class PushRepository {
      * Pushes segments as {@link #push(List, long[], int[])} does, but completes as soon as the
      * store has settled them, before the WAL flush their answer must wait for: the caller may
      * start the partition's next write at once (its row lock is free) and answers after
-     * {@link SegmentWriter.Settled#durable()}. A lost connection during the settle statement is
-     * retried as {@link #push(List, long[], int[])} retries it (the outcome then comes durable); a
+     * {@link SegmentWriter.Settled#durable()}. A lost connection or a conflict abort during the
+     * settle statement is retried as {@link #push(List, long[], int[])} retries it (the outcome
+     * then comes durable); a
      * failure of the flush fails {@code durable()}, and the outcome is then unknown to the caller,
      * as after any lost answer (its client's retry is answered exactly).
      *
@@ -172,7 +194,7 @@ public final class PushRepository {
         return execute(segments, verified, windows, false, pool, deadline)
                 .map(settled -> new SegmentWriter.Settled(settled.outcomes(),
                         settled.durable().onFailure().transform(PushRepository::classify)))
-                .onFailure(DatabaseErrors::isConnectionLost).recoverWithUni(() -> exactRetry(segments, deadline)
+                .onFailure(PushRepository::runsAgain).recoverWithUni(() -> exactRetry(segments, deadline)
                         .map(outcomes -> new SegmentWriter.Settled(outcomes, DURABLE)))
                 .onFailure().transform(PushRepository::classify);
     }
@@ -185,19 +207,19 @@ public final class PushRepository {
     }
 
     /**
-     * The push again after its connection was lost, when it may or may not have committed: at most
-     * {@link #LOST_CONNECTION_RETRIES} attempts after a short back-off (so that the pool has dropped
-     * the dead connection), each probing everything in the exact retry mode of {@link #execute}
-     * and answered once durable.
+     * The push again after its connection was lost, when it may or may not have committed, or
+     * after a conflict abort, when it wrote nothing ({@link #runsAgain}): at most {@link #RETRIES}
+     * attempts after a short back-off (so that the pool has dropped a dead connection), each
+     * probing everything in the exact retry mode of {@link #execute} and answered once durable.
      */
     private Uni<List<SegmentOutcome>> exactRetry(List<Segment> segments, long deadline) {
         long[] all = new long[segments.size()];
         java.util.Arrays.fill(all, DedupCache.PROBE_ALL);
-        // the back-off lets the pool drop the dead connection before it is lent again
+        // the back-off lets the pool drop a dead connection before it is lent again
         return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(20))
                 .chain(() -> execute(segments, all, null, true, pool, deadline).flatMap(PushRepository::whenDurable))
-                .onFailure(DatabaseErrors::isConnectionLost).retry()
-                .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(LOST_CONNECTION_RETRIES - 1);
+                .onFailure(PushRepository::runsAgain).retry()
+                .withBackOff(Duration.ofMillis(50), Duration.ofMillis(500)).atMost(RETRIES - 1);
     }
 
     /** A spreadPartitions mismatch as {@link SpreadChangedException}, anything else as {@link DatabaseErrors#classify}. */

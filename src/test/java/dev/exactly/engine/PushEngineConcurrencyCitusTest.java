@@ -199,6 +199,115 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
     }
 
     /**
+     * Citus' distributed deadlock detection may cancel a push where no deadlock exists: it counts
+     * every process of a node that is in no distributed transaction as one transaction (citus
+     * issue #1803). Here two such processes on the worker holding partition h (sessions of the
+     * worker's own, as an operator's or another client's would be) and two bundles over h and r,
+     * run on the coordinator: the first session holds h's row; the first bundle waits for it
+     * (holding the row's tuple lock, as its first waiter), the second session waits behind the
+     * bundle, the second bundle behind that session. Nothing waits in a cycle (the first session
+     * waits for nothing), yet the detection, which runs every deadlock_timeout times
+     * citus.distributed_deadlock_detection_factor, finds one through the merged processes and
+     * cancels the first bundle (40P01); it wrote nothing, and its push must still be answered
+     * (PushRepository runs it again), each id stored once.
+     */
+    @Test
+    void aPushCancelledByAFalseDistributedDeadlockIsRunAgain() throws Exception {
+        PushEngine engine = new PushEngine(new PushRepository(poolA), DedupCache.DISABLED);
+        engine.push(List.of(item("h", "t-0"), item("r", "t-0"))).await().atMost(Duration.ofSeconds(30));
+        long hold;
+        long h;
+        String shard;
+        try (Connection c = cluster.connect(); Statement st = c.createStatement()) {
+            hold = 3 * detectorPeriodMillis(st);
+            try (ResultSet rs = st.executeQuery("SELECT exactly.partition_id('falsedl', 'h')")) {
+                assertTrue(rs.next());
+                h = rs.getLong(1);
+            }
+            try (ResultSet rs = st.executeQuery("SELECT shard_name FROM citus_shards WHERE table_name = "
+                    + "'exactly.partitions'::regclass AND shardid = get_shard_id_for_distribution_column("
+                    + "'exactly.partitions', " + h + ")")) {
+                assertTrue(rs.next());
+                shard = rs.getString(1);
+            }
+        }
+        String[] node = nodeOf(h).split(":");
+        CitusCluster.Target worker = new CitusCluster.Target(node[0], Integer.parseInt(node[1]), cluster.user(),
+                cluster.password(), cluster.database());
+        String lockH = "SELECT 1 FROM " + shard + " WHERE id = " + h + " FOR UPDATE";
+        List<CompletableFuture<List<PushVerdict>>> pushes = new ArrayList<>();
+        CompletableFuture<Void> second;
+        try (Connection first = worker.connect(); Connection watch = worker.connect();
+             Statement fs = first.createStatement(); Statement ws = watch.createStatement()) {
+            first.setAutoCommit(false);
+            fs.executeQuery(lockH).close();
+            pushes.add(engine.push(List.of(item("h", "b-1"), item("r", "b-2"))).subscribeAsCompletionStage());
+            awaitLockWaiters(ws, 1);
+            second = CompletableFuture.runAsync(() -> {
+                try (Connection c = worker.connect(); Statement st = c.createStatement()) {
+                    st.executeQuery(lockH).close();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            awaitLockWaiters(ws, 2);
+            pushes.add(engine.push(List.of(item("h", "c-1"), item("r", "c-2"))).subscribeAsCompletionStage());
+            awaitLockWaiters(ws, 3);
+            Thread.sleep(hold);
+            first.commit();
+        }
+        second.get(60, TimeUnit.SECONDS);
+        Map<String, java.util.UUID> answered = new HashMap<>();
+        for (CompletableFuture<List<PushVerdict>> push : pushes) {
+            for (PushVerdict v : push.get(60, TimeUnit.SECONDS)) {
+                assertEquals(PushStatus.QUEUED, v.status(), v.toString());
+                answered.put(v.partition() + "/" + v.transactionId(), v.messageId());
+            }
+        }
+        assertEquals(4, answered.size(), answered.toString());
+        Map<String, java.util.UUID> stored = new HashMap<>();
+        try (Connection c = cluster.connect(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT p.name || '/' || m.transaction_id, m.message_id FROM exactly.messages m "
+                     + "JOIN exactly.partitions p ON p.id = m.partition_id JOIN exactly.queues q ON q.id = p.queue_id "
+                     + "WHERE q.name = 'falsedl' AND m.transaction_id <> 't-0'")) {
+            while (rs.next()) {
+                assertEquals(null, stored.put(rs.getString(1), rs.getObject(2, java.util.UUID.class)), "stored twice");
+            }
+        }
+        assertEquals(answered, stored);
+    }
+
+    private static PushCommand item(String partition, String txn) {
+        return PushCommand.json("falsedl", partition, txn, "{}".getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    /** How often Citus' distributed deadlock detection runs: deadlock_timeout times its factor. */
+    private static long detectorPeriodMillis(Statement st) throws SQLException {
+        try (ResultSet rs = st.executeQuery("SELECT extract(epoch FROM current_setting('deadlock_timeout')::interval) "
+                + "* 1000, current_setting('citus.distributed_deadlock_detection_factor')::float8")) {
+            rs.next();
+            double factor = rs.getDouble(2);
+            org.junit.jupiter.api.Assumptions.assumeTrue(factor > 0, "distributed deadlock detection is off");
+            return (long) (rs.getDouble(1) * factor);
+        }
+    }
+
+    /** Waits until n backends of the worker's database wait for a lock. */
+    private static void awaitLockWaiters(Statement worker, int n) throws Exception {
+        for (int i = 0; i < 300; i++) {
+            try (ResultSet rs = worker.executeQuery("SELECT count(*) FROM pg_stat_activity "
+                    + "WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+                rs.next();
+                if (rs.getInt(1) >= n) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        fail(n + " lock waiters expected on the worker");
+    }
+
+    /**
      * Names n or more partitions of a queue, w0, w1, …, of which both workers hold at least one. The
      * worker follows from the id a partition gets, and the ids from what ran before (other tests,
      * ids a lost race used up): so the first ones are created here, one at a time, as a first push
