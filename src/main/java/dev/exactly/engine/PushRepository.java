@@ -122,14 +122,16 @@ public final class PushRepository {
     /**
      * Whether a push on the pool runs again (in the exact retry mode of {@link #execute}): its
      * connection was lost (it may or may not have committed), or the database aborted its
-     * transaction to resolve a conflict (40P01, 40001: it wrote nothing). On one PostgreSQL a push
-     * never deadlocks (partition locks are taken in ascending id order). On Citus the distributed
-     * deadlock detection counts every process of a node that is in no distributed transaction as
-     * one transaction (citus issue #1803, https://github.com/citusdata/citus/issues/1803); a
-     * single-partition push delegated to a worker is such a process. So a push run on the
-     * coordinator (a bundle, or a first push by name) that waits for a partition row held by one
-     * delegated push, while another delegated push waits for a row lock it holds (or for the tuple
-     * lock it holds as the row's first waiter), is cancelled as a deadlock though no cycle exists.
+     * transaction to resolve a conflict (40P01, 40001: it wrote nothing). Pushes take partition
+     * locks in ascending id order, so two pushes never deadlock; a push still can with a caller's
+     * transaction that holds a partition row and then creates a partition the push created and has
+     * not committed yet. On Citus the distributed deadlock detection also counts every process of a
+     * node that is in no distributed transaction (a session of a worker's own, a statement the
+     * coordinator sends outside a transaction block) as one transaction (citus issue #1803,
+     * https://github.com/citusdata/citus/issues/1803): a push run on the coordinator (a bundle, a
+     * first push by name) that waits for a partition row held by one such process, while another
+     * waits behind it (for the row's tuple lock, which the push holds as the row's first waiter),
+     * is cancelled as a deadlock though no cycle exists.
      */
     private static boolean runsAgain(Throwable e) {
         return DatabaseErrors.isConnectionLost(e) || DatabaseErrors.isConflictAbort(e);
