@@ -226,10 +226,11 @@ public final class AddressGuard {
 
     /**
      * @return the kind with its indefinite article, by its first sound: "a loopback", "an
-     *         unspecified (0.0.0.0/8)", "a unique-local" ("uni" sounds as "you")
+     *         unspecified (0.0.0.0/8)", "an IETF protocol assignments (192.0.0.0/24)", "a
+     *         unique-local" ("uni" sounds as "you")
      */
     static String article(String kind) {
-        boolean vowelSound = "aeiou".indexOf(kind.charAt(0)) >= 0 && !kind.startsWith("uni");
+        boolean vowelSound = "aeiouAEIOU".indexOf(kind.charAt(0)) >= 0 && !kind.startsWith("uni");
         return (vowelSound ? "an " : "a ") + kind;
     }
 

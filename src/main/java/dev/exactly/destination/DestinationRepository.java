@@ -60,7 +60,7 @@ public class DestinationRepository {
     private static final String FIGURES = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
             + "failed_attempts = failed_attempts + $3 WHERE name = $1");
     private static final String FIGURES_ERROR = asyncCommit("UPDATE exactly.destination_state SET delivered = delivered + $2, "
-            + "failed_attempts = failed_attempts + $3, last_error = $4, last_error_at = $5 WHERE name = $1");
+            + "failed_attempts = failed_attempts + $3, " + lastError(4, 5) + " WHERE name = $1");
     // a batch's acks with the destination's figures (ConsumeRepository#ackWith): $1 name, $2 delivered, $3 failed
     // attempts, $4 last error or null; $5 the partition and $6 the offsets acked, whose recorded attempts (if any)
     // are deleted; with a last error, $7 when it happened; then the ack's parameters
@@ -691,10 +691,21 @@ public class DestinationRepository {
     private static String ackFigures(boolean partition, boolean error) {
         return "WITH figures AS (UPDATE exactly.destination_state SET delivered = delivered + $2, "
                 + "failed_attempts = failed_attempts + $3, "
-                + (error ? "last_error = $4, last_error_at = $7 " : "last_error = COALESCE($4::text, last_error) ")
+                + (error ? lastError(4, 7) + " " : "last_error = COALESCE($4::text, last_error) ")
                 + "WHERE name = $1), "
                 + "settled AS (DELETE FROM exactly.destination_attempts WHERE destination = $1 AND partition_id = $5 "
                 + "AND \"offset\" = ANY($6::bigint[])) " + ConsumeRepository.ack(partition, error ? 8 : 7) + ConsumeRepository.ASYNC_COMMIT;
+    }
+
+    /**
+     * The SET items that record a failure ($error, at $at) as the destination's last error unless
+     * a later one is recorded already: workers of several partitions (or of one unordered batch)
+     * write their figures in whatever order their transactions run, and lastError must stay the
+     * most recent failure.
+     */
+    private static String lastError(int error, int at) {
+        return "last_error = CASE WHEN last_error_at IS NULL OR last_error_at <= $" + at + " THEN $" + error
+                + " ELSE last_error END, last_error_at = GREATEST(last_error_at, $" + at + ")";
     }
 
     /**

@@ -94,6 +94,7 @@ class DestinationRulesTest {
         assertEquals("a unique-local", AddressGuard.article("unique-local"));
         assertEquals("an unspecified (0.0.0.0/8)", AddressGuard.article("unspecified (0.0.0.0/8)"));
         assertEquals("a loopback", AddressGuard.article("loopback"));
+        assertEquals("an IETF protocol assignments (192.0.0.0/24)", AddressGuard.article("IETF protocol assignments (192.0.0.0/24)"));
         String literal = new AddressGuard(List.of(), h -> new java.net.InetAddress[0]).refusedLiteral("[fd00::1]");
         assertTrue(literal.contains(", a unique-local address"), literal);
         assertEquals("1 attempt", Dispatcher.attemptCount(1));
