@@ -99,8 +99,8 @@ class PushConflictRetryTest {
         return PushCommand.json("conflict", partition, txn, "{}".getBytes(StandardCharsets.UTF_8), null);
     }
 
-    /** Waits until n backends of the test's database wait for a lock. */
-    private static void awaitLockWaiters(Statement st, int n) throws Exception {
+    /** Waits until n backends of the database {@code st} is connected to wait for a lock. */
+    static void awaitLockWaiters(Statement st, int n) throws Exception {
         for (int i = 0; i < 300; i++) {
             try (ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity "
                     + "WHERE datname = current_database() AND wait_event_type = 'Lock'")) {

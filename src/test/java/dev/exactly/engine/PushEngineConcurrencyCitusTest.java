@@ -242,7 +242,7 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
             first.setAutoCommit(false);
             fs.executeQuery(lockH).close();
             pushes.add(engine.push(List.of(item("h", "b-1"), item("r", "b-2"))).subscribeAsCompletionStage());
-            awaitLockWaiters(ws, 1);
+            PushConflictRetryTest.awaitLockWaiters(ws, 1);
             second = CompletableFuture.runAsync(() -> {
                 try (Connection c = worker.connect(); Statement st = c.createStatement()) {
                     st.executeQuery(lockH).close();
@@ -250,9 +250,9 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
                     throw new IllegalStateException(e);
                 }
             });
-            awaitLockWaiters(ws, 2);
+            PushConflictRetryTest.awaitLockWaiters(ws, 2);
             pushes.add(engine.push(List.of(item("h", "c-1"), item("r", "c-2"))).subscribeAsCompletionStage());
-            awaitLockWaiters(ws, 3);
+            PushConflictRetryTest.awaitLockWaiters(ws, 3);
             Thread.sleep(hold);
             first.commit();
         }
@@ -290,21 +290,6 @@ class PushEngineConcurrencyCitusTest extends PushEngineConcurrencyTest {
             org.junit.jupiter.api.Assumptions.assumeTrue(factor > 0, "distributed deadlock detection is off");
             return (long) (rs.getDouble(1) * factor);
         }
-    }
-
-    /** Waits until n backends of the worker's database wait for a lock. */
-    private static void awaitLockWaiters(Statement worker, int n) throws Exception {
-        for (int i = 0; i < 300; i++) {
-            try (ResultSet rs = worker.executeQuery("SELECT count(*) FROM pg_stat_activity "
-                    + "WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
-                rs.next();
-                if (rs.getInt(1) >= n) {
-                    return;
-                }
-            }
-            Thread.sleep(50);
-        }
-        fail(n + " lock waiters expected on the worker");
     }
 
     /**
