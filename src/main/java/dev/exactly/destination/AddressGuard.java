@@ -16,8 +16,8 @@ import java.util.function.Function;
  * an address is refused when it is unspecified (0.0.0.0/8, ::), loopback, link-local
  * (169.254.0.0/16, which holds the instance metadata address, fe80::/10), private (10/8,
  * 172.16/12, 192.168/16, fec0::/10), shared (100.64.0.0/10), unique-local (fc00::/7, which holds
- * fd00:ec2::254), multicast or broadcast, or one of the special-purpose blocks that are not
- * globally reachable in IANA's IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890): IETF
+ * fd00:ec2::254), multicast or broadcast, or in one of these blocks of IANA's IPv4 and IPv6
+ * Special-Purpose Address Registries (RFC 6890; 192.0.0.0/24 whole, its two anycast addresses too): IETF
  * protocol assignments 192.0.0.0/24, documentation (192.0.2.0/24, 198.51.100.0/24,
  * 203.0.113.0/24, 2001:db8::/32, 3fff::/20), benchmarking (198.18.0.0/15, 2001:2::/48) and
  * discard-only 100::/64; and so is an IPv6 form that carries such an IPv4 address

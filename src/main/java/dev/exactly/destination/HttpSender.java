@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -9,6 +10,7 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetAddress;
 import java.net.URI;
@@ -21,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -35,8 +38,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * attempt's outcome is decided when the status line and headers arrive, and the response body is
  * read and dropped, at most {@link #MAX_RESPONSE_BODY_BYTES} of it and for at most timeoutMs, after
  * which the connection is closed instead, so a receiver's body can neither fill Exactly's memory
- * nor hold an attempt that it has already answered. Blocking: called on a delivery worker thread,
- * never on an event loop.
+ * nor hold an attempt that it has already answered. Every request, its connection, its timer and
+ * any reset run on one event-loop context of the sender's own: the client resets a request's
+ * connection even when the request's response has ended and the pool has lent the connection to
+ * another request, so a reset is only ever made on the connection's own thread, after checking
+ * that the response has not ended. Blocking: called on a delivery worker thread, never on an
+ * event loop.
  */
 final class HttpSender implements Sender {
 
@@ -44,11 +51,16 @@ final class HttpSender implements Sender {
     static final int MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
     private final Vertx vertx;
+    /** The context every request of this sender is made on, and so its connections' and timers'. */
+    private final Context context;
     private final HttpClient client;
     private final AddressGuard guard;
 
     HttpSender(Vertx vertx, AddressGuard guard, int connections) {
         this.vertx = vertx;
+        // a context of its own (not the caller's, which may be a request's): internal API, as the
+        // public getOrCreateContext() returns the caller's context on a Vert.x thread
+        this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.guard = guard;
         this.client = vertx.createHttpClient(new HttpClientOptions()
                 .setMaxPoolSize(connections)
@@ -99,24 +111,36 @@ final class HttpSender implements Sender {
             o.putHeader("webhook-signature", WebhookSigner.sign(DestinationRules.key(d.signingSecret()), m.messageId(), now, m.body()));
         }
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
-        CompletableFuture<HttpClientResponse> answer = client.request(o)
+        AtomicBoolean abandoned = new AtomicBoolean();
+        CompletableFuture<HttpClientResponse> answer = new CompletableFuture<>();
+        context.runOnContext(v -> client.request(o)
                 .compose(req -> {
                     sent.set(req);
+                    if (abandoned.get()) { // timed out before the request existed: it is never sent
+                        req.reset();
+                        return Future.<HttpClientResponse>failedFuture("abandoned");
+                    }
                     return req.send(Buffer.buffer(m.body()));
                 })
                 .map(resp -> {
                     dropBody(resp, sent.get(), d.timeoutMs());
                     return resp;
                 })
-                .toCompletionStage().toCompletableFuture();
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        answer.complete(ar.result());
+                    } else {
+                        answer.completeExceptionally(ar.cause());
+                    }
+                }));
         HttpClientResponse resp;
         try {
             resp = answer.get(d.timeoutMs(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            HttpClientRequest req = sent.get();
-            if (req != null) {
-                req.reset();
-            }
+            context.runOnContext(v -> {
+                abandoned.set(true);
+                abandon(sent.get());
+            });
             return new Result(false, 0, null, "no answer within " + d.timeoutMs() + " ms (timeoutMs)");
         } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
@@ -136,17 +160,16 @@ final class HttpSender implements Sender {
     /**
      * Reads a response's body and drops it. The connection is closed instead of read on when the
      * body passes {@link #MAX_RESPONSE_BODY_BYTES} or has not ended {@code timeoutMs} after this
-     * call; a body read to its end leaves the connection to the pool. The response may already have
-     * ended (its headers' future can be completed on this thread while the event loop reads the
-     * rest): then there is nothing to do, and chunks that arrived before the handler are dropped
-     * by the client anyway.
+     * call; a body read to its end leaves the connection to the pool. Runs on {@link #context}; a
+     * response that has already ended needs nothing, and chunks that arrived before the handler
+     * are dropped by the client anyway.
      */
     void dropBody(HttpClientResponse resp, HttpClientRequest req, int timeoutMs) {
         Future<Void> end = resp.end();
         if (end.isComplete()) {
             return;
         }
-        long timer = vertx.setTimer(timeoutMs, t -> req.reset());
+        long timer = vertx.setTimer(timeoutMs, t -> abandon(req));
         end.onComplete(done -> vertx.cancelTimer(timer));
         long[] read = {0};
         try {
@@ -155,12 +178,30 @@ final class HttpSender implements Sender {
                 read[0] += chunk.length();
                 if (read[0] > MAX_RESPONSE_BODY_BYTES) {
                     vertx.cancelTimer(timer);
-                    req.reset();
+                    abandon(req);
                 }
             });
         } catch (IllegalStateException ended) {
             // it ended between the check above and here; end's listener cancels the timer
         }
+    }
+
+    /**
+     * Gives up on a request: resets it (for HTTP/1.1, closes its connection) unless its response
+     * has ended, in which case its connection may already serve another request and is left alone.
+     * Runs on {@link #context}, the thread that also ends responses, so the check cannot go stale.
+     *
+     * @param req the request, or null when it was not made yet (nothing to do)
+     */
+    void abandon(HttpClientRequest req) {
+        if (req == null) {
+            return;
+        }
+        Future<HttpClientResponse> answered = req.response();
+        if (answered.succeeded() && answered.result().end().isComplete()) {
+            return;
+        }
+        req.reset();
     }
 
     /** @return a Retry-After value (delay in seconds, or an HTTP date) in milliseconds from now; null when absent or unreadable */

@@ -35,7 +35,8 @@ class HttpSenderTest {
     /**
      * A keep-alive HTTP/1.1 receiver on a plain socket that writes each answer, status line,
      * headers and body, in one write, so the whole answer usually arrives in one read: on
-     * {@code /empty} a 200 with {@code Content-Length: 0}, elsewhere a 200 with a 100-byte body.
+     * {@code /empty} a 200 with {@code Content-Length: 0}, elsewhere a 200 with a 100-byte body
+     * ({@code /slow}: after a second).
      */
     @BeforeEach
     void start() throws Exception {
@@ -75,11 +76,16 @@ class HttpSenderTest {
                     }
                 }
                 in.readNBytes(length);
+                if (requestLine.contains("/slow")) {
+                    Thread.sleep(1000);
+                }
                 out.write(requestLine.contains("/empty") ? empty : hundred);
                 out.flush();
             }
         } catch (java.io.IOException e) {
             // the client closed the connection
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -123,6 +129,34 @@ class HttpSenderTest {
             resp.end().toCompletionStage().toCompletableFuture().get();
             sender.dropBody(resp, req, 1000);
             assertEquals(200, resp.statusCode());
+        } finally {
+            client.close();
+        }
+    }
+
+    /**
+     * Giving up on a request whose response has ended leaves its connection alone: by then the
+     * pool may have lent it to another request, which must not fail. (The client's reset closes a
+     * request's connection even after its response ended; the sender reset unconditionally on a
+     * timeout, and could close the connection under another message's attempt.)
+     */
+    @Test
+    void givingUpOnAnEndedRequestDoesNotCloseTheConnectionAnotherUses() throws Exception {
+        io.vertx.core.http.HttpClient client = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(1));
+        try {
+            io.vertx.core.http.HttpClientRequest a = client.request(io.vertx.core.http.HttpMethod.POST, server.getLocalPort(),
+                    "127.0.0.1", "/hundred").toCompletionStage().toCompletableFuture().get();
+            a.send("{}").compose(r -> r.end()).toCompletionStage().toCompletableFuture().get();
+            // the one connection, lent again: b is in flight on it for a second
+            java.util.concurrent.CompletableFuture<Integer> b = client.request(io.vertx.core.http.HttpMethod.POST,
+                    server.getLocalPort(), "127.0.0.1", "/slow")
+                    .compose(req -> req.send("{}")).compose(r -> r.end().map(r.statusCode()))
+                    .toCompletionStage().toCompletableFuture();
+            Thread.sleep(200);
+            assertEquals(1, connections.get());
+            sender.abandon(a);
+            assertEquals(200, b.get(5, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(1, connections.get());
         } finally {
             client.close();
         }
