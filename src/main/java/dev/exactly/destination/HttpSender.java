@@ -172,18 +172,15 @@ final class HttpSender implements Sender {
         long timer = vertx.setTimer(timeoutMs, t -> abandon(req));
         end.onComplete(done -> vertx.cancelTimer(timer));
         long[] read = {0};
-        try {
-            resp.exceptionHandler(e -> vertx.cancelTimer(timer)); // the attempt's outcome is decided: nothing to report
-            resp.handler(chunk -> {
-                read[0] += chunk.length();
-                if (read[0] > MAX_RESPONSE_BODY_BYTES) {
-                    vertx.cancelTimer(timer);
-                    abandon(req);
-                }
-            });
-        } catch (IllegalStateException ended) {
-            // it ended between the check above and here; end's listener cancels the timer
-        }
+        // on the context that also ends the response, so it cannot end between the check above and here
+        resp.exceptionHandler(e -> vertx.cancelTimer(timer)); // the attempt's outcome is decided: nothing to report
+        resp.handler(chunk -> {
+            read[0] += chunk.length();
+            if (read[0] > MAX_RESPONSE_BODY_BYTES) {
+                vertx.cancelTimer(timer);
+                abandon(req);
+            }
+        });
     }
 
     /**
