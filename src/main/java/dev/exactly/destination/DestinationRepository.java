@@ -132,7 +132,7 @@ public class DestinationRepository {
             + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
             + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
             + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
-            + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id, d.redrive_attempts";
+            + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id, d.redrive_attempts, d.redrive_requested_at";
     // the partition's name, with the stored message at the offset (its columns null once retention purged it)
     private static final String MESSAGE = "SELECT m.message_id, m.transaction_id, m.payload, m.content_type, p.name AS partition "
             + "FROM exactly.partitions p LEFT JOIN exactly.messages m ON m.partition_id = p.id AND m.\"offset\" = $2 "
@@ -150,7 +150,10 @@ public class DestinationRepository {
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
-    private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = NULL, "
+    // the redrive asked for at $6 ends; one asked for again since (a later redrive_requested_at) stays asked for, and
+    // is taken up at once, from attempt 1
+    private static final String REDRIVE_FAILED = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = "
+            + "CASE WHEN redrive_requested_at IS NOT DISTINCT FROM $6 THEN NULL ELSE redrive_requested_at END, "
             + "claimed_until = NULL, redrive_attempts = 0, attempts = $4, error = $5, dead_lettered_at = now() "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
 
@@ -600,8 +603,10 @@ public class DestinationRepository {
      * @param message       the stored message, or null when retention purged its data
      * @param attempts      the attempts this redrive made so far (0 when it has not started), as
      *                      {@link #redriveAttempt} recorded them
+     * @param requestedAt   when the redrive being sent was asked for ({@link #redriveFailed} keeps a later request)
      */
-    public record Redrive(long partitionId, long offset, UUID messageId, String partition, Stored message, int attempts) {
+    public record Redrive(long partitionId, long offset, UUID messageId, String partition, Stored message, int attempts,
+                          OffsetDateTime requestedAt) {
     }
 
     /** A stored message's fields a delivery sends. */
@@ -621,20 +626,21 @@ public class DestinationRepository {
                     long offset = c.getLong("offset");
                     UUID messageId = c.getUUID("message_id");
                     int made = c.getInteger("redrive_attempts");
+                    OffsetDateTime asked = c.getOffsetDateTime("redrive_requested_at");
                     return BorrowedConnections.execute(pool, MESSAGE, Tuple.of(pid, offset))
                             .onFailure().transform(DatabaseErrors.CLASSIFY)
                             .map(m -> {
                                 if (m.size() == 0) {
-                                    return new Redrive(pid, offset, messageId, null, null, made);
+                                    return new Redrive(pid, offset, messageId, null, null, made, asked);
                                 }
                                 Row r = m.iterator().next();
                                 String partition = r.getString("partition");
                                 if (r.getUUID("message_id") == null) {
-                                    return new Redrive(pid, offset, messageId, partition, null, made);
+                                    return new Redrive(pid, offset, messageId, partition, null, made, asked);
                                 }
                                 return new Redrive(pid, offset, messageId, partition, new Stored(r.getUUID("message_id"),
                                         r.getString("transaction_id"), partition, r.getBuffer("payload").getBytes(),
-                                        r.getString("content_type")), made);
+                                        r.getString("content_type")), made, asked);
                             });
                 });
     }
@@ -675,10 +681,16 @@ public class DestinationRepository {
                 .replaceWithVoid();
     }
 
-    /** A redriven dead letter failed its attempts again (or its data is gone): it stays a dead letter. */
-    public Uni<Void> redriveFailed(String name, long partitionId, long offset, int attempts, String error) {
+    /**
+     * A redriven dead letter failed its attempts again (or its data is gone): it stays a dead letter.
+     * A redrive of it asked for after {@code requestedAt} (while this one was sending) stays asked for.
+     *
+     * @param requestedAt when the redrive that failed was asked for ({@link Redrive#requestedAt})
+     */
+    public Uni<Void> redriveFailed(String name, long partitionId, long offset, int attempts, String error,
+                                   OffsetDateTime requestedAt) {
         return BorrowedConnections.execute(pool, REDRIVE_FAILED,
-                        Tuple.from(new Object[] {name, partitionId, offset, attempts, error}))
+                        Tuple.from(new Object[] {name, partitionId, offset, attempts, error, requestedAt}))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

@@ -48,15 +48,17 @@ public class DestinationResource {
     private final QueueStatsRepository stats;
     private final Dispatcher dispatcher;
     private final DestinationReplays replays;
+    private final DrainRepository drains;
 
     /** Constructor injection. */
     public DestinationResource(DestinationRepository store, ConfiguredDestinations configured, QueueStatsRepository stats,
-                               Dispatcher dispatcher, DestinationReplays replays) {
+                               Dispatcher dispatcher, DestinationReplays replays, DrainRepository drains) {
         this.store = store;
         this.configured = configured;
         this.stats = stats;
         this.dispatcher = dispatcher;
         this.replays = replays;
+        this.drains = drains;
     }
 
     /**
@@ -261,7 +263,8 @@ public class DestinationResource {
     }
 
     /**
-     * Resumes a paused destination. 204. In the Lambda shape it asks for a drain
+     * Resumes a paused destination. 204. In the Lambda shape it makes the partitions that drains left
+     * parked for a retry due at once ({@link DrainRepository#dueNow}) and asks for a drain
      * ({@link Dispatcher#drainNow}).
      *
      * @param body none, or {@code {}} ({@link NoFields})
@@ -313,7 +316,9 @@ public class DestinationResource {
     }
 
     private Uni<Void> paused(String queue, String name, boolean paused) {
-        return find(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused)).map(found -> {
+        return find(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused))
+                // a resume ends a parked retry's wait too (the Lambda shape's): the next drain sends it
+                .call(found -> found && !paused ? drains.dueNow(name) : Uni.createFrom().voidItem()).map(found -> {
             if (!found) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
             }

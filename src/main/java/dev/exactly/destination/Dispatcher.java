@@ -1692,7 +1692,7 @@ public class Dispatcher {
         }
         if (r.message() == null) {
             String error = "its data was purged by the queue's retention: nothing left to send";
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0, error).stage(Dispatcher::db);
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), 0, error, r.requestedAt()).stage(Dispatcher::db);
             warnDeadLettered(d, r.messageId(), d.queue(), r.partition(), r.offset(), 0, error);
             return true;
         }
@@ -1723,7 +1723,8 @@ public class Dispatcher {
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).stage(Dispatcher::db);
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError, r.requestedAt())
+                    .stage(Dispatcher::db);
             warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.lastError);
         }
         if ((tally.delivered > 0 || tally.failed > 0) && !s.removed) {

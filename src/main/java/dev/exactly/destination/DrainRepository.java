@@ -40,6 +40,8 @@ public class DrainRepository {
             + "FROM exactly.destination_parked WHERE destination = ANY($1::text[]) "
             + "AND (claimed_until IS NULL OR claimed_until < clock_timestamp())) f";
     private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
+    private static final String DUE_NOW = "UPDATE exactly.destination_parked SET due_at = now() "
+            + "WHERE destination = $1 AND due_at > now()";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
             + "FROM exactly.messages m WHERE m.partition_id = $1 AND m.\"offset\" BETWEEN $2 AND $3 "
             // an unordered destination's batch may have settled messages after the one it parked at
@@ -156,6 +158,16 @@ public class DrainRepository {
     /** Forgets a parked partition (it is being resumed, or its lease is gone). */
     public Uni<Void> unpark(String destination, long partitionId) {
         return BorrowedConnections.execute(pool, UNPARK, Tuple.of(destination, partitionId))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Makes every partition parked for {@code destination} due now (a resume ends a retry's wait):
+     * the next drain resumes each under its lease, with its next attempt's number.
+     */
+    public Uni<Void> dueNow(String destination) {
+        return BorrowedConnections.execute(pool, DUE_NOW, Tuple.of(destination))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }
