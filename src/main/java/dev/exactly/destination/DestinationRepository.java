@@ -45,6 +45,12 @@ public class DestinationRepository {
             + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, leased_at = NULL, "
             + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL";
     private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
+    // what holds a name on another queue than $2: a destination defined through the API there, or the
+    // figures row an earlier destination of that name left there (with its cursors and dead letters)
+    private static final String HELD_ELSEWHERE = "SELECT queue, true AS api FROM exactly.destinations WHERE name = $1 AND queue <> $2 "
+            + "UNION ALL SELECT queue, false FROM exactly.destination_state WHERE name = $1 AND queue <> $2 ORDER BY api DESC LIMIT 1";
+    // what a name holds on queue $2 without an API destination there: its figures row
+    private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state WHERE name = $1 AND queue = $2";
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     // the group's cursor rows in ascending partition id, the order fused acks and replays take them in
@@ -209,6 +215,38 @@ public class DestinationRepository {
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
 
+    /**
+     * What holds a destination's name on another queue: a destination defined through the API there,
+     * or the rows an earlier destination of that name left there (its figures, cursors and dead
+     * letters). Names are unique across queues, so a configured destination whose name is held
+     * elsewhere is not started ({@link Dispatcher}).
+     *
+     * @param name  the destination's name
+     * @param queue its queue
+     * @return the other queue and whether an API destination holds it there; null when nothing does
+     */
+    public Uni<Holder> heldElsewhere(String name, String queue) {
+        return BorrowedConnections.execute(pool, HELD_ELSEWHERE, Tuple.of(name, queue))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return null;
+                    }
+                    Row r = rows.iterator().next();
+                    return new Holder(r.getString("queue"), r.getBoolean("api"));
+                });
+    }
+
+    /**
+     * What holds a name on another queue than a configured destination's.
+     *
+     * @param queue the other queue
+     * @param api   true for a destination defined through the API there, false for the rows an earlier
+     *              destination of that name left there
+     */
+    public record Holder(String queue, boolean api) {
+    }
+
     /** Starts a destination (a configured one at start-up): its figures row and, when new, its cursors. */
     public Uni<Void> start(Destination d) {
         return BorrowedConnections.execute(pool, START, Tuple.of(d.name(), d.queue(), d.group()))
@@ -229,9 +267,22 @@ public class DestinationRepository {
      * @return true when it existed on that queue
      */
     public Uni<Boolean> delete(String queue, String name, String group) {
+        return delete(queue, name, group, false);
+    }
+
+    /**
+     * {@link #delete(String, String, String)}, and with {@code leftovers} also the rows a destination
+     * of that name left on that queue without an API destination there (its figures row found there),
+     * as for a configured destination's name held on another queue than its own.
+     *
+     * @return true when an API destination of that name, or with {@code leftovers} its rows, existed on that queue
+     */
+    public Uni<Boolean> delete(String queue, String name, String group, boolean leftovers) {
         return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(DELETE).execute(Tuple.of(name, queue))
-                .flatMap(rows -> {
-                    if (rows.size() == 0) {
+                .flatMap(rows -> rows.size() > 0 || !leftovers ? Uni.createFrom().item(rows.size() > 0)
+                        : conn.preparedQuery(LEFT_ON).execute(Tuple.of(name, queue)).map(left -> left.size() > 0))
+                .flatMap(found -> {
+                    if (!found) {
                         return Uni.createFrom().item(false);
                     }
                     return conn.preparedQuery(LOCK_CURSORS).execute(Tuple.of(queue, group))

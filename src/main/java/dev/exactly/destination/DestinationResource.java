@@ -97,7 +97,14 @@ public class DestinationResource {
         Destination d = new Destination(name, queue, body.type(), body.url() == null ? null : URI.create(body.url()),
                 body.signingSecret(), body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false,
                 body.aws(), body.ordered());
-        return store.put(d).map(created -> {
+        return store.heldElsewhere(name, queue).map(holder -> {
+            if (holder != null && !holder.api()) {
+                throw conflict(name, "the name '" + name + "' is held on queue '" + holder.queue() + "' by the rows an earlier "
+                        + "destination of that name left there (its figures, cursors and dead letters): delete them first "
+                        + "(DELETE /api/v1/queues/" + holder.queue() + "/destinations/" + name + ")");
+            }
+            return holder;
+        }).flatMap(x -> store.put(d)).map(created -> {
             if (created == null) {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
             }
@@ -112,7 +119,7 @@ public class DestinationResource {
         return store.figures(queue).flatMap(figures -> stats.groups(queue).flatMap(lags -> stats.size(queue).map(size -> {
             DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
             QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
-            return view(d, f, lag, size == null ? 0 : size.messages());
+            return view(d, f, lag, size == null ? 0 : size.messages(), notStarted(d));
         })));
     }
 
@@ -132,7 +139,7 @@ public class DestinationResource {
             for (Destination d : all.values()) {
                 DestinationRepository.Figures f = figures.stream().filter(x -> x.name().equals(d.name())).findFirst().orElse(null);
                 QueueStatsRepository.GroupLag lag = lags.stream().filter(g -> g.group().equals(d.group())).findFirst().orElse(null);
-                out.add(view(d, f, lag, size == null ? 0 : size.messages()));
+                out.add(view(d, f, lag, size == null ? 0 : size.messages(), notStarted(d)));
             }
             return new DestinationView.Listing(out);
         })))).flatMap(listing -> !listing.destinations().isEmpty() ? Uni.createFrom().item(listing)
@@ -159,11 +166,13 @@ public class DestinationResource {
     }
 
     /**
-     * Deletes a destination defined through the API, with its state and dead letters (answered 204).
+     * Deletes a destination defined through the API, with its state and dead letters (answered 204);
+     * where the queue has none of that name, the rows an earlier destination of that name left on it
+     * (a configured one removed from the configuration, or moved to another queue).
      *
      * @param body none, or {@code {}} ({@link NoFields})
      * @throws ApiProblem 400 for a body with any field or not JSON (nothing deleted), 404 when the queue
-     *                    has no such destination, 409 for one the configuration defines
+     *                    has no such destination nor its rows, 409 for one the configuration defines on that queue
      */
     @DELETE
     @Path("/{name}")
@@ -171,11 +180,13 @@ public class DestinationResource {
     @Operation(operationId = "deleteDestination", summary = "Delete a destination defined through the API, with its state and dead letters")
     public Uni<Void> delete(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
                             @Valid NoFields body) {
-        if (configured.all().containsKey(name)) {
+        Destination c = configured.all().get(name);
+        if (c != null && c.queue().equals(queue)) {
             throw conflict(name, "destination '" + name + "' is defined in the application's configuration "
                     + "(exactly.destinations." + name + ".*): remove it there");
         }
-        return store.delete(queue, name, Destination.GROUP_PREFIX + name).map(found -> {
+        // the API destination of that name on this queue, or else the rows one of that name left here
+        return store.delete(queue, name, Destination.GROUP_PREFIX + name, true).map(found -> {
             if (!found) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
             }
@@ -330,7 +341,9 @@ public class DestinationResource {
     /** The destination of that name on that queue, configured or defined through the API; a 404 when none. */
     private Uni<Destination> find(String queue, String name) {
         Destination c = configured.all().get(name);
-        Uni<Destination> found = c != null ? Uni.createFrom().item(c) : store.get(name);
+        // a configured destination on another queue: an API destination of that name may hold this one
+        // (the configured one then waits for it: Dispatcher#startable)
+        Uni<Destination> found = c != null && c.queue().equals(queue) ? Uni.createFrom().item(c) : store.get(name);
         return found.map(d -> {
             if (d == null || !d.queue().equals(queue)) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
@@ -358,12 +371,21 @@ public class DestinationResource {
      *               cursor yet (it started before its queue had a partition and never popped since),
      *               which will read every partition from its start
      */
+    /** Why a configured destination delivers nothing yet (its name held on another queue), as this instance read it; else null. */
+    private String notStarted(Destination d) {
+        DestinationRepository.Holder h = d.configured() ? dispatcher.clash(d.name()) : null;
+        return h == null ? null : "not started: the name '" + d.name() + "' is held on queue '" + h.queue() + "' by "
+                + (h.api() ? "a destination defined through the API" : "the rows an earlier destination of that name left there")
+                + "; names are unique across queues: DELETE /api/v1/queues/" + h.queue() + "/destinations/" + d.name();
+    }
+
     private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag,
-                                        long stored) {
+                                        long stored, String notStarted) {
         DestinationView.State state = new DestinationView.State(f != null && f.paused(), f == null ? 0 : f.delivered(),
                 lag == null ? (f == null ? 0 : stored) : lag.lag(),
                 lag == null ? null : lag.oldest(), lag == null ? null : lag.ageSeconds(), f == null ? 0 : f.failedAttempts(),
-                f == null ? 0 : f.deadLetters(), f == null ? null : f.lastError(), f == null ? null : f.lastErrorAt());
+                f == null ? 0 : f.deadLetters(), notStarted != null ? notStarted : f == null ? null : f.lastError(),
+                notStarted != null ? null : f == null ? null : f.lastErrorAt());
         Destination.Aws a = d.aws() == null ? new Destination.Aws(null, null, null, null, null, null) : d.aws();
         return new DestinationView(d.name(), d.queue(), d.type(), d.url() == null ? null : d.url().toString(),
                 d.signingSecret() != null, a.queueUrl(), a.eventBus(), a.source(), a.detailType(), a.region(), a.endpoint(),

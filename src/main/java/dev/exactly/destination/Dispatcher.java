@@ -118,6 +118,9 @@ public class Dispatcher {
     private final ConcurrentHashMap<String, AckCoalescer<DestinationRepository.CompletedAck, DestinationRepository.AckResult>> completedAcks =
             new ConcurrentHashMap<>();
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    // configured destinations not started because their name is held on another queue, with what
+    // holds it there (each logged once while it lasts)
+    private final Map<String, DestinationRepository.Holder> clashes = new ConcurrentHashMap<>();
     /** Deleted destinations whose workers may still run; their group's rows are removed once they stop. */
     private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
@@ -620,6 +623,42 @@ public class Dispatcher {
     }
 
     /**
+     * Whether a configured destination not started yet may start: names are unique across queues,
+     * so one whose name is held on another queue (by a destination defined through the API there, or
+     * by the rows an earlier destination of that name left there) delivers nothing, and an API
+     * destination there goes on delivering, until that is deleted there. Logged as an error once
+     * while it lasts; looked at again at each read of the destinations.
+     */
+    private boolean startable(Destination d) {
+        DestinationRepository.Holder holder = repository.heldElsewhere(d.name(), d.queue()).stage(Dispatcher::db);
+        if (holder == null) {
+            if (clashes.remove(d.name()) != null) {
+                LOG.infof("destinations: exactly.destinations.%s: its name is no longer held on another queue; it starts "
+                        + "on queue '%s' now, at the end of each partition", d.name(), d.queue());
+            }
+            return true;
+        }
+        if (!holder.equals(clashes.put(d.name(), holder))) {
+            LOG.errorf("destinations: exactly.destinations.%s is on queue '%s', but the name '%s' is held on queue '%s' by %s; "
+                    + "names are unique across queues, so it delivers nothing until that is deleted: "
+                    + "DELETE /api/v1/queues/%s/destinations/%s (or give it another name). Once deleted, it starts at the "
+                    + "end of each partition of '%s'", d.name(), d.queue(), d.name(), holder.queue(),
+                    holder.api() ? "a destination defined through the API" : "the rows an earlier destination of that name left "
+                            + "there (its figures, cursors and dead letters)",
+                    holder.queue(), d.name(), d.queue());
+        }
+        return false;
+    }
+
+    /**
+     * The configured destination of that name not started because its name is held on another queue,
+     * with what holds it; null when there is none (as far as this instance read).
+     */
+    public DestinationRepository.Holder clash(String name) {
+        return clashes.get(name);
+    }
+
+    /**
      * Invocation mode: starts the configured destinations this process has not started yet (their
      * consumer groups begin after what each partition holds now), before the invocation stores
      * anything, so that no message stored through an instance that has a destination in its
@@ -632,7 +671,7 @@ public class Dispatcher {
         }
         try {
             for (Destination d : configured.all().values()) {
-                if (!started.contains(d.name())) {
+                if (!started.contains(d.name()) && startable(d)) {
                     repository.start(d).stage(Dispatcher::db);
                     started.add(d.name());
                 }
@@ -821,9 +860,14 @@ public class Dispatcher {
     }
 
     private void refresh() {
-        Map<String, Destination> now = new HashMap<>(configured.all());
+        Map<String, Destination> now = new HashMap<>();
+        for (Destination d : configured.all().values()) {
+            if (started.contains(d.name()) || startable(d)) {
+                now.put(d.name(), d);
+            }
+        }
         for (Destination d : repository.list().stage(Dispatcher::db)) {
-            now.putIfAbsent(d.name(), d);
+            now.putIfAbsent(d.name(), d); // a configured destination of that name on its queue takes over
         }
         for (Destination d : now.values()) {
             if (d.configured() && !started.contains(d.name())) {
