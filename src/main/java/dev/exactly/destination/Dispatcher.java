@@ -312,23 +312,25 @@ public class Dispatcher {
         // an unordered destination has up to a batch of messages in flight per worker
         int inFlight = config.workers() * config.batch();
         sender = new Senders(new HttpSender(vertx, configured.guard(), Math.max(8, inFlight)), configured.guard());
+        // Threads start on demand, with no limit across destinations: each destination bounds its own
+        // (exactly.delivery.workers partitions, each with up to a batch of messages when unordered), and
+        // a worker keeps its thread through a retry's backoff. A shared limit would let a destination
+        // whose receiver is down hold every thread through its backoffs, and the others' messages wait.
+        workers = onDemand("exactly-delivery-");
+        java.util.concurrent.ThreadPoolExecutor pool = onDemand("exactly-delivery-send-");
+        senders = pool;
+        running = true;
+    }
+
+    /** A pool whose daemon threads start on demand, unbounded, and end after 30 s idle. */
+    private static java.util.concurrent.ThreadPoolExecutor onDemand(String prefix) {
         AtomicInteger n = new AtomicInteger();
-        workers = Executors.newFixedThreadPool(config.workers(), r -> {
-            Thread t = new Thread(r, "exactly-delivery-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        AtomicInteger m = new AtomicInteger();
-        // threads start on demand, up to workers x batch (the most messages unordered batches hold at once)
-        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(inFlight, inFlight,
-                30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "exactly-delivery-send-" + m.incrementAndGet());
+        return new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+                new java.util.concurrent.SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, prefix + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
-        pool.allowCoreThreadTimeOut(true);
-        senders = pool;
-        running = true;
     }
 
     void onStop(@Observes ShutdownEvent event) {
@@ -1169,14 +1171,6 @@ public class Dispatcher {
         MORE
     }
 
-    /** @return how many threads of the worker pool are free now, less the tasks waiting for one */
-    private int idleWorkers() {
-        if (workers instanceof java.util.concurrent.ThreadPoolExecutor t) {
-            return Math.max(0, t.getMaximumPoolSize() - t.getActiveCount() - t.getQueue().size());
-        }
-        return config.workers();
-    }
-
     /** A batch another worker's pop leased, delivered by a worker started for it ({@link #work(Slot, ConsumeRepository.StoredBatch, long)}). */
     private final class Handed implements Runnable {
         private final Slot s;
@@ -1237,8 +1231,8 @@ public class Dispatcher {
         }
         int leaseSeconds = leaseSeconds(d);
         s.poppedAt = System.nanoTime();
-        // a batch handed to a worker that cannot start yet would wait under its lease: as many as start now
-        int reserved = reserve(s, Math.min(config.workers() - 1, idleWorkers()));
+        // a worker starts for each batch handed on (threads start on demand): none waits under its lease
+        int reserved = reserve(s, config.workers() - 1);
         List<ConsumeRepository.StoredBatch> popped;
         try {
             // the destination counts its attempts and dead-letters on its own: the queue's retryLimit does not apply
