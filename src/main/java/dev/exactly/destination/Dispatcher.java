@@ -196,21 +196,6 @@ public class Dispatcher {
         }
 
         /**
-         * Removes the destination's meters from the registry, so that a deleted destination is no
-         * longer exported; a destination made again under the name registers them anew (its
-         * counters from zero, as after a restart).
-         */
-        void unregister() {
-            MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
-            if (r == null) {
-                return;
-            }
-            for (String meter : METERS) {
-                r.find(meter).tag("destination", d.name()).meters().forEach(r::remove);
-            }
-        }
-
-        /**
          * Waits {@code ms} milliseconds (a backoff) unless the destination is paused or deleted, or
          * delivery stops, meanwhile.
          *
@@ -245,8 +230,8 @@ public class Dispatcher {
                         .description("attempts that did not deliver").register(r);
                 dead = Counter.builder("exactly.destination.dead.letters").tag("destination", d.name())
                         .description("messages dead-lettered for the destination").register(r);
-                // by name, so that the gauge reads the current slot of the destination; registered
-                // once per name (a destination's slot is made again after a replay or a change)
+                // a slot made again (after a replay) gets the counters the name already has, which
+                // count on; the gauges read the current slot by name and are registered once per name
                 String name = d.name();
                 if (r.find("exactly.destination.lag.messages").tag("destination", name).gauge() == null) {
                     Gauge.builder("exactly.destination.lag.messages", slots, m -> m.containsKey(name) ? m.get(name).lagMessages.get() : 0)
@@ -490,17 +475,49 @@ public class Dispatcher {
     /**
      * Stops a deleted destination's workers at their next step (a pop, an attempt), before the
      * next read of the destinations would. A pop already under way may write the group's cursor
-     * again after the delete; the group's rows are removed once its workers have stopped.
+     * again after the delete; the group's rows are removed once its workers have stopped. Its
+     * meters are removed.
      *
-     * @param name the destination deleted
+     * @param name the destination deleted (through the API, or gone from the configuration)
      */
     public void forget(String name) {
+        drop(name);
+        unregister(name);
+    }
+
+    /**
+     * Makes this instance's delivery state of a destination whose cursors were moved (a replay)
+     * again: its workers drop the batches they hold at their next step (a pop, an attempt), and the
+     * next read of the destinations starts it afresh from the cursors. Its meters stay and count on.
+     *
+     * @param name the destination replayed
+     */
+    public void restart(String name) {
+        drop(name);
+    }
+
+    /** Stops a destination's workers at their next step and drops its slot; its group's orphan rows are swept once they stopped. */
+    private void drop(String name) {
         Slot s = slots.remove(name);
         completedAcks.remove(name);
         if (s != null) {
             s.remove();
-            s.unregister();
             removed.add(s);
+        }
+    }
+
+    /**
+     * Removes a destination's meters from the registry (whether or not this instance holds its
+     * slot now), so that a deleted destination is no longer exported; a destination made again
+     * under the name registers them anew (its counters from zero, as after a restart).
+     */
+    private void unregister(String name) {
+        MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
+        if (r == null) {
+            return;
+        }
+        for (String meter : METERS) {
+            r.find(meter).tag("destination", name).meters().forEach(r::remove);
         }
     }
 
