@@ -988,6 +988,11 @@ public class Dispatcher {
         String lastError;
         /** When {@link #lastError} happened (the failed attempt's end), or null with it. */
         java.time.OffsetDateTime lastErrorAt;
+        /**
+         * Why the last message dead-lettered was (its dead letter's error): its last answer, or why no
+         * attempt was left, which leaves {@link #lastError}, the destination's last answer, as it is.
+         */
+        String deadError;
         /** The batch's partition. */
         long partitionId;
         /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
@@ -999,6 +1004,7 @@ public class Dispatcher {
             failed = 0;
             lastError = null;
             lastErrorAt = null;
+            deadError = null;
         }
 
         /** Forgets the figures and the offsets settled. */
@@ -1042,8 +1048,7 @@ public class Dispatcher {
             Destination d = s.d; // as it is now: a PUT reaches the next attempt
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
-                tally.lastErrorAt = java.time.OffsetDateTime.now();
-                tally.lastError = "no attempt left: " + (attempt - 1) + " made, maxAttempts " + d.maxAttempts()
+                tally.deadError = "no attempt left: " + (attempt - 1) + " made, maxAttempts " + d.maxAttempts()
                         + " (maxAttempts was lowered since, or the last attempt got no answer because its instance "
                         + "stopped or its lease ended; the destination's lastError holds the last answer it got)";
                 count(s.dead);
@@ -1075,6 +1080,7 @@ public class Dispatcher {
             tally.lastError = clip(r.error());
             tally.lastErrorAt = java.time.OffsetDateTime.now();
             if (attempt >= d.maxAttempts() || r.permanent()) {
+                tally.deadError = tally.lastError;
                 count(s.dead);
                 return Outcome.DEAD;
             }
@@ -1348,7 +1354,7 @@ public class Dispatcher {
                     return;
                 }
                 if (o == Outcome.DEAD) {
-                    deadLetter(s, m, used[0], tally.lastError);
+                    deadLetter(s, m, used[0], tally.deadError);
                 }
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
@@ -1553,7 +1559,7 @@ public class Dispatcher {
                     }, mine, used[at]);
                     merge(lock, tally, mine);
                     if (o == Outcome.DEAD) {
-                        deadLetter(s, m, used[at][0], mine.lastError);
+                        deadLetter(s, m, used[at][0], mine.deadError);
                     }
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {
@@ -1688,6 +1694,9 @@ public class Dispatcher {
                 into.lastError = from.lastError; // the latest of the batch's errors
                 into.lastErrorAt = from.lastErrorAt;
             }
+            if (from.deadError != null) {
+                into.deadError = from.deadError; // the batch then takes the general ack
+            }
         }
         from.delivered = 0;
         from.failed = 0;
@@ -1740,8 +1749,8 @@ public class Dispatcher {
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError).stage(Dispatcher::db);
-            warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.lastError);
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.deadError).stage(Dispatcher::db);
+            warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.deadError);
         }
         if ((tally.delivered > 0 || tally.failed > 0) && !s.removed) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
@@ -1764,7 +1773,7 @@ public class Dispatcher {
             return;
         }
         if (!acks.isEmpty()) {
-            if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
+            if (tally.failed == 0 && tally.lastError == null && tally.deadError == null && oneLease(acks)) {
                 DestinationRepository.CompletedAck completed = new DestinationRepository.CompletedAck(
                         tally.partitionId, acks.get(0).leaseId(), List.copyOf(tally.recorded), tally.delivered);
                 throughOutage(d, () -> db(Uni.createFrom().completionStage(completedAcks(d).submit(completed))));
