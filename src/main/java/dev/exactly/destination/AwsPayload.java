@@ -28,6 +28,14 @@ final class AwsPayload {
     /** Longest SQS message group id (SendMessage's MessageGroupId). */
     static final int MAX_GROUP_ID = 128;
 
+    /**
+     * How many digits a message's size counts its attempt number with: those of the largest
+     * maxAttempts any destination may have ({@link DestinationRules#MAX_ATTEMPTS}), so that every
+     * attempt of a message, under any maxAttempts a later change or a redrive gives it, gets the
+     * same verdict on the service's size limit as its first.
+     */
+    static final int ATTEMPT_DIGITS = Integer.toString(DestinationRules.MAX_ATTEMPTS).length();
+
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
 
     private AwsPayload() {
@@ -57,6 +65,14 @@ final class AwsPayload {
         } catch (IOException | RuntimeException e) {
             return null; // not JSON, or beyond Jackson's read constraints (nesting depth, lengths)
         }
+    }
+
+    /**
+     * @return the bytes to add to a message's size as sent with {@code attempt} to count it with an
+     *         attempt number of {@link #ATTEMPT_DIGITS} digits (0 for an attempt that wide)
+     */
+    static int attemptPadding(int attempt) {
+        return Math.max(0, ATTEMPT_DIGITS - Integer.toString(attempt).length());
     }
 
     /**

@@ -319,7 +319,7 @@ public class DestinationResource {
                                 + body.partition() + "'");
                     }
                     // this instance's workers drop the batches they hold and start again from the cursors
-                    dispatcher.forget(name);
+                    dispatcher.restart(name);
                     dispatcher.refreshSoon();
                     return new DestinationReplayed(partitions);
                 })

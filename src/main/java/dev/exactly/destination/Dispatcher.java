@@ -199,21 +199,6 @@ public class Dispatcher {
         }
 
         /**
-         * Removes the destination's meters from the registry, so that a deleted destination is no
-         * longer exported; a destination made again under the name registers them anew (its
-         * counters from zero, as after a restart).
-         */
-        void unregister() {
-            MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
-            if (r == null) {
-                return;
-            }
-            for (String meter : METERS) {
-                r.find(meter).tag("destination", d.name()).meters().forEach(r::remove);
-            }
-        }
-
-        /**
          * Waits {@code ms} milliseconds (a backoff) unless the destination is paused or deleted, or
          * delivery stops, meanwhile.
          *
@@ -248,8 +233,8 @@ public class Dispatcher {
                         .description("attempts that did not deliver").register(r);
                 dead = Counter.builder("exactly.destination.dead.letters").tag("destination", d.name())
                         .description("messages dead-lettered for the destination").register(r);
-                // by name, so that the gauge reads the current slot of the destination; registered
-                // once per name (a destination's slot is made again after a replay or a change)
+                // a slot made again (after a replay) gets the counters the name already has, which
+                // count on; the gauges read the current slot by name and are registered once per name
                 String name = d.name();
                 if (r.find("exactly.destination.lag.messages").tag("destination", name).gauge() == null) {
                     Gauge.builder("exactly.destination.lag.messages", slots, m -> m.containsKey(name) ? m.get(name).lagMessages.get() : 0)
@@ -495,17 +480,49 @@ public class Dispatcher {
     /**
      * Stops a deleted destination's workers at their next step (a pop, an attempt), before the
      * next read of the destinations would. A pop already under way may write the group's cursor
-     * again after the delete; the group's rows are removed once its workers have stopped.
+     * again after the delete; the group's rows are removed once its workers have stopped. Its
+     * meters are removed.
      *
-     * @param name the destination deleted
+     * @param name the destination deleted (through the API, or gone from the configuration)
      */
     public void forget(String name) {
+        drop(name);
+        unregister(name);
+    }
+
+    /**
+     * Makes this instance's delivery state of a destination whose cursors were moved (a replay)
+     * again: its workers drop the batches they hold at their next step (a pop, an attempt), and the
+     * next read of the destinations starts it afresh from the cursors. Its meters stay and count on.
+     *
+     * @param name the destination replayed
+     */
+    public void restart(String name) {
+        drop(name);
+    }
+
+    /** Stops a destination's workers at their next step and drops its slot; its group's orphan rows are swept once they stopped. */
+    private void drop(String name) {
         Slot s = slots.remove(name);
         completedAcks.remove(name);
         if (s != null) {
             s.remove();
-            s.unregister();
             removed.add(s);
+        }
+    }
+
+    /**
+     * Removes a destination's meters from the registry (whether or not this instance holds its
+     * slot now), so that a deleted destination is no longer exported; a destination made again
+     * under the name registers them anew (its counters from zero, as after a restart).
+     */
+    private void unregister(String name) {
+        MeterRegistry r = registry != null && registry.isResolvable() ? registry.get() : null;
+        if (r == null) {
+            return;
+        }
+        for (String meter : METERS) {
+            r.find(meter).tag("destination", name).meters().forEach(r::remove);
         }
     }
 
@@ -1017,6 +1034,11 @@ public class Dispatcher {
         String lastError;
         /** When {@link #lastError} happened (the failed attempt's end), or null with it. */
         java.time.OffsetDateTime lastErrorAt;
+        /**
+         * Why the last message dead-lettered was (its dead letter's error): its last answer, or why no
+         * attempt was left, which leaves {@link #lastError}, the destination's last answer, as it is.
+         */
+        String deadError;
         /** The batch's partition. */
         long partitionId;
         /** Offsets settled (acked): their recorded attempts, if any, are deleted with the ack. */
@@ -1028,6 +1050,7 @@ public class Dispatcher {
             failed = 0;
             lastError = null;
             lastErrorAt = null;
+            deadError = null;
         }
 
         /** Forgets the figures and the offsets settled. */
@@ -1071,8 +1094,7 @@ public class Dispatcher {
             Destination d = s.d; // as it is now: a PUT reaches the next attempt
             if (attempt > d.maxAttempts()) {
                 attemptsUsed[0] = attempt - 1;
-                tally.lastErrorAt = java.time.OffsetDateTime.now();
-                tally.lastError = "no attempt left: " + (attempt - 1) + " made, maxAttempts " + d.maxAttempts()
+                tally.deadError = "no attempt left: " + (attempt - 1) + " made, maxAttempts " + d.maxAttempts()
                         + " (maxAttempts was lowered since, or the last attempt got no answer because its instance "
                         + "stopped or its lease ended; the destination's lastError holds the last answer it got)";
                 count(s.dead);
@@ -1104,6 +1126,7 @@ public class Dispatcher {
             tally.lastError = clip(r.error());
             tally.lastErrorAt = java.time.OffsetDateTime.now();
             if (attempt >= d.maxAttempts() || r.permanent()) {
+                tally.deadError = tally.lastError;
                 count(s.dead);
                 return Outcome.DEAD;
             }
@@ -1369,7 +1392,7 @@ public class Dispatcher {
                     return;
                 }
                 if (o == Outcome.DEAD) {
-                    deadLetter(s, m, used[0], tally.lastError);
+                    deadLetter(s, m, used[0], tally.deadError);
                 }
                 acks.add(ack(d, m));
                 tally.recorded.add(m.offset());
@@ -1574,7 +1597,7 @@ public class Dispatcher {
                     }, mine, used[at]);
                     merge(lock, tally, mine);
                     if (o == Outcome.DEAD) {
-                        deadLetter(s, m, used[at][0], mine.lastError);
+                        deadLetter(s, m, used[at][0], mine.deadError);
                     }
                     if (o == Outcome.DELIVERED || o == Outcome.DEAD) {
                         synchronized (lock) {
@@ -1709,6 +1732,9 @@ public class Dispatcher {
                 into.lastError = from.lastError; // the latest of the batch's errors
                 into.lastErrorAt = from.lastErrorAt;
             }
+            if (from.deadError != null) {
+                into.deadError = from.deadError; // the batch then takes the general ack
+            }
         }
         from.delivered = 0;
         from.failed = 0;
@@ -1761,9 +1787,9 @@ public class Dispatcher {
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {
-            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.lastError, r.requestedAt())
+            repository.redriveFailed(d.name(), r.partitionId(), r.offset(), used[0], tally.deadError, r.requestedAt())
                     .stage(Dispatcher::db);
-            warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.lastError);
+            warnDeadLettered(d, m.messageId(), d.queue(), m.partition(), r.offset(), used[0], tally.deadError);
         }
         if ((tally.delivered > 0 || tally.failed > 0) && !s.removed) {
             repository.addFigures(d.name(), tally.delivered, tally.failed, tally.lastError, tally.lastErrorAt).stage(Dispatcher::db);
@@ -1786,7 +1812,7 @@ public class Dispatcher {
             return;
         }
         if (!acks.isEmpty()) {
-            if (tally.failed == 0 && tally.lastError == null && oneLease(acks)) {
+            if (tally.failed == 0 && tally.lastError == null && tally.deadError == null && oneLease(acks)) {
                 DestinationRepository.CompletedAck completed = new DestinationRepository.CompletedAck(
                         tally.partitionId, acks.get(0).leaseId(), List.copyOf(tally.recorded), tally.delivered);
                 throughOutage(d, () -> db(Uni.createFrom().completionStage(completedAcks(d).submit(completed))));

@@ -21,7 +21,8 @@ import software.amazon.awssdk.services.eventbridge.model.PutEventsResultEntry;
  * (a webhook body's media type, when there is one), {@code payloadEncoding} and {@code payload}:
  * the payload itself when it is JSON text ({@code json}), else a string of its base64
  * ({@code base64}). An entry EventBridge reports as failed (FailedEntryCount, the entry's ErrorCode)
- * is a failed attempt. An entry over EventBridge's size limit is not sent: it is dead-lettered for
+ * is a failed attempt. An entry over EventBridge's size limit, counted with its attempt number as
+ * wide as the widest one ({@link AwsPayload#ATTEMPT_DIGITS}), is not sent: it is dead-lettered for
  * the destination at once.
  */
 final class EventBridgeSender implements Sender {
@@ -48,11 +49,13 @@ final class EventBridgeSender implements Sender {
         Destination.Aws a = d.aws();
         String json = AwsPayload.json(m.body());
         String detail = detail(m, attempt, json);
+        // counted with the widest attempt number, so that no later attempt crosses the limit
         long size = (long) a.source().getBytes(StandardCharsets.UTF_8).length + a.detailType().getBytes(StandardCharsets.UTF_8).length
-                + detail.getBytes(StandardCharsets.UTF_8).length;
+                + detail.getBytes(StandardCharsets.UTF_8).length + AwsPayload.attemptPadding(attempt);
         if (size > MAX_ENTRY_BYTES) {
             return Result.refused("the EventBridge entry would be " + size + " bytes (Source, DetailType and Detail, the payload "
-                    + (json != null ? "as JSON" : "base64-encoded") + "), over EventBridge's limit of " + MAX_ENTRY_BYTES
+                    + (json != null ? "as JSON" : "base64-encoded") + ", the attempt counted as " + AwsPayload.ATTEMPT_DIGITS
+                    + " digits), over EventBridge's limit of " + MAX_ENTRY_BYTES
                     + " bytes (256 KB) per entry: not sent");
         }
         String refused = Senders.refusedEndpoint(a, guard);

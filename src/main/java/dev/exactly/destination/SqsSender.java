@@ -19,7 +19,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  * (Number), {@code payloadEncoding} ({@code json} or {@code base64}) and {@code contentType} (a
  * webhook body's media type, when there is one). On a FIFO queue, MessageGroupId is
  * {@link AwsPayload#groupId} of queue and partition, MessageDeduplicationId the messageId.
- * A message over SQS's size limit is not sent: it is dead-lettered for the destination at once.
+ * A message over SQS's size limit, counted with its attempt number as wide as the widest one
+ * ({@link AwsPayload#ATTEMPT_DIGITS}), is not sent: it is dead-lettered for the destination at once.
  */
 final class SqsSender implements Sender {
 
@@ -64,10 +65,12 @@ final class SqsSender implements Sender {
         if (m.contentType() != null && !m.contentType().isEmpty() && AwsPayload.sqsText(m.contentType())) {
             string(attributes, "contentType", m.contentType());
         }
-        long size = size(body, attributes);
+        // counted with the widest attempt number, so that no later attempt crosses the limit
+        long size = size(body, attributes) + AwsPayload.attemptPadding(attempt);
         if (size > MAX_MESSAGE_BYTES) {
             return Result.refused("the SQS message would be " + size + " bytes (body " + (asJson ? "as JSON" : "base64-encoded")
-                    + " and attributes), over SQS's limit of " + MAX_MESSAGE_BYTES + " bytes (1 MiB): not sent");
+                    + " and attributes, the attempt counted as " + AwsPayload.ATTEMPT_DIGITS + " digits), over SQS's limit of "
+                    + MAX_MESSAGE_BYTES + " bytes (1 MiB): not sent");
         }
         String refused = Senders.refusedEndpoint(a, guard);
         if (refused != null) {

@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.standardwebhooks.Webhook;
 import dev.exactly.testing.LogCapture;
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -25,6 +27,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,8 +53,13 @@ class DestinationReplayTest {
     @Inject
     Pool pool;
 
+    @Inject
+    MeterRegistry meters;
+
     HttpServer server;
     final List<Received> received = new CopyOnWriteArrayList<>();
+    /** Transaction ids the receiver answers 500, every time. */
+    final Set<String> refused = ConcurrentHashMap.newKeySet();
     final List<String> badSignatures = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -67,7 +76,8 @@ class DestinationReplayTest {
             }
             received.add(new Received(ex.getRequestURI().getPath(), headers.get("webhook-id").get(0),
                     headers.get("exactly-partition").get(0), Long.parseLong(headers.get("exactly-offset").get(0)), body));
-            ex.sendResponseHeaders(200, -1);
+            List<String> txn = headers.get("exactly-transaction-id");
+            ex.sendResponseHeaders(txn != null && refused.contains(txn.get(0)) ? 500 : 200, -1);
             ex.close();
         });
     }
@@ -228,5 +238,62 @@ class DestinationReplayTest {
                         + "WHERE q.name = $1 AND c.consumer_group = $2").executeAndAwait(Tuple.of(queue, "destination:" + name))
                 .iterator().next().getLong("next_offset");
         assertEquals(2, cursor, "the cursor did not move");
+    }
+
+    /** This instance's delivered, failed-attempt and dead-letter counts for the destination, from its meters (null: none). */
+    private List<Long> counted(String name) {
+        List<Long> out = new ArrayList<>();
+        for (String meter : List.of("exactly.destination.delivered", "exactly.destination.failed.attempts",
+                "exactly.destination.dead.letters")) {
+            Counter c = meters.find(meter).tag("destination", name).counter();
+            if (c == null) {
+                return null;
+            }
+            out.add((long) c.count());
+        }
+        return out;
+    }
+
+    private static String metrics() {
+        return io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
+    @Test
+    void aReplayPutPauseAndResumeKeepTheDestinationsMetersCountingOnlyADeleteRemovesThem() throws Exception {
+        String queue = fresh("replay-meters");
+        String name = "m-" + queue;
+        String settings = "\"url\":\"" + url("/m") + "\",\"signingSecret\":\"" + SECRET + "\",\"maxAttempts\":2,\"backoffMs\":5";
+        api().body("{" + settings + ",\"backoffCapMs\":10}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        refused.add("poison"); // two failed attempts, then a dead letter, each time it is sent
+        push(queue, "p0", "m0");
+        push(queue, "p0", "poison");
+        push(queue, "p0", "m2");
+        await("the first deliveries counted", () -> List.of(2L, 2L, 1L).equals(counted(name)));
+        settled(queue);
+        assertTrue(metrics().contains("exactly_destination_delivered_total{destination=\"" + name + "\"} 2.0"), "exported");
+
+        // the three again: the meters count them on top of what they had
+        replay(queue, name, "{\"fromOffset\":0}", 200);
+        await("the replay counted", () -> List.of(4L, 4L, 2L).equals(counted(name)));
+        settled(queue);
+        Thread.sleep(300); // anything extra would be counted now
+        assertEquals(List.of(4L, 4L, 2L), counted(name), "a replay resets nothing");
+        String exported = metrics();
+        assertTrue(exported.contains("exactly_destination_delivered_total{destination=\"" + name + "\"} 4.0"), "delivered");
+        assertTrue(exported.contains("exactly_destination_failed_attempts_total{destination=\"" + name + "\"} 4.0"), "failed");
+        assertTrue(exported.contains("exactly_destination_dead_letters_total{destination=\"" + name + "\"} 2.0"), "dead letters");
+
+        // a change, a pause and a resume neither; then one more message counts on
+        api().body("{" + settings + ",\"backoffCapMs\":20}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(200);
+        DestinationFixtures.pause(queue, name);
+        DestinationFixtures.resume(queue, name);
+        push(queue, "p0", "m3");
+        await("the next one counted", () -> List.of(5L, 4L, 2L).equals(counted(name)));
+
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        await("a deleted destination's meters removed", () -> counted(name) == null);
+        await("and no longer exported", () -> !metrics().contains("destination=\"" + name + "\""));
     }
 }

@@ -291,4 +291,56 @@ class EventBridgeDestinationTest {
         assertTrue(error.contains("loopback"), error);
         assertTrue(of(queue).isEmpty(), "nothing reached the endpoint");
     }
+
+    /**
+     * The payload (a JSON string of x's) whose entry, as Exactly builds it for the first message of
+     * partition {@code partition} with that transaction id at attempt {@code attempt} (Source
+     * com.example.exactly, DetailType order.event), is {@code bytes} long as EventBridge counts it.
+     */
+    private static String payloadSized(String queue, String partition, String txn, int attempt, long bytes) {
+        byte[] empty = "\"\"".getBytes(StandardCharsets.UTF_8);
+        Sender.Outgoing m = new Sender.Outgoing(UUID.randomUUID().toString(), queue, partition, 0, txn, null, empty);
+        long around = "com.example.exactly".length() + "order.event".length()
+                + EventBridgeSender.detail(m, attempt, AwsPayload.json(empty)).getBytes(StandardCharsets.UTF_8).length;
+        return "\"" + "x".repeat((int) (bytes - around)) + "\"";
+    }
+
+    /**
+     * The size limit's verdict does not hang on the attempt's number: with the bus answering 500, an
+     * entry of exactly the limit at attempt 1 but over it with a wider attempt number is
+     * dead-lettered at its first attempt, never sent; one that fits with the widest attempt number
+     * is sent by every attempt up to maxAttempts, and dead-lettered with the 500.
+     */
+    @Test
+    void theSizeLimitIsCountedWithTheWidestAttemptNumberSoItsVerdictComesAtTheFirstAttempt() throws Exception {
+        String queue = fresh("eb-edge");
+        String name = "edge-" + queue;
+        api().body(body(",\"maxAttempts\":12")).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        Fault[] failures = new Fault[12];
+        java.util.Arrays.fill(failures, Fault.HTTP_500);
+        server.fail(failures);
+        // exactly the limit with attempt 1; one byte over with 10, two with 100
+        String big = push(queue, "p", "big", payloadSized(queue, "p", "big", 1, EventBridgeSender.MAX_ENTRY_BYTES));
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        JsonPath s = destinations(queue);
+        assertEquals(1, s.getLong("destinations[0].state.failedAttempts"), "one attempt, the first: " + s.prettify());
+        assertEquals(List.of(), of(queue), "never sent");
+        String error = s.getString("destinations[0].state.lastError");
+        assertTrue(error.contains("would be 262146 bytes") && error.contains("over EventBridge's limit of 262144 bytes"), error);
+        var row = pool.preparedQuery("SELECT message_id::text, attempts FROM exactly.destination_dead_letters WHERE destination = $1")
+                .executeAndAwait(Tuple.of(name)).iterator().next();
+        assertEquals(big, row.getString(0));
+        assertEquals(1, row.getInteger(1));
+
+        // exactly the limit with attempt 100: legal at every attempt, sent by all twelve
+        push(queue, "q", "fit", payloadSized(queue, "q", "fit", 100, EventBridgeSender.MAX_ENTRY_BYTES));
+        await("dead-lettered after its attempts", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
+        List<Received> got = of(queue);
+        assertEquals(12, got.size(), "maxAttempts attempts, each sent");
+        for (int i = 0; i < 12; i++) {
+            assertEquals(i + 1, got.get(i).detail().get("attempt").asInt());
+        }
+        assertTrue(destinations(queue).getString("destinations[0].state.lastError").contains("EventBridge answered HTTP 500"),
+                destinations(queue).getString("destinations[0].state.lastError"));
+    }
 }

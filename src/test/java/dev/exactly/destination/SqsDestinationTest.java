@@ -22,10 +22,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
@@ -218,5 +221,74 @@ class SqsDestinationTest {
         assertEquals(1, s.getLong("destinations[0].state.failedAttempts"), "one attempt, not maxAttempts");
         String error = s.getString("destinations[0].state.lastError");
         assertTrue(error.contains("over SQS's limit of 1048576 bytes"), error);
+    }
+
+    /**
+     * The payload (a JSON string of x's) whose SQS message, as Exactly builds it for the first
+     * message of partition {@code partition} with that transaction id at attempt {@code attempt},
+     * is {@code bytes} long: body and attributes as SQS counts them.
+     */
+    private static String payloadSized(String queue, String partition, String txn, int attempt, long bytes) {
+        Map<String, MessageAttributeValue> attributes = new LinkedHashMap<>();
+        for (String[] a : new String[][] {{"messageId", "String", UUID.randomUUID().toString()}, {"queue", "String", queue},
+                {"partition", "String", partition}, {"offset", "Number", "0"}, {"transactionId", "String", txn},
+                {"attempt", "Number", Integer.toString(attempt)}, {"payloadEncoding", "String", "json"}}) {
+            attributes.put(a[0], MessageAttributeValue.builder().dataType(a[1]).stringValue(a[2]).build());
+        }
+        long around = SqsSender.size("\"\"", attributes);
+        return "\"" + "x".repeat((int) (bytes - around)) + "\"";
+    }
+
+    /**
+     * The size limit's verdict does not hang on the attempt's number: against an endpoint that
+     * answers 500, a message of exactly SQS's limit at attempt 1 but over it with a wider attempt
+     * number is dead-lettered at its first attempt, never sent; one that fits with the widest
+     * attempt number is sent by every attempt up to maxAttempts, and dead-lettered with the 500.
+     */
+    @Test
+    void theSizeLimitIsCountedWithTheWidestAttemptNumberSoItsVerdictComesAtTheFirstAttempt() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        com.sun.net.httpserver.HttpServer failing = DestinationFixtures.startReceiver(2, ex -> {
+            ex.getRequestBody().readAllBytes();
+            requests.incrementAndGet();
+            byte[] answer = "{\"__type\":\"com.amazonaws.sqs#InternalError\",\"message\":\"try again\"}"
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.0");
+            ex.sendResponseHeaders(500, answer.length);
+            ex.getResponseBody().write(answer);
+            ex.close();
+        });
+        try {
+            String queue = fresh("sqs-edge");
+            String name = "edge-" + queue;
+            String url = createQueue(queue, false);
+            api().body("{\"type\":\"sqs\",\"queueUrl\":\"" + url + "\",\"region\":\"us-east-1\",\"endpoint\":\""
+                            + DestinationFixtures.receiverUrl(failing, "") + "\",\"maxAttempts\":12,\"backoffMs\":5,\"backoffCapMs\":10}")
+                    .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+            // exactly the limit with attempt "1"; one byte over with "10", two with "100"
+            String big = push(queue, "p", "big", payloadSized(queue, "p", "big", 1, SqsSender.MAX_MESSAGE_BYTES));
+            DestinationFixtures.await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+            JsonPath s = destinations(queue);
+            assertEquals(1, s.getLong("destinations[0].state.failedAttempts"), "one attempt, the first: " + s.prettify());
+            assertEquals(0, requests.get(), "never sent");
+            String error = s.getString("destinations[0].state.lastError");
+            assertTrue(error.contains("would be 1048578 bytes") && error.contains("over SQS's limit of 1048576 bytes"), error);
+            var row = pool.preparedQuery("SELECT message_id::text, attempts FROM exactly.destination_dead_letters WHERE destination = $1")
+                    .executeAndAwait(io.vertx.mutiny.sqlclient.Tuple.of(name)).iterator().next();
+            assertEquals(big, row.getString(0));
+            assertEquals(1, row.getInteger(1));
+
+            // exactly the limit with attempt "100": legal at every attempt, sent by all twelve
+            push(queue, "q", "fit", payloadSized(queue, "q", "fit", 100, SqsSender.MAX_MESSAGE_BYTES));
+            DestinationFixtures.await("dead-lettered after its attempts",
+                    () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
+            assertEquals(12, requests.get(), "maxAttempts attempts, each sent");
+            JsonPath after = destinations(queue);
+            assertEquals(13, after.getLong("destinations[0].state.failedAttempts"));
+            assertTrue(after.getString("destinations[0].state.lastError").contains("SQS answered HTTP 500"),
+                    after.getString("destinations[0].state.lastError"));
+        } finally {
+            DestinationFixtures.stopReceiver(failing);
+        }
     }
 }

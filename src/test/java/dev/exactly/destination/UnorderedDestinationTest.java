@@ -249,4 +249,30 @@ class UnorderedDestinationTest {
         assertEquals(true, destinations(queue).getBoolean("destinations[0].ordered"));
         assertEquals(true, destinations("dest-configured").getBoolean("destinations[0].ordered"), "a configured one's default");
     }
+
+    /**
+     * A maxAttempts lowered below the attempts a message already made dead-letters it at its next
+     * attempt, saying so in its dead letter, and leaves the destination's lastError holding the last
+     * answer it got, as that dead letter's error says.
+     */
+    @Test
+    void aMaxAttemptsLoweredBelowTheAttemptsMadeKeepsTheLastAnswerAsTheLastError() throws Exception {
+        String queue = fresh("lowered");
+        String name = "low-" + queue;
+        alwaysFail.add("l1-0");
+        String settings = ",\"ordered\":false,\"backoffMs\":2000,\"backoffCapMs\":2000"; // each backoff 1 to 2 s
+        deliver(queue, name, settings + ",\"maxAttempts\":10", List.of("l1"), 1);
+        await("two attempts", () -> of("l1-").size() >= 2);
+        // during the backoff after attempt 2
+        api().body("{\"url\":\"" + url() + "\"" + settings + ",\"maxAttempts\":1}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(200);
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        assertEquals(2, of("l1-").size(), "no third attempt");
+        JsonPath state = destinations(queue);
+        assertEquals("answered HTTP 500", state.getString("destinations[0].state.lastError"), state.prettify());
+        assertEquals(2, state.getLong("destinations[0].state.failedAttempts"));
+        String error = api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters").then().statusCode(200)
+                .extract().jsonPath().getString("deadLetters[0].error");
+        assertTrue(error.startsWith("no attempt left: 2 made, maxAttempts 1") && error.contains("lastError holds the last answer"), error);
+    }
 }
