@@ -33,10 +33,10 @@ import org.jboss.logging.Logger;
  * code loaded, initialised and compiled: optionally every class of Quarkus' preload list
  * (META-INF/quarkus-generated-preload-classes.txt, the application's), then
  * {@code exactly.priming.rounds} rounds of a one-item push as the HTTP path does it without the
- * database: binding ({@link JsonBodyReader}, as requests are bound), validation (Hibernate
- * Validator), the engine's grouping and hashing, the {@code push_bundle} arguments with the
- * PostgreSQL client's binary encoding of each and the decoding of the answer's column types (on a
- * buffer), the answer's JSON, and two refusals (an unknown field, a broken constraint) as
+ * database: binding ({@link JsonBodyReader}, as requests are bound), validation
+ * ({@link PushRequest#valid()}; Hibernate Validator for a refused body), the engine's grouping and
+ * hashing, the {@code push_bundle} arguments with the PostgreSQL client's binary encoding of each
+ * and the decoding of the answer's column types (on a buffer), the answer's JSON, and two refusals (an unknown field, a broken constraint) as
  * problem+json. Nothing connects to the database and nothing is written.
  *
  * <p>Run by the server shape at start-up, before its HTTP listener opens
@@ -114,7 +114,7 @@ public class HotPathPriming {
      */
     public long round() {
         PushRequest request = JsonBodyReader.read(PushRequest.class, PUSH);
-        if (!validator.validate(request).isEmpty()) {
+        if (!request.valid()) {
             throw new IllegalStateException("the priming push is invalid");
         }
         List<PushCommand> commands = request.items().stream().map(PushRequest.Item::command).toList();

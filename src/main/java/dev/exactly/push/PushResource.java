@@ -7,15 +7,18 @@ import dev.exactly.engine.PushStatus;
 import dev.exactly.http.LogContext;
 import dev.exactly.problem.ApiProblem;
 import dev.exactly.wiring.PayloadMismatchMetrics;
+import io.quarkus.hibernate.validator.runtime.jaxrs.ResteasyReactiveViolationException;
 import io.quarkus.security.Authenticated;
 import io.smallrye.mutiny.Uni;
-import jakarta.validation.Valid;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validator;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import java.util.Set;
 import org.jboss.logging.Logger;
 
 /** POST /api/v1/push: push messages, each answered with an exact deduplication verdict. */
@@ -29,13 +32,16 @@ public class PushResource {
     private final ExactlyConfig config;
     private final PayloadMismatchMetrics mismatches;
     private final Dispatcher destinations;
+    private final Validator validator;
 
     /** Constructor injection. */
-    public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches, Dispatcher destinations) {
+    public PushResource(PushEngine engine, ExactlyConfig config, PayloadMismatchMetrics mismatches, Dispatcher destinations,
+                        Validator validator) {
         this.engine = engine;
         this.config = config;
         this.mismatches = mismatches;
         this.destinations = destinations;
+        this.validator = validator;
     }
 
     /**
@@ -48,8 +54,13 @@ public class PushResource {
      * reused with another payload). Either way nothing was written for that item, and the other
      * items of the request are settled as usual.
      *
+     * <p>The body's constraints are checked here rather than by {@code @Valid}: directly
+     * ({@link PushRequest#valid()}), and by Hibernate Validator only when that finds one broken, whose
+     * violations are then the 400 problem, as a method's {@code @Valid} parameter's are.
+     *
      * @param body the items, at most exactly.push.max-items; the body at most exactly.push.max-body-bytes bytes
      * @return per item: index, queue, partition, transactionId, messageId, status, payloadMatches?, problem?
+     * @throws ResteasyReactiveViolationException 400 when a constraint of the body is broken
      * @throws ApiProblem 422 when the request's only item is rejected for a payload mismatch
      */
     @POST
@@ -61,7 +72,13 @@ public class PushResource {
                     + "original's messageId and payloadMatches) or rejected (another payload under a queue's "
                     + "payloadMismatch reject; a one-item request is answered 422 problem+json). On a queue with "
                     + "spreadPartitions the transactionId chooses the partition: an item naming one is refused (400).")
-    public Uni<PushResponse> push(@Valid PushRequest body) {
+    public Uni<PushResponse> push(PushRequest body) {
+        if (!body.valid()) {
+            Set<ConstraintViolation<PushRequest>> broken = validator.validate(body);
+            if (!broken.isEmpty()) {
+                throw new ResteasyReactiveViolationException(broken);
+            }
+        }
         if (body.items().size() > config.push().maxItems()) {
             throw ApiProblem.invalid(null, "items", "at most " + config.push().maxItems() + " items per request");
         }

@@ -83,7 +83,7 @@ class HostileInputPropertyTest {
         pool.query("SELECT 1").executeAndAwait();
         push = new PushResource(new PushEngine(new PushRepository(pool), DedupCache.DISABLED), config(),
                 new dev.exactly.wiring.PayloadMismatchMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
-                dev.exactly.destination.Dispatcher.idle());
+                dev.exactly.destination.Dispatcher.idle(), VALIDATOR);
         configure = new QueueResource(new QueueRepository(pool), new QueueStatsRepository(pool),
                 new dev.exactly.duplicate.DuplicateCountRepository(pool), DedupCache.DISABLED);
     }
