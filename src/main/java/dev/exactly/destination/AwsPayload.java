@@ -47,6 +47,21 @@ final class AwsPayload {
      *         EventBridge's among them, may refuse), else null
      */
     static String json(byte[] payload) {
+        return json(payload, false);
+    }
+
+    /**
+     * {@link #json(byte[])} for an EventBridge {@code Detail}, which takes JSON integers in the range
+     * of a signed 64-bit integer only (PutEvents' API reference): a payload with an integer outside
+     * it, or a number too large for a 64-bit float (such as {@code 1e400}), is not sent as JSON.
+     *
+     * @return the payload as JSON text EventBridge takes, else null (it travels base64-encoded)
+     */
+    static String eventBridgeJson(byte[] payload) {
+        return json(payload, true);
+    }
+
+    private static String json(byte[] payload, boolean numbersInRange) {
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder()
@@ -60,7 +75,24 @@ final class AwsPayload {
             if (p.nextToken() == null) {
                 return null;
             }
-            p.skipChildren();
+            if (numbersInRange) {
+                int depth = 0;
+                for (com.fasterxml.jackson.core.JsonToken t = p.currentToken(); ; t = p.nextToken()) {
+                    if (t == com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_INT
+                            && p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                        return null; // outside a signed 64-bit integer
+                    }
+                    if (t == com.fasterxml.jackson.core.JsonToken.VALUE_NUMBER_FLOAT && !Double.isFinite(p.getDoubleValue())) {
+                        return null;
+                    }
+                    depth += t.isStructStart() ? 1 : t.isStructEnd() ? -1 : 0;
+                    if (depth == 0) {
+                        break;
+                    }
+                }
+            } else {
+                p.skipChildren();
+            }
             return p.nextToken() == null && RawJson.loneSurrogateEscape(payload) < 0 ? text : null;
         } catch (IOException | RuntimeException e) {
             return null; // not JSON, or beyond Jackson's read constraints (nesting depth, lengths)

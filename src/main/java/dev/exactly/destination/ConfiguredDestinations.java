@@ -61,7 +61,7 @@ public class ConfiguredDestinations {
             }
             DestinationRules.check(c.queue(), c.type(), url, c.signingSecret().orElse(null), c.timeoutMs(),
                     c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), aws, guard,
-                    (f, why) -> broken.add(key + f.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase() + " " + why));
+                    (f, why) -> broken.add(key + keyOf(f) + " " + inKeys(why)));
             if (broken.size() == before) {
                 found.put(name, new Destination(name, c.queue(), c.type(), url == null ? null : URI.create(url),
                         c.signingSecret().orElse(null), c.timeoutMs(), c.maxAttempts(), c.backoffMs(), c.backoffCapMs(), true,
@@ -147,6 +147,22 @@ public class ConfiguredDestinations {
                     ? Character.toUpperCase(c) : '_');
         }
         return b.toString();
+    }
+
+    /** A field of the API's body as its configuration key's last part: {@code backoffCapMs} is {@code backoff-cap-ms}. */
+    static String keyOf(String field) {
+        return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    }
+
+    /** A rule's reason with the other fields it names written as configuration keys ("not below backoff-ms"). */
+    static String inKeys(String why) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "\\b(signingSecret|queueUrl|eventBus|eventSource|detailType|timeoutMs|maxAttempts|backoffMs|backoffCapMs)\\b").matcher(why);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(b, keyOf(m.group(1)));
+        }
+        return m.appendTail(b).toString();
     }
 
     /** @return true or false for those words (any case), null for any other value */

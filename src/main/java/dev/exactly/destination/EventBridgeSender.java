@@ -47,7 +47,7 @@ final class EventBridgeSender implements Sender {
     @Override
     public Result send(Destination d, Outgoing m, int attempt) {
         Destination.Aws a = d.aws();
-        String json = AwsPayload.json(m.body());
+        String json = AwsPayload.eventBridgeJson(m.body());
         String detail = detail(m, attempt, json);
         // counted with the widest attempt number, so that no later attempt crosses the limit
         long size = (long) a.source().getBytes(StandardCharsets.UTF_8).length + a.detailType().getBytes(StandardCharsets.UTF_8).length

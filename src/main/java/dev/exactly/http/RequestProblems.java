@@ -225,10 +225,18 @@ public class RequestProblems {
     }
 
     /** The parser's complaint, first line, where it stood: e.g. "Unexpected end-of-input (at byte 12)". */
+    /**
+     * The parser's message in JSON's terms: its first line, without the parser's own options that
+     * would allow what JSON does not (": enable `JsonReadFeature.…` to allow", "(not recognized as
+     * one since Feature '…' not enabled for parser)"), with the byte where it stopped.
+     */
     private static String parserMessage(StreamReadException e) {
         String m = e.getOriginalMessage().lines().findFirst().orElse("");
         int cut = m.indexOf(" (start marker at ");
-        return (cut < 0 ? m : m.substring(0, cut))
+        m = (cut < 0 ? m : m.substring(0, cut)).replaceAll(":? ?enable `[^`]*` to allow", "")
+                .replaceAll(" ?\\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "")
+                .replace("maybe a (non-standard) comment?", "JSON has no comments");
+        return m
                 + (e.getLocation() == null || e.getLocation().getByteOffset() < 0 ? "" : " (at byte " + e.getLocation().getByteOffset() + ")");
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What travels as JSON and what as base64, which characters SQS takes, and the FIFO group of a partition. */
@@ -31,6 +32,22 @@ class AwsPayloadTest {
         assertNull(json("{\"a\":\"\\ud800\"}"), "a lone surrogate escape");
         assertNull(json("[\"\\udc00\\ud800\"]"), "surrogate escapes in the wrong order");
         assertEquals("{\"a\":\"\\ud83d\\ude00 \\\\ud800\"}", json("{\"a\":\"\\ud83d\\ude00 \\\\ud800\"}"), "a pair, and an escaped backslash");
+    }
+
+    /** PutEvents takes JSON integers of a signed 64-bit range only: a payload with others goes base64 to EventBridge. */
+    @Test
+    void eventBridgeTakesNumbersInItsRangeOnly() {
+        for (String ok : List.of("{\"n\":9223372036854775807,\"m\":-9223372036854775808}", "[1.5e308, -2.5, 0]",
+                "{\"a\":{\"b\":[1,{\"c\":12345678901234567890.5}]}}", "\"12345678901234567890\"", "7")) {
+            assertEquals(ok, AwsPayload.eventBridgeJson(ok.getBytes(StandardCharsets.UTF_8)), ok);
+        }
+        for (String no : List.of("{\"n\":9223372036854775808}", "[-9223372036854775809]", "{\"a\":[{\"b\":1e400}]}",
+                "12345678901234567890123")) {
+            assertNull(AwsPayload.eventBridgeJson(no.getBytes(StandardCharsets.UTF_8)), no);
+            assertEquals(no, json(no), "SQS takes it as text");
+        }
+        assertNull(AwsPayload.eventBridgeJson("{\"a\":1} {\"b\":2}".getBytes(StandardCharsets.UTF_8)), "two values");
+        assertNull(AwsPayload.eventBridgeJson("{\"a\":\"\\ud800\"}".getBytes(StandardCharsets.UTF_8)), "a lone surrogate escape");
     }
 
     @Test

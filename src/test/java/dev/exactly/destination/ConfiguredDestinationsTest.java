@@ -1,6 +1,7 @@
 package dev.exactly.destination;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -107,6 +108,27 @@ class ConfiguredDestinationsTest {
         assertTrue(m.contains("exactly.destinations.b.event-source must not start with 'aws.'"), m);
         assertTrue(m.contains("exactly.destinations.b.endpoint names 169.254.169.254, a link-local address"), m);
         assertTrue(m.contains("exactly.destinations.h.queue-url applies to sqs destinations only"), m);
+    }
+
+    /** A refusal names the other settings it mentions by their keys too, not by the API's field names. */
+    @Test
+    void aRefusalNamesTheOtherSettingsByTheirKeys() {
+        io.smallrye.config.SmallRyeConfig config = new io.smallrye.config.SmallRyeConfigBuilder()
+                .withMapping(DestinationsConfig.class)
+                .withSources(new io.smallrye.config.PropertiesConfigSource(Map.of(
+                        "exactly.destinations.b1.queue", "orders",
+                        "exactly.destinations.b1.url", "https://user:pw@example.com/hook",
+                        "exactly.destinations.b1.backoff-ms", "5000",
+                        "exactly.destinations.b1.backoff-cap-ms", "1000"), "test", 500))
+                .build();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> configured(config.getConfigMapping(DestinationsConfig.class).all()));
+        String m = e.getMessage();
+        assertTrue(m.contains("exactly.destinations.b1.backoff-cap-ms must not be below backoff-ms (5000)"), m);
+        assertTrue(m.contains("or sign with signing-secret)"), m);
+        for (String field : List.of("backoffMs", "signingSecret")) {
+            assertFalse(m.contains(field), m);
+        }
     }
 
     /**

@@ -4,10 +4,12 @@ import static dev.exactly.testing.Api.api;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.exactly.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,19 @@ class PushValidationTest {
         push("", 400);
         push("[]", 400);
         push("{\"items\":[]} trailing", 400);
+    }
+
+    /** What JSON does not allow is refused in JSON's terms, without the parser's options to allow it. */
+    @Test
+    void malformedJsonIsNotExplainedInTheParsersOptions() {
+        for (String body : List.of(one("{\"queue\":\"q\",\"payload\":Infinity}"), one("{\"queue\":\"q\",\"payload\":NaN}"),
+                one("{\"queue\":\"q\",\"payload\":+1}"), one("{\"queue\":\"q\",\"payload\":1} // note"),
+                one("{'queue':\"q\",\"payload\":1}"), one("{\"queue\":\"q\",\"payload\":01}"))) {
+            String detail = push(body, 400).body("detail", containsString("malformed JSON")).extract().path("detail");
+            for (String internal : List.of("JsonReadFeature", "Feature '", "enable `", "ALLOW_")) {
+                assertFalse(detail.contains(internal), body + " -> " + detail);
+            }
+        }
     }
 
     @Test
