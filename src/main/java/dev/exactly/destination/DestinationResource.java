@@ -220,7 +220,7 @@ public class DestinationResource {
         Long afterMicros = cursor == null ? null : Long.valueOf(cursor[0]);
         long afterPartition = cursor == null ? 0 : Long.parseLong(cursor[1]);
         long afterOffset = cursor == null ? 0 : Long.parseLong(cursor[2]);
-        return find(queue, name).flatMap(d -> store.deadLetters(name, afterMicros, afterPartition, afterOffset, pageSize + 1))
+        return findStarted(queue, name).flatMap(d -> store.deadLetters(name, afterMicros, afterPartition, afterOffset, pageSize + 1))
                 .map(rows -> {
                     boolean more = rows.size() > pageSize;
                     List<DestinationRepository.DeadLetter> page = more ? rows.subList(0, pageSize) : rows;
@@ -248,7 +248,7 @@ public class DestinationResource {
                     + "redrive. Answer: {\"redriven\": [messageId, …], \"remaining\": n}.")
     public Uni<DestinationRedrive> redrive(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
                                            @Valid @NotNull(message = "is required") RedriveRequest body) {
-        return find(queue, name).flatMap(d -> store.requestRedrive(name, body.messageIds(), body.take())
+        return findStarted(queue, name).flatMap(d -> store.requestRedrive(name, body.messageIds(), body.take())
                 .flatMap(ids -> store.notRedriven(name).map(left -> {
                     dispatcher.refreshSoon();
                     return new DestinationRedrive(ids, left);
@@ -311,7 +311,7 @@ public class DestinationResource {
                     + "replay one partition only. Answer: {\"partitions\": [{\"partition\", \"nextOffset\"}, …]}.")
     public Uni<DestinationReplayed> replay(@PathParam("queue") @Name String queue, @PathParam("name") @Name String name,
                                            @Valid @NotNull(message = "is required") DestinationReplayRequest body) {
-        return find(queue, name)
+        return findStarted(queue, name)
                 .flatMap(d -> replays.replay(queue, d.group(), body.partition(), body.fromOffset(), body.instant()))
                 .map(partitions -> {
                     if (partitions.isEmpty() && body.partition() != null) {
@@ -327,7 +327,7 @@ public class DestinationResource {
     }
 
     private Uni<Void> paused(String queue, String name, boolean paused) {
-        return find(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused))
+        return findStarted(queue, name).flatMap(d -> store.start(d)).flatMap(x -> store.pause(queue, name, paused))
                 // a resume ends a parked retry's wait too (the Lambda shape's): the next drain sends it
                 .call(found -> found && !paused ? drains.dueNow(name) : Uni.createFrom().voidItem()).map(found -> {
             if (!found) {
@@ -347,6 +347,21 @@ public class DestinationResource {
         return found.map(d -> {
             if (d == null || !d.queue().equals(queue)) {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+            }
+            return d;
+        });
+    }
+
+    /**
+     * {@link #find}, refusing with 409 a configured destination not started because its name is held
+     * on another queue (what a pause, resume, replay, redrive or its dead letters would act on are the
+     * holder's rows, not its own).
+     */
+    private Uni<Destination> findStarted(String queue, String name) {
+        return find(queue, name).map(d -> {
+            String why = notStarted(d);
+            if (why != null) {
+                throw conflict(name, "destination '" + name + "' is " + why);
             }
             return d;
         });

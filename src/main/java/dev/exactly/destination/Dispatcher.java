@@ -488,6 +488,10 @@ public class Dispatcher {
     public void forget(String name) {
         drop(name);
         unregister(name);
+        Sender current = sender;
+        if (current != null) {
+            current.forget(name); // its connections
+        }
     }
 
     /**

@@ -53,25 +53,47 @@ final class HttpSender implements Sender {
     private final Vertx vertx;
     /** The context every request of this sender is made on, and so its connections' and timers'. */
     private final Context context;
-    private final HttpClient client;
+    /**
+     * A client, so a connection pool, per destination (by name): the pool's limit is per server
+     * (host and port), so with one client for all, a destination whose receiver is slow would hold
+     * every connection to its server, and another destination of the same server would wait for one.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, HttpClient> clients = new java.util.concurrent.ConcurrentHashMap<>();
+    private final int connections;
     private final AddressGuard guard;
 
+    /**
+     * @param connections the most connections a destination holds to its server at once
+     */
     HttpSender(Vertx vertx, AddressGuard guard, int connections) {
         this.vertx = vertx;
         // a context of its own (not the caller's, which may be a request's): internal API, as the
         // public getOrCreateContext() returns the caller's context on a Vert.x thread
         this.context = ((VertxInternal) vertx).createEventLoopContext();
         this.guard = guard;
-        this.client = vertx.createHttpClient(new HttpClientOptions()
+        this.connections = connections;
+    }
+
+    private HttpClient client(String destination) {
+        return clients.computeIfAbsent(destination, name -> vertx.createHttpClient(new HttpClientOptions()
                 .setMaxPoolSize(connections)
                 .setKeepAlive(true)
                 .setVerifyHost(true)
                 .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
-                .setTryUseCompression(false));
+                .setTryUseCompression(false)));
+    }
+
+    @Override
+    public void forget(String destination) {
+        HttpClient c = clients.remove(destination);
+        if (c != null) {
+            c.close();
+        }
     }
 
     @Override
     public Result send(Destination d, Outgoing m, int attempt) {
+        HttpClient client = client(d.name());
         URI u = d.url();
         boolean tls = "https".equalsIgnoreCase(u.getScheme());
         int port = u.getPort() >= 0 ? u.getPort() : (tls ? 443 : 80);
@@ -236,6 +258,7 @@ final class HttpSender implements Sender {
 
     @Override
     public void close() {
-        client.close();
+        clients.values().forEach(HttpClient::close);
+        clients.clear();
     }
 }

@@ -47,4 +47,13 @@ interface Sender extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * Lets go of what this sender holds for a destination that was deleted (its connections); a
+     * later send for that name starts afresh.
+     *
+     * @param destination the destination's name
+     */
+    default void forget(String destination) {
+    }
 }

@@ -24,6 +24,11 @@ final class Senders implements Sender {
     }
 
     @Override
+    public void forget(String destination) {
+        http.forget(destination);
+    }
+
+    @Override
     public Result send(Destination d, Outgoing m, int attempt) {
         return switch (d.type()) {
             case DestinationRules.HTTP -> http.send(d, m, attempt);

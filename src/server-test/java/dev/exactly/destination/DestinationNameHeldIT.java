@@ -96,6 +96,13 @@ class DestinationNameHeldIT {
         assertEquals("configuration", cfg.get("source").asText());
         assertTrue(cfg.get("state").get("lastError").asText().startsWith("not started: the name '" + name + "' is held on queue '"
                 + apiQueue + "'"), cfg.toString());
+        for (String[] action : new String[][] {{"POST", "/pause"}, {"POST", "/resume"}, {"POST", "/replay"}, {"POST", "/redrive"},
+                {"GET", "/dead-letters"}}) {
+            HttpResponse<String> r = send(second, action[0], "/api/v1/queues/" + cfgQueue + "/destinations/" + name + action[1],
+                    action[1].equals("/replay") ? "{\"fromOffset\":0}" : action[0].equals("POST") ? "{}" : null);
+            assertEquals(409, r.statusCode(), action[1] + " of the configured one not started: " + r.body());
+            assertTrue(r.body().contains("not started"), r.body());
+        }
         await("the API destination's figures are its own", () -> delivered(second, apiQueue, name) == 2);
         assertEquals(0, delivered(second, cfgQueue, name));
 

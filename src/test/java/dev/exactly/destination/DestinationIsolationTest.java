@@ -78,6 +78,63 @@ class DestinationIsolationTest {
         isolated(false, BATCH);
     }
 
+    /**
+     * Two destinations of one receiver (its host and port): one whose answers take 15 s, with a whole
+     * batch of each of its partitions in flight (every connection of a client's pool to that server),
+     * and another; the other's message arrives at once.
+     */
+    @Test
+    void aSlowReceiverHoldsNoConnectionAnotherDestinationOfTheSameServerNeeds() throws Exception {
+        AtomicInteger slowInFlight = new AtomicInteger();
+        HttpServer shared = startReceiver(WORKERS * BATCH + 16, ex -> {
+            ex.getRequestBody().readAllBytes();
+            if (ex.getRequestURI().getPath().startsWith("/slow")) {
+                slowInFlight.incrementAndGet();
+                try {
+                    Thread.sleep(15_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else {
+                healthyReceived.incrementAndGet();
+            }
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        try {
+            String slow = fresh("iso-slow");
+            String slowName = fresh("slow");
+            api().body("{\"url\":\"" + receiverUrl(shared, "/slow") + "\",\"timeoutMs\":30000,\"ordered\":false}")
+                    .put("/api/v1/queues/" + slow + "/destinations/" + slowName).then().statusCode(201);
+            api().post("/api/v1/queues/" + slow + "/destinations/" + slowName + "/pause").then().statusCode(204);
+            for (int p = 0; p < WORKERS; p++) {
+                for (int k = 0; k < BATCH; k++) {
+                    push(slow, "p" + p, "s-" + p + "-" + k, "{\"p\":" + p + "}");
+                }
+            }
+            api().post("/api/v1/queues/" + slow + "/destinations/" + slowName + "/resume").then().statusCode(204);
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (slowInFlight.get() < WORKERS * BATCH && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(slowInFlight.get() >= WORKERS * BATCH, "the slow destination's batches are in flight: " + slowInFlight);
+
+            String fast = fresh("iso-fast");
+            api().body("{\"url\":\"" + receiverUrl(shared, "/fast") + "\"}")
+                    .put("/api/v1/queues/" + fast + "/destinations/" + fresh("fast")).then().statusCode(201);
+            push(fast, "p0", "t-fast", "{\"fast\":true}");
+            end = System.nanoTime() + 5_000_000_000L;
+            while (healthyReceived.get() == 0 && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            assertTrue(healthyReceived.get() > 0, "the other destination's message arrived within 5 s while the slow one's "
+                    + WORKERS * BATCH + " requests to the same server wait for their answers (15 s)");
+        } finally {
+            deleteAll(pool);
+            stopReceiver(shared);
+        }
+    }
+
     private void isolated(boolean ordered, int perPartition) throws Exception {
         String down = fresh("iso-down");
         String downName = fresh("down");
