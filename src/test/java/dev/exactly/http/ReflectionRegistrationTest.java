@@ -45,6 +45,7 @@ class ReflectionRegistrationTest {
     private static final Set<String> NOT_WIRE = Set.of(
             "dev.exactly.destination.Dispatcher$Lookup",         // an instance's memory of whether a queue has a destination
             "dev.exactly.destination.DestinationRepository$DeadLetter", // a row with its cursor; its entry is the wire type
+            "dev.exactly.destination.DestinationRepository$Holder", // a row: what holds a name on another queue; read by the dispatcher
             "dev.exactly.consume.ConsumeRepository$Extension",    // a row and a flag; written as PopLease
             "dev.exactly.consume.ConsumeRepository$StoredBatch",  // a pop's messages and what it saw due; read by the dispatcher
             "dev.exactly.duplicate.DuplicateCountRepository$WindowCount", // a row; written as QueueStats.Duplicates
