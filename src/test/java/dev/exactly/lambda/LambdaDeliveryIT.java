@@ -468,7 +468,11 @@ class LambdaDeliveryIT {
         await("the drain's end", () -> drains.size() > drainsBefore);
         await("the parked partition", () -> count("SELECT count(*) FROM exactly.destination_parked WHERE destination = 'billing'") == 1);
         answer = 204;
-        await("the retry's due time", () -> count("SELECT count(*) FROM exactly.destination_parked WHERE due_at <= now()") == 1);
+        // a drain that ended with work left asks for the next one at once, which may resume the partition
+        // itself once the retry is due (docs/destinations.md, "Retries across invocations"): then it is
+        // already delivered when the schedule's event comes, and the checks below hold the same
+        await("the retry's due time", () -> count("SELECT count(*) FROM exactly.destination_parked WHERE due_at <= now()") == 1
+                || receivedFor(id).size() == 2);
 
         // the schedule's event: every destination
         RuntimeApiServer.Outcome sweep = runtime.invoke("{\"exactly\":\"deliver\"}".getBytes(StandardCharsets.UTF_8), TIMEOUT);
