@@ -1324,7 +1324,7 @@ public class Dispatcher {
             return false;
         }
         ConsumeRepository.Extension e = consume.extend(p.leaseId(), leaseSeconds, true).stage(Dispatcher::db);
-        drains.unpark(d.name(), p.partitionId()).stage(Dispatcher::db);
+        drains.unpark(d.name(), p.partitionId(), p.leaseId()).stage(Dispatcher::db);
         if (e == null || !e.extended()) {
             LOG.debugf("destination %s: a parked partition's lease expired; the group delivers it again", d.name());
             return true;

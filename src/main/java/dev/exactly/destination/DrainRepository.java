@@ -39,7 +39,9 @@ public class DrainRepository {
             + "f.at - clock_timestamp()) * 1000))::bigint END AS due_in FROM (SELECT min(due_at) AS at "
             + "FROM exactly.destination_parked WHERE destination = ANY($1::text[]) "
             + "AND (claimed_until IS NULL OR claimed_until < clock_timestamp())) f";
-    private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2";
+    private static final String UNPARK = "DELETE FROM exactly.destination_parked WHERE destination = $1 AND partition_id = $2 "
+            // the row the caller claimed, not one parked again meanwhile under another lease
+            + "AND lease_id = $3";
     private static final String DUE_NOW = "UPDATE exactly.destination_parked SET due_at = now() "
             + "WHERE destination = $1 AND due_at > now()";
     private static final String MESSAGES = "SELECT m.message_id, m.transaction_id, m.\"offset\", m.payload, m.content_type "
@@ -155,9 +157,13 @@ public class DrainRepository {
                 .map(rows -> rows.iterator().next().getLong("due_in"));
     }
 
-    /** Forgets a parked partition (it is being resumed, or its lease is gone). */
-    public Uni<Void> unpark(String destination, long partitionId) {
-        return BorrowedConnections.execute(pool, UNPARK, Tuple.of(destination, partitionId))
+    /**
+     * Forgets a parked partition (it is being resumed, or its lease is gone), if it is still parked
+     * under {@code leaseId}: a partition parked again meanwhile under another lease (the first one ran
+     * out and the group delivered it again) stays parked for its own drain.
+     */
+    public Uni<Void> unpark(String destination, long partitionId, UUID leaseId) {
+        return BorrowedConnections.execute(pool, UNPARK, Tuple.of(destination, partitionId, leaseId))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

@@ -224,8 +224,9 @@ abstract class EveryRouteSql {
         drains.touch(List.of(q)).await().atMost(wait);
         String parked = fresh("w-parked");
         drains.park(parked, 1L, UUID.randomUUID(), 0L, 2, 0L).await().atMost(wait);
-        assertEquals(2, drains.claim(parked, 30).await().atMost(wait).attempt());
-        drains.unpark(parked, 1L).await().atMost(wait);
+        dev.exactly.destination.DrainRepository.Parked parkedClaim = drains.claim(parked, 30).await().atMost(wait);
+        assertEquals(2, parkedClaim.attempt());
+        drains.unpark(parked, 1L, parkedClaim.leaseId()).await().atMost(wait);
 
         // maintenance past retention (purge_partition, purge_duplicate_counts, purge_finished_tasks,
         // purge_webhook_minutes)

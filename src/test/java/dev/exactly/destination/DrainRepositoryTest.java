@@ -61,7 +61,8 @@ class DrainRepositoryTest {
         String a = "drain-due-a-" + System.nanoTime();
         String b = "drain-due-b-" + System.nanoTime();
         assertNull(drains.dueInMs(List.of(a, b)).await().atMost(WAIT), "nothing parked");
-        drains.park(a, 1, UUID.randomUUID(), 5, 2, 40_000).await().atMost(WAIT);
+        UUID leaseOfA = UUID.randomUUID();
+        drains.park(a, 1, leaseOfA, 5, 2, 40_000).await().atMost(WAIT);
         drains.park(b, 2, UUID.randomUUID(), 7, 2, 4_000).await().atMost(WAIT);
         long both = drains.dueInMs(List.of(a, b)).await().atMost(WAIT);
         assertTrue(both > 2_000 && both <= 4_000, "the first of the two, b's, in about 4 s: " + both);
@@ -75,8 +76,28 @@ class DrainRepositoryTest {
         pool.preparedQuery("UPDATE exactly.destination_parked SET claimed_until = now() - interval '1 second' "
                 + "WHERE destination = $1").execute(Tuple.of(b)).await().atMost(WAIT);
         assertEquals(0L, drains.dueInMs(List.of(b)).await().atMost(WAIT), "its holder's claim ran out unfinished: due");
-        drains.unpark(a, 1).await().atMost(WAIT);
-        drains.unpark(b, 2).await().atMost(WAIT);
+        drains.unpark(a, 1, leaseOfA).await().atMost(WAIT);
+        drains.unpark(b, 2, held.leaseId()).await().atMost(WAIT);
         assertNull(drains.dueInMs(List.of(a, b)).await().atMost(WAIT), "nothing parked once resumed");
+    }
+
+    @Test
+    void aResumeForgetsOnlyThePartitionItClaimedNotOneParkedAgainUnderAnotherLease() {
+        String d = "drain-unpark-" + System.nanoTime();
+        UUID first = UUID.randomUUID();
+        drains.park(d, 3, first, 10, 2, 0).await().atMost(WAIT);
+        DrainRepository.Parked held = drains.claim(d, 20).await().atMost(WAIT);
+        assertNotNull(held, "a drain claims the partition parked under the first lease");
+        assertEquals(first, held.leaseId());
+        // meanwhile the first lease ran out; the group delivered the partition again under a second
+        // lease, whose attempt failed and parked the partition anew
+        UUID second = UUID.randomUUID();
+        drains.park(d, 3, second, 10, 2, 60_000).await().atMost(WAIT);
+        drains.unpark(d, held.partitionId(), held.leaseId()).await().atMost(WAIT);
+        Long left = drains.dueInMs(List.of(d)).await().atMost(WAIT);
+        assertNotNull(left, "the partition parked under the second lease is kept");
+        assertTrue(left > 50_000, "still due in about 60 s: " + left);
+        drains.unpark(d, 3, second).await().atMost(WAIT);
+        assertNull(drains.dueInMs(List.of(d)).await().atMost(WAIT), "forgotten under its own lease");
     }
 }
