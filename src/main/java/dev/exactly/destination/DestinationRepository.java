@@ -264,17 +264,11 @@ public class DestinationRepository {
      * database then aborts one of them, and an aborted delete runs again (up to 3 more times, after
      * 50 ms; an aborted ack is sent again by its dispatcher).
      *
-     * @return true when it existed on that queue
-     */
-    public Uni<Boolean> delete(String queue, String name, String group) {
-        return delete(queue, name, group, false);
-    }
-
-    /**
-     * {@link #delete(String, String, String)}, and with {@code leftovers} also the rows a destination
-     * of that name left on that queue without an API destination there (its figures row found there),
-     * as for a configured destination's name held on another queue than its own.
+     * <p>With {@code leftovers} it also deletes the rows a destination of that name left on that queue
+     * without an API destination there (its figures row found there), as for a configured
+     * destination's name held on another queue than its own.
      *
+     * @param leftovers whether the rows a destination of that name left there count as found
      * @return true when an API destination of that name, or with {@code leftovers} its rows, existed on that queue
      */
     public Uni<Boolean> delete(String queue, String name, String group, boolean leftovers) {
