@@ -6,6 +6,7 @@ import dev.exactly.db.DatabaseErrors;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
@@ -37,18 +38,18 @@ public class DestinationRepository {
     // remember it (start_offset, sql/V28__destination_start_offsets.sql). A cursor of its group already there
     // is a deleted destination's of the same name (a pop under way at the delete wrote it back): reset too
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
-            + "ON CONFLICT (name) DO NOTHING RETURNING name) "
-            + "INSERT INTO exactly.consumer_cursors AS c (partition_id, consumer_group, next_offset, start_offset) "
-            + "SELECT p.id, $3, p.last_offset + 1, p.last_offset + 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
-            + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT (partition_id, consumer_group) DO UPDATE "
-            + "SET next_offset = EXCLUDED.next_offset, start_offset = EXCLUDED.start_offset, available_at = '-infinity', "
-            + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, leased_at = NULL, "
-            + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL";
-    private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
+            + "ON CONFLICT (name) DO NOTHING RETURNING name) " + startCursors();
     // what holds a name on another queue than $2: a destination defined through the API there, or the
     // figures row an earlier destination of that name left there (with its cursors and dead letters)
     private static final String HELD_ELSEWHERE = "SELECT queue, true AS api FROM exactly.destinations WHERE name = $1 AND queue <> $2 "
             + "UNION ALL SELECT queue, false FROM exactly.destination_state WHERE name = $1 AND queue <> $2 ORDER BY api DESC LIMIT 1";
+    // START of a configured destination unless HELD_ELSEWHERE finds its name held on another queue, in one
+    // statement: its answer is what holds the name (no row when nothing does, and the destination started)
+    private static final String START_UNLESS_HELD = "WITH h AS (" + HELD_ELSEWHERE + "), "
+            + "s AS (INSERT INTO exactly.destination_state (name, queue) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM h) "
+            + "ON CONFLICT (name) DO NOTHING RETURNING name), "
+            + "cursors AS (" + startCursors() + ") SELECT queue, api FROM h";
+    private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
     // what a name holds on queue $2 without an API destination there: its figures row
     private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state WHERE name = $1 AND queue = $2";
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
@@ -228,13 +229,15 @@ public class DestinationRepository {
     public Uni<Holder> heldElsewhere(String name, String queue) {
         return BorrowedConnections.execute(pool, HELD_ELSEWHERE, Tuple.of(name, queue))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .map(rows -> {
-                    if (rows.size() == 0) {
-                        return null;
-                    }
-                    Row r = rows.iterator().next();
-                    return new Holder(r.getString("queue"), r.getBoolean("api"));
-                });
+                .map(DestinationRepository::holder);
+    }
+
+    private static Holder holder(RowSet<Row> rows) {
+        if (rows.size() == 0) {
+            return null;
+        }
+        Row r = rows.iterator().next();
+        return new Holder(r.getString("queue"), r.getBoolean("api"));
     }
 
     /**
@@ -255,6 +258,19 @@ public class DestinationRepository {
     }
 
     /**
+     * Starts a configured destination as {@link #start} does, unless its name is held on another queue
+     * ({@link #heldElsewhere}): the look and the start in one statement, one round trip.
+     *
+     * @return what holds its name on another queue, when something does (then nothing was started); null
+     *         when it started now or had started before
+     */
+    public Uni<Holder> startUnlessHeld(Destination d) {
+        return BorrowedConnections.execute(pool, START_UNLESS_HELD, Tuple.of(d.name(), d.queue(), d.group()))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(DestinationRepository::holder);
+    }
+
+    /**
      * Deletes a destination defined through the API, with its figures, dead letters, recorded
      * attempts and its consumer group's cursors. It takes the rows in the order a dispatcher's ack
      * takes them on PostgreSQL (the group's cursors in ascending partition id and its deliveries,
@@ -264,17 +280,11 @@ public class DestinationRepository {
      * database then aborts one of them, and an aborted delete runs again (up to 3 more times, after
      * 50 ms; an aborted ack is sent again by its dispatcher).
      *
-     * @return true when it existed on that queue
-     */
-    public Uni<Boolean> delete(String queue, String name, String group) {
-        return delete(queue, name, group, false);
-    }
-
-    /**
-     * {@link #delete(String, String, String)}, and with {@code leftovers} also the rows a destination
-     * of that name left on that queue without an API destination there (its figures row found there),
-     * as for a configured destination's name held on another queue than its own.
+     * <p>With {@code leftovers} it also deletes the rows a destination of that name left on that queue
+     * without an API destination there (its figures row found there), as for a configured
+     * destination's name held on another queue than its own.
      *
+     * @param leftovers whether the rows a destination of that name left there count as found
      * @return true when an API destination of that name, or with {@code leftovers} its rows, existed on that queue
      */
     public Uni<Boolean> delete(String queue, String name, String group, boolean leftovers) {
@@ -779,6 +789,19 @@ public class DestinationRepository {
      */
     private static String asyncCommit(String write) {
         return "WITH w AS (" + write + ") SELECT set_config('synchronous_commit', 'off', true)";
+    }
+
+    /**
+     * The insert of a new destination's cursors ($2 its queue, $3 its group), when the statement's CTE
+     * {@code s} inserted its figures row: one per partition, after the partition's last offset.
+     */
+    private static String startCursors() {
+        return "INSERT INTO exactly.consumer_cursors AS c (partition_id, consumer_group, next_offset, start_offset) "
+                + "SELECT p.id, $3, p.last_offset + 1, p.last_offset + 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
+                + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT (partition_id, consumer_group) DO UPDATE "
+                + "SET next_offset = EXCLUDED.next_offset, start_offset = EXCLUDED.start_offset, available_at = '-infinity', "
+                + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, leased_at = NULL, "
+                + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL";
     }
 
     private static Destination.Aws aws(Destination d) {

@@ -342,7 +342,7 @@ public class DestinationResource {
     private Uni<Destination> find(String queue, String name) {
         Destination c = configured.all().get(name);
         // a configured destination on another queue: an API destination of that name may hold this one
-        // (the configured one then waits for it: Dispatcher#startable)
+        // (the configured one then waits for it: Dispatcher#startIfFree)
         Uni<Destination> found = c != null && c.queue().equals(queue) ? Uni.createFrom().item(c) : store.get(name);
         return found.map(d -> {
             if (d == null || !d.queue().equals(queue)) {

@@ -646,15 +646,19 @@ public class Dispatcher {
     }
 
     /**
-     * Whether a configured destination not started yet may start: names are unique across queues,
-     * so one whose name is held on another queue (by a destination defined through the API there, or
-     * by the rows an earlier destination of that name left there) delivers nothing, and an API
-     * destination there goes on delivering, until that is deleted there. Logged as an error once
-     * while it lasts; looked at again at each read of the destinations.
+     * Starts a configured destination not started yet, unless its name is held on another queue (the
+     * look and the start are one statement): names are unique across queues, so one whose name is held
+     * there (by a destination defined through the API there, or by the rows an earlier destination of
+     * that name left there) delivers nothing, and an API destination there goes on delivering, until
+     * that is deleted there. Logged as an error once while it lasts; tried again at each read of the
+     * destinations.
+     *
+     * @return whether it started (it is then in {@link #started})
      */
-    private boolean startable(Destination d) {
-        DestinationRepository.Holder holder = repository.heldElsewhere(d.name(), d.queue()).stage(Dispatcher::db);
+    private boolean startIfFree(Destination d) {
+        DestinationRepository.Holder holder = repository.startUnlessHeld(d).stage(Dispatcher::db);
         if (holder == null) {
+            started.add(d.name());
             if (clashes.remove(d.name()) != null) {
                 LOG.infof("destinations: exactly.destinations.%s: its name is no longer held on another queue; it starts "
                         + "on queue '%s' now, at the end of each partition", d.name(), d.queue());
@@ -694,9 +698,8 @@ public class Dispatcher {
         }
         try {
             for (Destination d : configured.all().values()) {
-                if (!started.contains(d.name()) && startable(d)) {
-                    repository.start(d).stage(Dispatcher::db);
-                    started.add(d.name());
+                if (!started.contains(d.name())) {
+                    startIfFree(d);
                 }
             }
         } catch (RuntimeException e) {
@@ -885,7 +888,7 @@ public class Dispatcher {
     private void refresh() {
         Map<String, Destination> now = new HashMap<>();
         for (Destination d : configured.all().values()) {
-            if (started.contains(d.name()) || startable(d)) {
+            if (started.contains(d.name()) || startIfFree(d)) {
                 now.put(d.name(), d);
             }
         }
@@ -893,10 +896,6 @@ public class Dispatcher {
             now.putIfAbsent(d.name(), d); // a configured destination of that name on its queue takes over
         }
         for (Destination d : now.values()) {
-            if (d.configured() && !started.contains(d.name())) {
-                repository.start(d).stage(Dispatcher::db);
-                started.add(d.name());
-            }
             Slot s = slots.get(d.name());
             if (s == null || !s.d.queue().equals(d.queue())) {
                 slots.put(d.name(), new Slot(d));

@@ -1,13 +1,16 @@
 package dev.exactly.destination;
 
-import static dev.exactly.destination.DestinationFixtures.startReceiver;
-import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.destination.DestinationFixtures.receiverUrl;
+import static dev.exactly.destination.DestinationFixtures.answering;
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
 import static dev.exactly.destination.DestinationFixtures.push;
-import static dev.exactly.testing.Api.api;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
+import static dev.exactly.destination.DestinationFixtures.resume;
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,12 +68,7 @@ class DestinationCommitsTest {
     @BeforeAll
     static void setUp() throws Exception {
         serverSetting("ALTER SYSTEM SET wal_writer_delay = '10s'");
-        server = startReceiver(1, ex -> {
-            ex.getRequestBody().readAllBytes();
-            ids.add(ex.getRequestHeaders().getFirst("webhook-id"));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
+        server = startReceiver(1, answering(200, ex -> ids.add(ex.getRequestHeaders().getFirst("webhook-id"))));
     }
 
     @AfterAll
@@ -102,16 +100,15 @@ class DestinationCommitsTest {
     void pushesWaitForTheirFlushADestinationsPopsAndAcksOfThemDoNot() throws Exception {
         String queue = fresh("dest-commits");
         String name = "commits-" + queue;
-        String url = receiverUrl(server, "/hook");
-        api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\"}");
+        pause(queue, name);
 
         long start = walSyncs();
         for (int i = 0; i < N; i++) {
             push(queue, "p", "c" + i, "{\"i\":" + i + "}");
         }
         long pushed = walSyncs();
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
+        resume(queue, name);
         await(N + " delivered", () -> ids.size() >= N);
         await("acked", () -> destinations(queue).getLong("destinations[0].state.delivered") == N);
         long delivered = walSyncs();

@@ -1,14 +1,17 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
+import static dev.exactly.destination.DestinationFixtures.delete;
+import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
+import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.destination.DestinationFixtures.receiverUrl;
-import static dev.exactly.destination.DestinationFixtures.fresh;
-import static dev.exactly.destination.DestinationFixtures.push;
-import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.exactly.reliability.RestartablePostgres;
@@ -16,6 +19,7 @@ import dev.exactly.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -101,42 +104,31 @@ class DestinationDatabaseCrashTest {
         RestartablePostgres.shared().start();
     }
 
-    private static void await(String what, long seconds, BooleanSupplier done) throws InterruptedException {
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("not within " + seconds + " s: " + what);
-            }
-            Thread.sleep(50);
-        }
-    }
-
     @Test
     void aCrashMidDeliveryLosesNoMessageAndRepeatsCarryTheirIds() throws Exception {
         String queue = fresh("dest-crash");
         String name = "crash-" + queue;
-        String url = receiverUrl(server, "/hook");
-        api().body("{\"url\":\"" + url + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/pause").then().statusCode(204);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\"}");
+        pause(queue, name);
         Set<String> pushed = new HashSet<>();
         for (int i = 0; i < N; i++) {
             pushed.add(push(queue, "p" + (i % 8), "k" + i, "{\"i\":" + i + "}"));
         }
         assertEquals(N, pushed.size());
-        api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/resume").then().statusCode(204);
-        await("deliveries under way", 60, () -> arrivals.size() >= N / 4);
+        resume(queue, name);
+        await("deliveries under way", Duration.ofSeconds(60), () -> arrivals.size() >= N / 4);
         RestartablePostgres pg = RestartablePostgres.shared();
         pg.crash();
         int atCrash = arrivals.size();
         Thread.sleep(500);
         pg.start();
         // leases the crash left (pops committed before it) run out after at least 30 s
-        await("every pushed message delivered after the crash", 150, () -> arrivals.keySet().containsAll(pushed));
+        await("every pushed message delivered after the crash", Duration.ofSeconds(150), () -> arrivals.keySet().containsAll(pushed));
         Set<String> unknown = new HashSet<>(arrivals.keySet());
         unknown.removeAll(pushed);
         assertTrue(unknown.isEmpty(), "every arrival carries a pushed message's id: " + unknown);
         assertTrue(atCrash < N, "the crash came before the last delivery (" + atCrash + " of " + N + ")");
-        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        delete(queue, name);
     }
 
     /**
@@ -150,8 +142,7 @@ class DestinationDatabaseCrashTest {
         String name = "outage-" + queue;
         String txn = "held-" + queue;
         held.add(txn);
-        api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\"}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\"}");
         String heldId = push(queue, "h", txn, "{\"held\":true}");
         try (LogCapture capture = LogCapture.open()) {
             heldThroughAnOutage(queue, txn, heldId);
@@ -165,7 +156,7 @@ class DestinationDatabaseCrashTest {
             // the other test counts every arrival as one of its own pushes
             arrivals.keySet().removeAll(ownIds);
         }
-        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        delete(queue, name);
     }
 
     /** The dispatcher's records at that level (WARNING is WARN, as JBoss Logging writes it) that name the destination, formatted. */
@@ -180,7 +171,7 @@ class DestinationDatabaseCrashTest {
 
     private void heldThroughAnOutage(String queue, String txn, String heldId) throws Exception {
         ownIds.add(heldId);
-        await("the held message at the receiver", 60, () -> holding.contains(txn));
+        await("the held message at the receiver", Duration.ofSeconds(60), () -> holding.contains(txn));
         RestartablePostgres pg = RestartablePostgres.shared();
         try (Connection c = pg.connect(OwnServer.DATABASE); Statement s = c.createStatement()) {
             s.execute("CHECKPOINT"); // the lease's pop is on disk: the crash keeps it
@@ -192,7 +183,7 @@ class DestinationDatabaseCrashTest {
         String afterId = push(queue, "h", "after-" + queue, "{\"after\":true}");
         ownIds.add(afterId);
         // within 20 s of the restart: before the held batch's lease (30 s) could run out
-        await("the next message of the partition", 20, () -> arrivals.containsKey(afterId));
+        await("the next message of the partition", Duration.ofSeconds(20), () -> arrivals.containsKey(afterId));
         assertEquals(1, arrivals.get(heldId).get(), "the held batch was acked, not sent again");
     }
 }

@@ -4,6 +4,7 @@ import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
 import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -95,8 +96,7 @@ class DestinationDeadLettersTest {
     }
 
     private void destination(String queue, String name, String settings) {
-        api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
-                .then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + url() + "\"" + settings + "}");
     }
 
     private static JsonPath deadLetters(String queue, String name, String query) {
@@ -328,8 +328,7 @@ class DestinationDeadLettersTest {
         assertNull(deliveryFor(fine, dead).get("attempts"), "acked and passed: the destination keeps no count of it");
 
         // a second destination that retries the message (long backoff): retrying, with its recorded attempts
-        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":100,\"backoffMs\":60000,\"backoffCapMs\":60000}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + slow).then().statusCode(201);
+        create(queue, slow, "{\"url\":\"" + url() + "\",\"maxAttempts\":100,\"backoffMs\":60000,\"backoffCapMs\":60000}");
         failing.add("poison-r");
         String retried = push(queue, "r", "poison-r", "{}");
         await("its first attempt failed and recorded", () -> recorded(slow) >= 1);

@@ -72,7 +72,7 @@ class DestinationDeleteLockOrderTest {
             ack.query("BEGIN").execute().await().atMost(WAIT);
             assertEquals(1, ack.preparedQuery(first).execute(Tuple.of(firstParam)).await().atMost(WAIT).rowCount(), first);
 
-            CompletableFuture<Boolean> deleted = repository.delete(c.queue(), c.name(), c.group()).subscribeAsCompletionStage();
+            CompletableFuture<Boolean> deleted = repository.delete(c.queue(), c.name(), c.group(), false).subscribeAsCompletionStage();
             awaitBlockedBy(ackPid);
 
             ack.preparedQuery(second).execute(Tuple.of(secondParam)).await().atMost(WAIT);

@@ -3,22 +3,26 @@ package dev.exactly.destination;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
- * What the destination test classes share: fresh names, a push of one message, a pause and a
- * resume, a pop under a destination's group, a queue's destinations as GET answers them, waiting
- * for a condition, and deleting every destination after
- * a test so that none keeps delivering (or retrying) while other test classes run.
+ * What the destination test classes share: a loopback receiver and a handler that notes each
+ * request and answers one status, fresh names, the creation of a destination, its deletion, a push of
+ * one message, a pause and a resume, a pop under a destination's group, a queue's destinations as GET
+ * answers them, waiting for a condition, and deleting every destination after a test so that none
+ * keeps delivering (or retrying) while other test classes run.
  */
 final class DestinationFixtures {
 
@@ -34,7 +38,17 @@ final class DestinationFixtures {
      * @return the started server; stop it with {@link #stopReceiver}
      */
     static HttpServer startReceiver(int threads, HttpHandler handler) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.2", 0), 100);
+        return startReceiver(0, threads, handler);
+    }
+
+    /**
+     * {@link #startReceiver(int, HttpHandler)} on a given port, e.g. that of a receiver stopped
+     * before, to bring it back.
+     *
+     * @param port the port; 0 for an ephemeral one
+     */
+    static HttpServer startReceiver(int port, int threads, HttpHandler handler) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.2", port), 100);
         server.createContext("/", handler);
         server.setExecutor(Executors.newFixedThreadPool(threads));
         server.start();
@@ -52,9 +66,31 @@ final class DestinationFixtures {
         ((ExecutorService) server.getExecutor()).shutdownNow();
     }
 
+    /**
+     * A receiver's handler that reads each request's body, hands the request to {@code seen}, and
+     * answers {@code status} without a body.
+     */
+    static HttpHandler answering(int status, Consumer<HttpExchange> seen) {
+        return ex -> {
+            ex.getRequestBody().readAllBytes();
+            seen.accept(ex);
+            ex.sendResponseHeaders(status, -1);
+            ex.close();
+        };
+    }
+
     /** {@code prefix} with 8 random hex digits: a queue or destination name no other test uses. */
     static String fresh(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * Creates the queue's destination through the API, expecting 201.
+     *
+     * @param settings the PUT's JSON body
+     */
+    static void create(String queue, String name, String settings) {
+        api().body(settings).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
     }
 
     /**
@@ -98,20 +134,32 @@ final class DestinationFixtures {
 
     /** Waits up to 60 s, polling every 20 ms, for {@code done}; fails naming {@code what}. */
     static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long end = System.nanoTime() + 60_000_000_000L;
+        await(what, Duration.ofSeconds(60), done);
+    }
+
+    /**
+     * Waits up to {@code within}, polling every 20 ms, for {@code done}; fails naming {@code what}
+     * (where the bound is what a test checks: "arrived within 5 s").
+     */
+    static void await(String what, Duration within, BooleanSupplier done) throws InterruptedException {
+        long end = System.nanoTime() + within.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > end) {
-                fail("not within 60 s: " + what);
+                fail("not within " + within.toSeconds() + " s: " + what);
             }
             Thread.sleep(20);
         }
     }
 
+    /** Deletes the queue's destination through the API, expecting 204. */
+    static void delete(String queue, String name) {
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+    }
+
     /** Deletes every destination through the API (204 each). */
     static void deleteAll(Pool pool) {
         for (var row : pool.query("SELECT name, queue FROM exactly.destinations").executeAndAwait()) {
-            api().delete("/api/v1/queues/" + row.getString("queue") + "/destinations/" + row.getString("name"))
-                    .then().statusCode(204);
+            delete(row.getString("queue"), row.getString("name"));
         }
     }
 }

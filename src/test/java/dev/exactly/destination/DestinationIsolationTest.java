@@ -1,18 +1,23 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.answering;
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
 import static dev.exactly.destination.DestinationFixtures.push;
 import static dev.exactly.destination.DestinationFixtures.receiverUrl;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,19 +50,11 @@ class DestinationIsolationTest {
 
     @BeforeEach
     void receivers() throws Exception {
-        failing = startReceiver(64, ex -> {
-            ex.getRequestBody().readAllBytes();
+        failing = startReceiver(64, answering(503, ex -> {
             failingPartitions.add(ex.getRequestHeaders().getFirst("Exactly-Partition"));
             failingRequests.incrementAndGet();
-            ex.sendResponseHeaders(503, -1);
-            ex.close();
-        });
-        healthy = startReceiver(2, ex -> {
-            ex.getRequestBody().readAllBytes();
-            healthyReceived.incrementAndGet();
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
+        }));
+        healthy = startReceiver(2, answering(200, ex -> healthyReceived.incrementAndGet()));
     }
 
     @AfterEach
@@ -104,31 +101,22 @@ class DestinationIsolationTest {
         try {
             String slow = fresh("iso-slow");
             String slowName = fresh("slow");
-            api().body("{\"url\":\"" + receiverUrl(shared, "/slow") + "\",\"timeoutMs\":30000,\"ordered\":false}")
-                    .put("/api/v1/queues/" + slow + "/destinations/" + slowName).then().statusCode(201);
-            api().post("/api/v1/queues/" + slow + "/destinations/" + slowName + "/pause").then().statusCode(204);
+            create(slow, slowName, "{\"url\":\"" + receiverUrl(shared, "/slow") + "\",\"timeoutMs\":30000,\"ordered\":false}");
+            pause(slow, slowName);
             for (int p = 0; p < WORKERS; p++) {
                 for (int k = 0; k < BATCH; k++) {
                     push(slow, "p" + p, "s-" + p + "-" + k, "{\"p\":" + p + "}");
                 }
             }
-            api().post("/api/v1/queues/" + slow + "/destinations/" + slowName + "/resume").then().statusCode(204);
-            long end = System.nanoTime() + 10_000_000_000L;
-            while (slowInFlight.get() < WORKERS * BATCH && System.nanoTime() < end) {
-                Thread.sleep(20);
-            }
-            assertTrue(slowInFlight.get() >= WORKERS * BATCH, "the slow destination's batches are in flight: " + slowInFlight);
+            resume(slow, slowName);
+            await("the slow destination's " + WORKERS * BATCH + " requests in flight", Duration.ofSeconds(10),
+                    () -> slowInFlight.get() >= WORKERS * BATCH);
 
             String fast = fresh("iso-fast");
-            api().body("{\"url\":\"" + receiverUrl(shared, "/fast") + "\"}")
-                    .put("/api/v1/queues/" + fast + "/destinations/" + fresh("fast")).then().statusCode(201);
+            create(fast, fresh("fast"), "{\"url\":\"" + receiverUrl(shared, "/fast") + "\"}");
             push(fast, "p0", "t-fast", "{\"fast\":true}");
-            end = System.nanoTime() + 5_000_000_000L;
-            while (healthyReceived.get() == 0 && System.nanoTime() < end) {
-                Thread.sleep(20);
-            }
-            assertTrue(healthyReceived.get() > 0, "the other destination's message arrived within 5 s while the slow one's "
-                    + WORKERS * BATCH + " requests to the same server wait for their answers (15 s)");
+            await("the other destination's message arrived while the slow one's " + WORKERS * BATCH
+                    + " requests to the same server wait for their answers (15 s)", Duration.ofSeconds(5), () -> healthyReceived.get() > 0);
         } finally {
             deleteAll(pool);
             stopReceiver(shared);
@@ -138,34 +126,25 @@ class DestinationIsolationTest {
     private void isolated(boolean ordered, int perPartition) throws Exception {
         String down = fresh("iso-down");
         String downName = fresh("down");
-        api().body("{\"url\":\"" + receiverUrl(failing, "/down") + "\",\"maxAttempts\":100,\"backoffMs\":20000,"
-                        + "\"backoffCapMs\":20000,\"timeoutMs\":2000,\"ordered\":" + ordered + "}")
-                .put("/api/v1/queues/" + down + "/destinations/" + downName).then().statusCode(201);
+        create(down, downName, "{\"url\":\"" + receiverUrl(failing, "/down") + "\",\"maxAttempts\":100,\"backoffMs\":20000,"
+                + "\"backoffCapMs\":20000,\"timeoutMs\":2000,\"ordered\":" + ordered + "}");
         // paused while the backlog is stored, so that each worker leases a whole batch of it at the resume
-        api().post("/api/v1/queues/" + down + "/destinations/" + downName + "/pause").then().statusCode(204);
+        pause(down, downName);
         for (int p = 0; p < WORKERS; p++) {
             for (int k = 0; k < perPartition; k++) {
                 push(down, "p" + p, "t-" + p + "-" + k, "{\"p\":" + p + "}");
             }
         }
-        api().post("/api/v1/queues/" + down + "/destinations/" + downName + "/resume").then().statusCode(204);
-        long end = System.nanoTime() + 30_000_000_000L;
-        while (failingRequests.get() < WORKERS * perPartition && System.nanoTime() < end) {
-            Thread.sleep(20);
-        }
-        assertTrue(failingPartitions.size() >= WORKERS && failingRequests.get() >= WORKERS * perPartition,
-                "each message of the failing destination got its attempt 1: " + failingRequests + " requests, partitions "
-                        + failingPartitions);
+        resume(down, downName);
+        await("each message of the failing destination got its attempt 1", Duration.ofSeconds(30),
+                () -> failingRequests.get() >= WORKERS * perPartition);
+        assertTrue(failingPartitions.size() >= WORKERS, "each partition of the failing destination got its attempt 1: "
+                + failingPartitions);
 
         String up = fresh("iso-up");
-        api().body("{\"url\":\"" + receiverUrl(healthy, "/up") + "\",\"ordered\":" + ordered + "}")
-                .put("/api/v1/queues/" + up + "/destinations/" + fresh("up")).then().statusCode(201);
+        create(up, fresh("up"), "{\"url\":\"" + receiverUrl(healthy, "/up") + "\",\"ordered\":" + ordered + "}");
         push(up, "p0", "t-up", "{\"up\":true}");
-        end = System.nanoTime() + 5_000_000_000L;
-        while (healthyReceived.get() == 0 && System.nanoTime() < end) {
-            Thread.sleep(20);
-        }
-        assertTrue(healthyReceived.get() > 0, "the healthy destination's message arrived within 5 s while the other "
-                + "destination's " + WORKERS + " partitions wait for their retries (10 to 20 s each)");
+        await("the healthy destination's message arrived while the other destination's " + WORKERS
+                + " partitions wait for their retries (10 to 20 s each)", Duration.ofSeconds(5), () -> healthyReceived.get() > 0);
     }
 }

@@ -1,6 +1,7 @@
 package dev.exactly.destination;
 
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -15,6 +16,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,8 +72,7 @@ class DestinationRedriveAgainTest {
     void aRedriveAskedForWhileAnEarlierOneSendsIsNotDropped() throws Exception {
         String queue = fresh("redrive-again");
         String name = fresh("again");
-        api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\",\"maxAttempts\":1,\"timeoutMs\":30000}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\",\"maxAttempts\":1,\"timeoutMs\":30000}");
         String id = push(queue, "p0", "t-0", "{\"n\":0}");
         await("dead-lettered after its one attempt", () -> destinations(queue).getInt("destinations[0].state.deadLetters") == 1);
 
@@ -84,10 +85,7 @@ class DestinationRedriveAgainTest {
                 .body("redriven", Matchers.contains(id));
         letGo.countDown(); // the first redrive's attempt fails (its last)
 
-        long end = System.nanoTime() + 10_000_000_000L;
-        while (requests.get() < 3 && System.nanoTime() < end) {
-            Thread.sleep(20);
-        }
+        await("the second redrive sent the message again", Duration.ofSeconds(10), () -> requests.get() >= 3);
         assertEquals(3, requests.get(), "the second redrive sent the message again");
         await("delivered: no longer a dead letter", () -> destinations(queue).getInt("destinations[0].state.deadLetters") == 0);
     }

@@ -4,6 +4,7 @@ import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
 import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.testing.Api.api;
@@ -94,8 +95,7 @@ class DestinationReplayTest {
 
 
     private void destination(String queue, String name, String path) {
-        api().body("{\"url\":\"" + url(path) + "\",\"signingSecret\":\"" + SECRET + "\"}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + url(path) + "\",\"signingSecret\":\"" + SECRET + "\"}");
     }
 
     private static String push(String queue, String partition, String txn) {
@@ -263,8 +263,7 @@ class DestinationReplayTest {
         String queue = fresh("replay-meters");
         String name = "m-" + queue;
         String settings = "\"url\":\"" + url("/m") + "\",\"signingSecret\":\"" + SECRET + "\",\"maxAttempts\":2,\"backoffMs\":5";
-        api().body("{" + settings + ",\"backoffCapMs\":10}").put("/api/v1/queues/" + queue + "/destinations/" + name)
-                .then().statusCode(201);
+        create(queue, name, "{" + settings + ",\"backoffCapMs\":10}");
         refused.add("poison"); // two failed attempts, then a dead letter, each time it is sent
         push(queue, "p0", "m0");
         push(queue, "p0", "poison");

@@ -3,7 +3,9 @@ package dev.exactly.destination;
 import static dev.exactly.consume.ConsumeFixtures.age;
 import static dev.exactly.consume.ConsumeFixtures.maintenance;
 import static dev.exactly.consume.ConsumeFixtures.options;
+import static dev.exactly.destination.DestinationFixtures.answering;
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -13,7 +15,6 @@ import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.sun.net.httpserver.HttpServer;
@@ -44,12 +45,7 @@ class DestinationRetentionTest {
 
     @BeforeEach
     void receiver() throws Exception {
-        server = startReceiver(2, ex -> {
-            ex.getRequestBody().readAllBytes();
-            offsets.add(ex.getRequestHeaders().getFirst("Exactly-Offset"));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
+        server = startReceiver(2, answering(200, ex -> offsets.add(ex.getRequestHeaders().getFirst("Exactly-Offset"))));
     }
 
     @AfterEach
@@ -62,8 +58,7 @@ class DestinationRetentionTest {
     void aMessagePurgedBeforeItsDeliveryIsNeverSent() throws Exception {
         String queue = fresh("dest-retention");
         String name = fresh("behind");
-        api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\"}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\"}");
         pause(queue, name);
         push(queue, "p0", "t-0", "{\"n\":0}");
         options(queue, Map.of("retentionSeconds", 60));

@@ -7,7 +7,10 @@ import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.destination.DestinationFixtures.pause;
 import static dev.exactly.destination.DestinationFixtures.popAsDestination;
 import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.resume;
+import static dev.exactly.destination.DestinationFixtures.startReceiver;
+import static dev.exactly.destination.DestinationFixtures.stopReceiver;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,9 +24,9 @@ import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,8 +87,7 @@ class DestinationTest {
     }
 
     void receiverOn(int port) throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.2", port), 50);
-        server.createContext("/", ex -> {
+        server = startReceiver(port, 8, ex -> {
             byte[] body = ex.getRequestBody().readAllBytes();
             Map<String, String> headers = new HashMap<>();
             ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
@@ -146,8 +148,6 @@ class DestinationTest {
             ex.sendResponseHeaders(status, -1);
             ex.close();
         });
-        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(8));
-        server.start();
     }
 
     /** Bytes the {@code /endless} path wrote before its client closed the connection; -1 until it did. */
@@ -182,13 +182,13 @@ class DestinationTest {
     @AfterEach
     void stop() {
         release.countDown();
-        server.stop(0);
+        stopReceiver(server);
         // no destination of these tests keeps delivering (or retrying) while other test classes run
         deleteAll(pool);
     }
 
     private String url() {
-        return "http://127.0.0.2:" + server.getAddress().getPort() + "/hook?x=1";
+        return receiverUrl(server, "/hook?x=1");
     }
 
 
@@ -350,7 +350,7 @@ class DestinationTest {
     @Test
     void aTwoHundredWithAnEndlessBodyDeliversOnceAndTheBodyIsCutOff() throws Exception {
         String queue = fresh("dest-endless");
-        String url = "http://127.0.0.2:" + server.getAddress().getPort() + "/endless";
+        String url = receiverUrl(server, "/endless");
         put(queue, "endless-" + queue, "{\"url\":\"" + url + "\",\"timeoutMs\":3000,\"backoffMs\":10}", 201);
         push(queue, "p", "endless-1", "{\"n\":1}");
         await("delivered", () -> destinations(queue).getLong("destinations[0].state.delivered") == 1);
@@ -477,7 +477,7 @@ class DestinationTest {
     @Test
     void aRedriveSendsADeadLetterAgainToThatDestinationAloneWithItsId() throws Exception {
         String queue = fresh("dest-redrive");
-        String base = "http://127.0.0.2:" + server.getAddress().getPort();
+        String base = receiverUrl(server, "");
         put(queue, "a-" + queue, "{\"url\":\"" + base + "/a\",\"maxAttempts\":1}", 201);
         put(queue, "b-" + queue, "{\"url\":\"" + base + "/b\"}", 201);
         alwaysFail.put("poison-r@/a", true); // b is answered at once: it sees each message once
@@ -546,7 +546,7 @@ class DestinationTest {
         String queue = fresh("dest-down");
         int port = server.getAddress().getPort();
         put(queue, "down-" + queue, "{\"url\":\"" + url() + "\",\"backoffMs\":200,\"backoffCapMs\":400,\"maxAttempts\":100}", 201);
-        server.stop(0); // connection refused from now on
+        stopReceiver(server); // connection refused from now on
         for (int i = 0; i < 4; i++) {
             push(queue, "p", "d" + i, "{\"i\":" + i + "}");
         }
@@ -646,18 +646,6 @@ class DestinationTest {
                 .execute(Tuple.of("destination:" + name)).await().indefinitely().iterator().next().getLong(0) > 0;
     }
 
-    /** Whether the destination's group holds no unexpired lease within {@code seconds}, polling every 20 ms. */
-    private boolean leaseReleasedWithin(String name, int seconds) throws InterruptedException {
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
-        while (leaseHeld(name)) {
-            if (System.nanoTime() > end) {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
-
     /**
      * A pause in the middle of a retry, then the lease's expiry (as after a restart), on a queue
      * whose own retryLimit is 0: the expired lease is not charged against the queue's retry limit,
@@ -710,7 +698,7 @@ class DestinationTest {
         assertTrue(leaseHeld(name), "the worker holds its lease through the backoff");
         pause(queue, name);
         alwaysFail.remove("w0");
-        assertTrue(leaseReleasedWithin(name, 5), "the lease is released once the pause stopped the worker");
+        await("the lease released once the pause stopped the worker", Duration.ofSeconds(5), () -> !leaseHeld(name));
         resume(queue, name);
         long resumed = System.nanoTime();
         await("both delivered", () -> of(queue).stream().filter(r -> r.answered() == 200).count() == 2);
@@ -726,7 +714,7 @@ class DestinationTest {
     void aReplacingPutReachesARetryInProgress() throws Exception {
         String queue = fresh("dest-reput");
         String name = "reput-" + queue;
-        String base = "http://127.0.0.2:" + server.getAddress().getPort();
+        String base = receiverUrl(server, "");
         String settings = ",\"maxAttempts\":10,\"backoffMs\":2000,\"backoffCapMs\":2000}";
         failPaths.add("/a");
         put(queue, name, "{\"url\":\"" + base + "/a\"" + settings, 201);
@@ -804,7 +792,7 @@ class DestinationTest {
         List<String> popped;
         try {
             dispatcher.onStop(null); // returns once the workers ended, or after 5 s
-            assertTrue(leaseReleasedWithin(name, 20), "the stop released the lease (it runs 93 s)");
+            await("the lease released by the stop (it runs 93 s)", Duration.ofSeconds(20), () -> !leaseHeld(name));
             assertEquals(List.of("s0"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).toList(),
                     "nothing was sent after the stop");
             popped = popAsDestination(queue, name, 1).getList("messages.transactionId");

@@ -1,5 +1,6 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.destination.DestinationFixtures.pause;
@@ -8,7 +9,6 @@ import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
-import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.sun.net.httpserver.HttpServer;
@@ -81,8 +81,7 @@ class DrainPauseResumeTest {
     void aResumeEndsTheWaitOfAParkedRetry() {
         String queue = fresh("drain-resume");
         String name = fresh("parked");
-        api().body("{\"url\":\"" + receiverUrl(server, "/hook") + "\",\"timeoutMs\":2000}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + receiverUrl(server, "/hook") + "\",\"timeoutMs\":2000}");
         push(queue, "p0", "t-1", "{\"n\":1}");
 
         dispatcher.drain(queue, System.currentTimeMillis() + 8_000);

@@ -1,6 +1,7 @@
 package dev.exactly.destination;
 
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -141,7 +142,7 @@ class EventBridgeDestinationTest {
     @Test
     void aPartialFailureIsAFailedAttemptRetriedWithTheSameId() throws Exception {
         String queue = fresh("eb-partial");
-        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/p-" + queue).then().statusCode(201);
+        create(queue, "p-" + queue, body(""));
         server.fail(Fault.PARTIAL);
         server.fail(Fault.HTTP_500);
         String id = push(queue, "p", "once", "{\"x\":1}");
@@ -164,7 +165,7 @@ class EventBridgeDestinationTest {
     @Test
     void thePartialFailuresErrorCodeIsTheLastError() throws Exception {
         String queue = fresh("eb-code");
-        api().body(body(",\"maxAttempts\":1")).put("/api/v1/queues/" + queue + "/destinations/c-" + queue).then().statusCode(201);
+        create(queue, "c-" + queue, body(",\"maxAttempts\":1"));
         server.fail(Fault.PARTIAL);
         String id = push(queue, "p", "dead", "{\"x\":1}");
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
@@ -178,7 +179,7 @@ class EventBridgeDestinationTest {
     @Test
     void aBodyThatIsNotJsonTravelsBase64Encoded() throws Exception {
         String queue = "webhooks.gh";
-        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/eb-form").then().statusCode(201);
+        create(queue, "eb-form", body(""));
         String delivery = UUID.randomUUID().toString();
         byte[] form = ("payload=" + java.net.URLEncoder.encode("{\"zen\":\"Keep it logically awesome.\"}", StandardCharsets.UTF_8))
                 .getBytes(StandardCharsets.UTF_8);
@@ -203,7 +204,7 @@ class EventBridgeDestinationTest {
     @Test
     void aJsonBodyWithALoneSurrogateEscapeTravelsBase64AndHoldsNothingBack() throws Exception {
         String queue = "webhooks.gh";
-        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/eb-lone").then().statusCode(201);
+        create(queue, "eb-lone", body(""));
         String lone = UUID.randomUUID().toString();
         String after = UUID.randomUUID().toString();
         byte[] bad = "{\"zen\":\"half a pair: \\ud800\"}".getBytes(StandardCharsets.UTF_8);
@@ -229,7 +230,7 @@ class EventBridgeDestinationTest {
     @Test
     void anEntryOverEventBridgesLimitIsDeadLetteredAtOnceSayingSo() throws Exception {
         String queue = fresh("eb-big");
-        api().body(body("")).put("/api/v1/queues/" + queue + "/destinations/big-" + queue).then().statusCode(201);
+        create(queue, "big-" + queue, body(""));
         String big = "\"" + "x".repeat(EventBridgeSender.MAX_ENTRY_BYTES) + "\"";
         String id = push(queue, "p", "big", big);
         push(queue, "p", "small", "{\"after\":true}");
@@ -282,8 +283,8 @@ class EventBridgeDestinationTest {
     @Test
     void anEndpointWhoseNameResolvesToARefusedAddressFailsEachAttemptSayingSo() throws Exception {
         String queue = fresh("eb-ssrf");
-        api().body("{\"type\":\"eventbridge\",\"region\":\"eu-west-1\",\"endpoint\":\"http://localhost:" + server.port()
-                + "\",\"maxAttempts\":1}").put("/api/v1/queues/" + queue + "/destinations/ssrf-" + queue).then().statusCode(201);
+        create(queue, "ssrf-" + queue, "{\"type\":\"eventbridge\",\"region\":\"eu-west-1\",\"endpoint\":\"http://localhost:"
+                + server.port() + "\",\"maxAttempts\":1}");
         push(queue, "p", "x", "{}");
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
         String error = destinations(queue).getString("destinations[0].state.lastError");
@@ -315,7 +316,7 @@ class EventBridgeDestinationTest {
     void theSizeLimitIsCountedWithTheWidestAttemptNumberSoItsVerdictComesAtTheFirstAttempt() throws Exception {
         String queue = fresh("eb-edge");
         String name = "edge-" + queue;
-        api().body(body(",\"maxAttempts\":12")).put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, body(",\"maxAttempts\":12"));
         Fault[] failures = new Fault[12];
         java.util.Arrays.fill(failures, Fault.HTTP_500);
         server.fail(failures);

@@ -1,10 +1,11 @@
 package dev.exactly.destination;
 
+import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
 import static dev.exactly.destination.DestinationFixtures.push;
-import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,6 +20,7 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -92,9 +94,8 @@ class SqsDestinationTest {
     }
 
     private static void putSqs(String queue, String name, String queueUrl, String extra) {
-        api().body("{\"type\":\"sqs\",\"queueUrl\":\"" + queueUrl + "\",\"region\":\"us-east-1\",\"endpoint\":\"" + endpoint
-                        + "\",\"backoffMs\":5,\"backoffCapMs\":20" + extra + "}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+        create(queue, name, "{\"type\":\"sqs\",\"queueUrl\":\"" + queueUrl + "\",\"region\":\"us-east-1\",\"endpoint\":\"" + endpoint
+                + "\",\"backoffMs\":5,\"backoffCapMs\":20" + extra + "}");
     }
 
 
@@ -141,11 +142,7 @@ class SqsDestinationTest {
             assertTrue(seen.add(attr(m, "messageId")), "once per messageId");
             assertNull(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID), "no message group on a standard queue");
         }
-        long deliveredAfter = System.nanoTime() + 30_000_000_000L;
-        while (destinations(queue).getLong("destinations[0].state.delivered") != n && System.nanoTime() < deliveredAfter) {
-            Thread.sleep(50);
-        }
-        assertEquals(n, destinations(queue).getLong("destinations[0].state.delivered"));
+        await("figures", Duration.ofSeconds(30), () -> destinations(queue).getLong("destinations[0].state.delivered") == n);
         assertEquals(0, destinations(queue).getLong("destinations[0].state.failedAttempts"));
         assertEquals(url, destinations(queue).getString("destinations[0].queueUrl"));
     }
@@ -262,12 +259,11 @@ class SqsDestinationTest {
             String queue = fresh("sqs-edge");
             String name = "edge-" + queue;
             String url = createQueue(queue, false);
-            api().body("{\"type\":\"sqs\",\"queueUrl\":\"" + url + "\",\"region\":\"us-east-1\",\"endpoint\":\""
-                            + DestinationFixtures.receiverUrl(failing, "") + "\",\"maxAttempts\":12,\"backoffMs\":5,\"backoffCapMs\":10}")
-                    .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(201);
+            create(queue, name, "{\"type\":\"sqs\",\"queueUrl\":\"" + url + "\",\"region\":\"us-east-1\",\"endpoint\":\""
+                    + DestinationFixtures.receiverUrl(failing, "") + "\",\"maxAttempts\":12,\"backoffMs\":5,\"backoffCapMs\":10}");
             // exactly the limit with attempt "1"; one byte over with "10", two with "100"
             String big = push(queue, "p", "big", payloadSized(queue, "p", "big", 1, SqsSender.MAX_MESSAGE_BYTES));
-            DestinationFixtures.await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+            await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
             JsonPath s = destinations(queue);
             assertEquals(1, s.getLong("destinations[0].state.failedAttempts"), "one attempt, the first: " + s.prettify());
             assertEquals(0, requests.get(), "never sent");
@@ -280,7 +276,7 @@ class SqsDestinationTest {
 
             // exactly the limit with attempt "100": legal at every attempt, sent by all twelve
             push(queue, "q", "fit", payloadSized(queue, "q", "fit", 100, SqsSender.MAX_MESSAGE_BYTES));
-            DestinationFixtures.await("dead-lettered after its attempts",
+            await("dead-lettered after its attempts",
                     () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
             assertEquals(12, requests.get(), "maxAttempts attempts, each sent");
             JsonPath after = destinations(queue);

@@ -4,6 +4,7 @@ import static dev.exactly.destination.DestinationFixtures.startReceiver;
 import static dev.exactly.destination.DestinationFixtures.stopReceiver;
 import static dev.exactly.destination.DestinationFixtures.receiverUrl;
 import static dev.exactly.destination.DestinationFixtures.await;
+import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
@@ -99,8 +100,7 @@ class UnorderedDestinationTest {
 
     /** Creates the destination paused, pushes {@code n} messages into each partition, and resumes it: each partition is one batch. */
     private void deliver(String queue, String name, String settings, List<String> partitions, int n) {
-        api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
-                .then().statusCode(201);
+        create(queue, name, "{\"url\":\"" + url() + "\"" + settings + "}");
         pause(queue, name);
         StringBuilder items = new StringBuilder();
         for (int i = 0; i < n; i++) {
