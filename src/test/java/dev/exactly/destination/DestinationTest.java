@@ -715,12 +715,14 @@ class DestinationTest {
         String queue = fresh("dest-reput");
         String name = "reput-" + queue;
         String base = receiverUrl(server, "");
-        String settings = ",\"maxAttempts\":10,\"backoffMs\":2000,\"backoffCapMs\":2000}";
+        // the backoff after attempt 1 is 1 to 2 s, after attempt 2 2 to 4 s: room for the PUT and this
+        // instance's reading of it even on a loaded machine (on Citus the PUT commits on every node)
+        String settings = ",\"maxAttempts\":10,\"backoffMs\":2000,\"backoffCapMs\":4000}";
         failPaths.add("/a");
         put(queue, name, "{\"url\":\"" + base + "/a\"" + settings, 201);
         push(queue, "p", "r0", "{}");
         await("attempt 2", () -> of(queue).size() == 2);
-        put(queue, name, "{\"url\":\"" + base + "/b\"" + settings, 200); // during the 1 to 2 s backoff
+        put(queue, name, "{\"url\":\"" + base + "/b\"" + settings, 200); // during the 2 to 4 s backoff
         await("delivered or dead-lettered", () -> of(queue).stream().anyMatch(r -> r.answered() == 200)
                 || destinations(queue).getLong("destinations[0].state.deadLetters") > 0);
         List<Received> got = of(queue);

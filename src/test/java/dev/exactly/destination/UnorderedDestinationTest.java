@@ -260,7 +260,9 @@ class UnorderedDestinationTest {
         String queue = fresh("lowered");
         String name = "low-" + queue;
         alwaysFail.add("l1-0");
-        String settings = ",\"ordered\":false,\"backoffMs\":2000,\"backoffCapMs\":2000"; // each backoff 1 to 2 s
+        // the backoff after attempt 1 is 1 to 2 s, after attempt 2 2 to 4 s: room for the PUT and this
+        // instance's reading of it even on a loaded machine (on Citus the PUT commits on every node)
+        String settings = ",\"ordered\":false,\"backoffMs\":2000,\"backoffCapMs\":4000";
         deliver(queue, name, settings + ",\"maxAttempts\":10", List.of("l1"), 1);
         await("two attempts", () -> of("l1-").size() >= 2);
         // during the backoff after attempt 2
