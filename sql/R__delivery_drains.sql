@@ -68,12 +68,17 @@ DECLARE
     v_now   timestamptz := clock_timestamp();
     v_until timestamptz := v_now + make_interval(secs => p_seconds);
 BEGIN
+    -- the one row is picked in a materialized CTE, evaluated once: as a subquery joined to the UPDATE, a
+    -- nested loop could run it again for each row of the table, and each run, skipping the rows just
+    -- claimed, claim another
     RETURN QUERY
+    WITH c AS MATERIALIZED (
+        SELECT x.partition_id FROM exactly.destination_parked x
+         WHERE x.destination = p_destination AND x.due_at <= v_now
+           AND (x.claimed_until IS NULL OR x.claimed_until < v_now)
+         ORDER BY x.due_at LIMIT 1 FOR UPDATE SKIP LOCKED)
     UPDATE exactly.destination_parked p SET claimed_until = v_until
-      FROM (SELECT x.partition_id FROM exactly.destination_parked x
-             WHERE x.destination = p_destination AND x.due_at <= v_now
-               AND (x.claimed_until IS NULL OR x.claimed_until < v_now)
-             ORDER BY x.due_at LIMIT 1 FOR UPDATE SKIP LOCKED) c
+      FROM c
      WHERE p.destination = p_destination AND p.partition_id = c.partition_id
     RETURNING p.partition_id, p.lease_id, p.next_offset, p.attempt;
 END

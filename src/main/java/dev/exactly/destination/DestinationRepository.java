@@ -133,11 +133,12 @@ public class DestinationRepository {
             + "WHERE destination = $1 AND redrive_requested_at IS NULL";
     private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
             + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < now())";
-    private static final String CLAIM = "UPDATE exactly.destination_dead_letters d "
-            + "SET claimed_until = now() + make_interval(secs => $2) "
-            + "FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x WHERE x.destination = $1 "
-            + "AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
-            + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) c "
+    // the one row is picked in a materialized CTE, evaluated once: as a subquery joined to the UPDATE, a nested loop
+    // could run it again for each row of the table, and each run, skipping the rows just claimed, claim another
+    static final String CLAIM = "WITH c AS MATERIALIZED (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
+            + "WHERE x.destination = $1 AND x.redrive_requested_at IS NOT NULL AND (x.claimed_until IS NULL OR x.claimed_until < now()) "
+            + "ORDER BY x.partition_id, x.\"offset\" LIMIT 1 FOR UPDATE SKIP LOCKED) "
+            + "UPDATE exactly.destination_dead_letters d SET claimed_until = now() + make_interval(secs => $2) FROM c "
             + "WHERE d.destination = $1 AND d.partition_id = c.partition_id AND d.\"offset\" = c.\"offset\" "
             + "RETURNING d.partition_id, d.\"offset\", d.attempts, d.message_id, d.redrive_attempts, d.redrive_requested_at";
     // the partition's name, with the stored message at the offset (its columns null once retention purged it)

@@ -342,7 +342,8 @@ final class WriteStatements {
         if (i >= 1 && s.get(i - 1).is("conflict")) {
             return true;
         }
-        if (i >= 2 && s.get(i - 2).is("as") && s.get(i - 1).isIdentifier()) {
+        // "AS MATERIALIZED (" opens a CTE's query, not an alias's column names
+        if (i >= 2 && s.get(i - 2).is("as") && s.get(i - 1).isIdentifier() && !s.get(i - 1).is("materialized")) {
             return true;
         }
         int j = i - 1;

@@ -27,6 +27,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -152,6 +153,30 @@ class DestinationDeadLettersTest {
                 .then().statusCode(200).body("redriven", Matchers.contains(second)).body("remaining", Matchers.equalTo(1));
         await("the redriven one delivered", () -> deadLetters(queue, name, "").getList("deadLetters").size() == 1);
         assertEquals(List.of(first), deadLetters(queue, name, "").getList("deadLetters.messageId"));
+    }
+
+    /**
+     * A redrive of several dead letters sends them one after another: each claim takes one dead letter
+     * (a claim of all of them at once left the rest waiting for their 30 s claim to run out, one per
+     * round of the timer).
+     */
+    @Test
+    void aRedriveOfSeveralDeadLettersSendsThemAllAtOnceNotOneAClaimApart() throws Exception {
+        String queue = fresh("dlq-many");
+        String name = "dm-" + queue;
+        destination(queue, name, ",\"maxAttempts\":2,\"backoffMs\":10,\"backoffCapMs\":20");
+        List<String> txns = List.of("many-1", "many-2", "many-3", "many-4", "many-5");
+        failing.addAll(txns);
+        for (int i = 0; i < txns.size(); i++) {
+            push(queue, "p" + (i % 2), txns.get(i), "{\"n\":" + i + "}");
+        }
+        await("all dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == txns.size());
+        failing.removeAll(txns);
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200).body("redriven", Matchers.hasSize(txns.size())).body("remaining", Matchers.equalTo(0));
+        await("every redriven dead letter delivered within 10 s", Duration.ofSeconds(10),
+                () -> txns.stream().allMatch(t -> answered.containsKey(t + ":200")));
+        await("no dead letter left", Duration.ofSeconds(10), () -> deadLetters(queue, name, "").getList("deadLetters").isEmpty());
     }
 
     /**
