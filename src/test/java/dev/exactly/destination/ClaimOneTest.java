@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The statements that claim one row of several due ones (a destination's next redriven dead letter,
- * a destination's next parked partition) claim exactly one, whatever join the planner picks: each
+ * a destination's next parked partition) claim exactly one, and a worker's claim of tasks no more
+ * than its limit, whatever join the planner picks: each
  * runs here under each join method PostgreSQL has alone, with the statistics of a table that held one
  * row and scans of the whole table (the plan such a table gets), with three due rows, in a transaction
  * rolled back. (On Citus both tables are reference tables; the Citus suites run these claims too.)
@@ -71,6 +72,25 @@ class ClaimOneTest {
                     .map(rows -> rows.iterator().next().getLong(0).intValue());
         });
         assertEquals(1, claimed, "parked partitions claimed with " + join + " as the only join method");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nestloop", "hashjoin", "mergejoin"})
+    void aTaskClaimTakesNoMoreTasksThanItsLimit(String join) {
+        int claimed = inRolledBack(join, c -> {
+            String q = "claim-tasks-" + System.nanoTime();
+            String insert = "INSERT INTO exactly.tasks (queue, task_id, type, data, run_at, max_retries, retry_delay_seconds) "
+                    + "SELECT $1, 't' || n, 'x', '\\x7b7d'::bytea, now() - interval '1 second', 0, 0 FROM generate_series(1, $2) n";
+            return c.query("DELETE FROM exactly.tasks").execute()
+                    .chain(() -> c.preparedQuery(insert).execute(Tuple.of("another", 1)))
+                    .chain(() -> c.query("ANALYZE exactly.tasks").execute())
+                    .chain(() -> c.preparedQuery(insert).execute(Tuple.of(q, 3)))
+                    .chain(() -> c.preparedQuery("SELECT * FROM exactly.claim_tasks($1, NULL, 1, 30)").execute(Tuple.of(q)))
+                    .chain(() -> c.preparedQuery("SELECT count(*) FROM exactly.tasks WHERE queue = $1 AND state = 'running'")
+                            .execute(Tuple.of(q)))
+                    .map(rows -> rows.iterator().next().getLong(0).intValue());
+        });
+        assertEquals(1, claimed, "tasks claimed with a limit of 1 and " + join + " as the only join method");
     }
 
     /** Runs {@code work} in a transaction rolled back, with {@code join} the only join method the planner may use. */
