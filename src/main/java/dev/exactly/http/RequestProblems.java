@@ -116,8 +116,10 @@ public class RequestProblems {
     }
 
     /**
-     * The range a number field declares ({@link Bounds}, or {@code @Min} with {@code @Max} on its
-     * accessor), in the words of its check: "must be between 1 and 100".
+     * The range a number field declares ({@link Bounds}, or {@code @Min} and {@code @Max} on its
+     * accessor), in the words of its check: "must be between 1 and 100"; with only one of
+     * {@code @Min} and {@code @Max}, the other bound is the integer type's ("must be an integer from
+     * 0 to 9223372036854775807").
      *
      * @param body the record the body was bound to
      * @param at   the field's path from the body ({@code [maxAttempts]}, {@code [items, 2, batch]})
@@ -157,7 +159,16 @@ public class RequestProblems {
         }
         jakarta.validation.constraints.Min min = leaf.getAccessor().getAnnotation(jakarta.validation.constraints.Min.class);
         jakarta.validation.constraints.Max max = leaf.getAccessor().getAnnotation(jakarta.validation.constraints.Max.class);
-        return min == null || max == null ? null : "must be between " + min.value() + " and " + max.value();
+        if (min != null && max != null) {
+            return "must be between " + min.value() + " and " + max.value();
+        }
+        if (min == null && max == null) {
+            return null;
+        }
+        // one bound of the field's own, the other the integer type's
+        boolean isLong = type == Long.class || type == long.class;
+        return "must be an integer from " + (min != null ? min.value() : isLong ? Long.MIN_VALUE : Integer.MIN_VALUE)
+                + " to " + (max != null ? max.value() : isLong ? Long.MAX_VALUE : Integer.MAX_VALUE);
     }
 
     /** What a value of the type must be, in the API's words. */

@@ -225,6 +225,10 @@ class DestinationReplayTest {
         });
         api().post("/api/v1/queues/" + queue + "/destinations/" + name + "/replay").then().statusCode(400)
                 .contentType("application/problem+json");
+        // beyond a 64-bit integer: the bounds said are the field's, not the integer type's
+        String huge = api().body("{\"fromOffset\":99999999999999999999}").post("/api/v1/queues/" + queue + "/destinations/"
+                + name + "/replay").then().statusCode(400).contentType("application/problem+json").extract().asString();
+        assertTrue(huge.contains("must be an integer from 0 to 9223372036854775807"), huge);
         api().body("{\"fromOffset\":0}").post("/api/v1/queues/" + queue + "/destinations/nobody/replay")
                 .then().statusCode(404).contentType("application/problem+json");
         api().body("{\"fromOffset\":0}").post("/api/v1/queues/other-" + queue + "/destinations/" + name + "/replay")
