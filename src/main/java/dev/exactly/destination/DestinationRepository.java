@@ -106,8 +106,11 @@ public class DestinationRepository {
             + "FROM exactly.destination_state s WHERE s.queue = $1";
     private static final String PAUSE = "UPDATE exactly.destination_state SET paused = $3 WHERE name = $1 AND queue = $2 RETURNING name";
     private static final String PAUSED = "SELECT name FROM exactly.destination_state WHERE paused";
+    // a dead letter being sent keeps its claim (claimed_until): no second worker sends it beside the first; if that
+    // send fails, REDRIVE_FAILED keeps this later request and frees the claim. A claim left by an instance that
+    // stopped runs out by itself
     private static final String REDRIVE_IDS = "UPDATE exactly.destination_dead_letters SET redrive_requested_at = now(), "
-            + "claimed_until = NULL, redrive_attempts = 0 WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
+            + "redrive_attempts = 0 WHERE destination = $1 AND message_id = ANY($2) RETURNING message_id";
     private static final String REDRIVE_NEXT = "UPDATE exactly.destination_dead_letters d SET redrive_requested_at = now(), "
             + "claimed_until = NULL, redrive_attempts = 0 FROM (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
             + "WHERE x.destination = $1 AND x.redrive_requested_at IS NULL ORDER BY x.dead_lettered_at, x.partition_id, x.\"offset\" "

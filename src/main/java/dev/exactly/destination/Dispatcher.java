@@ -918,22 +918,35 @@ public class Dispatcher {
         }
         for (String name : repository.redrivesDue().stage(Dispatcher::db)) {
             Slot s = slots.get(name);
-            if (s != null && !s.paused && s.redriving.compareAndSet(0, 1)) {
-                try {
-                    workers.execute(() -> {
-                        try {
-                            while (running && !s.paused && !s.removed && !pastDeadline() && redriveOne(s)) {
-                                // one redriven dead letter after another
-                            }
-                        } catch (RuntimeException e) {
-                            stopped(s, "redrive", e);
-                        } finally {
-                            s.redriving.set(0);
+            if (s != null && !s.paused) {
+                startRedrives(s);
+            }
+        }
+    }
+
+    /**
+     * Starts redrive workers for a destination with redrives due, up to exactly.delivery.workers of
+     * them at once: each sends one claimed dead letter after another (a claim takes one row, so they
+     * never send the same), and one whose message fails again through its retries holds back only
+     * itself, not the rest of the redrive.
+     */
+    private void startRedrives(Slot s) {
+        for (int n = s.redriving.get(); n < config.workers() && s.redriving.compareAndSet(n, n + 1); n = s.redriving.get()) {
+            try {
+                workers.execute(() -> {
+                    try {
+                        while (running && !s.paused && !s.removed && !pastDeadline() && redriveOne(s)) {
+                            // one redriven dead letter after another
                         }
-                    });
-                } catch (RuntimeException e) {
-                    s.redriving.set(0);
-                }
+                    } catch (RuntimeException e) {
+                        stopped(s, "redrive", e);
+                    } finally {
+                        s.redriving.decrementAndGet();
+                    }
+                });
+            } catch (RuntimeException e) {
+                s.redriving.decrementAndGet();
+                return;
             }
         }
     }

@@ -180,6 +180,37 @@ class DestinationDeadLettersTest {
     }
 
     /**
+     * A redriven message that fails again does not hold the rest of its redrive back: the others are
+     * sent beside its retries (up to exactly.delivery.workers at once), not after its whole schedule.
+     */
+    @Test
+    void aRedrivenMessageThatFailsAgainHoldsTheOthersOfItsRedriveNotBack() throws Exception {
+        String queue = fresh("dlq-poison");
+        String name = "dp-" + queue;
+        destination(queue, name, ",\"maxAttempts\":1");
+        List<String> fixed = List.of("later-1", "later-2", "later-3", "later-4");
+        failing.add("poison-first");
+        failing.addAll(fixed);
+        // the still-failing one first in the partition: a redrive claims in partition and offset order
+        push(queue, "p", "poison-first", "{\"n\":0}");
+        for (int i = 0; i < fixed.size(); i++) {
+            push(queue, "p", fixed.get(i), "{\"n\":" + (i + 1) + "}");
+        }
+        await("all dead-lettered",
+                () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1 + fixed.size());
+        failing.removeAll(fixed);
+        // a failed redrive attempt now waits 1 to 2 s, then 2 to 4 s, twice: at least 7 s to dead-letter it again
+        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":5,\"backoffMs\":2000,\"backoffCapMs\":4000}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200);
+        Thread.sleep(1000); // this instance reads the new settings at once; a round of its timer besides
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200).body("redriven", Matchers.hasSize(1 + fixed.size()));
+        await("the fixed ones delivered while the poison one is still retried", Duration.ofSeconds(5),
+                () -> fixed.stream().allMatch(t -> answered.containsKey(t + ":200")));
+        assertFalse(answered.getOrDefault("poison-first:500", 0) >= 5 + 5, "the poison one's redrive had not ended yet");
+    }
+
+    /**
      * Every dead-lettering logs one WARN naming the destination, queue, partition, offset, messageId
      * and attempts: the first, and each time a redrive of the dead letter fails again. Neither the
      * payload nor the signing secret is logged.

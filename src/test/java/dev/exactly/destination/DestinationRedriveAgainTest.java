@@ -83,6 +83,8 @@ class DestinationRedriveAgainTest {
         // the receiver is fixed meanwhile: the operator asks for the redrive again, and it is answered as asked for
         api().body("{\"messageIds\":[\"" + id + "\"]}").post(redrive).then().statusCode(200)
                 .body("redriven", Matchers.contains(id));
+        Thread.sleep(1500); // three rounds of the timer: the dead letter being sent is not sent a second time beside it
+        assertEquals(2, requests.get(), "no second send while the first redrive's attempt is in flight");
         letGo.countDown(); // the first redrive's attempt fails (its last)
 
         await("the second redrive sent the message again", Duration.ofSeconds(10), () -> requests.get() >= 3);
