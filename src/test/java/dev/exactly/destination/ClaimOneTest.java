@@ -33,64 +33,49 @@ class ClaimOneTest {
     @ParameterizedTest
     @ValueSource(strings = {"nestloop", "hashjoin", "mergejoin"})
     void aRedriveClaimTakesOneDeadLetterOfSeveralDue(String join) {
-        int claimed = inRolledBack(join, c -> {
-            String d = "claim-one-" + System.nanoTime();
-            // the table's statistics as a destination's first dead letters find them: one row, of another destination
-            return c.query("DELETE FROM exactly.destination_dead_letters").execute()
-                    .chain(() -> c.query("INSERT INTO exactly.destination_dead_letters (destination, partition_id, \"offset\", "
-                            + "message_id, attempts, error) VALUES ('another', 1, 0, gen_random_uuid(), 1, 'x')").execute())
-                    .chain(() -> c.query("ANALYZE exactly.destination_dead_letters").execute())
-                    .chain(() -> c.preparedQuery("INSERT INTO exactly.destination_dead_letters (destination, partition_id, \"offset\", "
-                            + "message_id, attempts, error, redrive_requested_at) "
-                            + "SELECT $1, 1, o, gen_random_uuid(), 1, 'x', now() FROM generate_series(1, 3) o")
-                    .execute(Tuple.of(d)))
-                    .chain(() -> c.preparedQuery(DestinationRepository.CLAIM).execute(Tuple.of(d, 30)))
-                    .chain(() -> c.preparedQuery("SELECT count(*) FROM exactly.destination_dead_letters "
-                            + "WHERE destination = $1 AND claimed_until IS NOT NULL").execute(Tuple.of(d)))
-                    .map(rows -> rows.iterator().next().getLong(0).intValue());
-        });
-        assertEquals(1, claimed, "dead letters claimed with " + join + " as the only join method");
+        String insert = "INSERT INTO exactly.destination_dead_letters (destination, partition_id, \"offset\", message_id, "
+                + "attempts, error, redrive_requested_at) SELECT $1, 1, o, gen_random_uuid(), 1, 'x', now() FROM generate_series(1, $2) o";
+        assertEquals(1, claimed(join, "exactly.destination_dead_letters", insert, DestinationRepository.CLAIM,
+                "SELECT count(*) FROM exactly.destination_dead_letters WHERE destination = $1 AND claimed_until IS NOT NULL", 30),
+                "dead letters claimed with " + join + " as the only join method");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"nestloop", "hashjoin", "mergejoin"})
     void aParkedPartitionClaimTakesOnePartitionOfSeveralDue(String join) {
-        int claimed = inRolledBack(join, c -> {
-            String d = "claim-parked-" + System.nanoTime();
-            return c.query("DELETE FROM exactly.destination_parked").execute()
-                    .chain(() -> c.query("INSERT INTO exactly.destination_parked (destination, partition_id, lease_id, "
-                            + "next_offset, attempt, due_at) VALUES ('another', 1, gen_random_uuid(), 0, 2, now())").execute())
-                    .chain(() -> c.query("ANALYZE exactly.destination_parked").execute())
-                    .chain(() -> c.preparedQuery("INSERT INTO exactly.destination_parked (destination, partition_id, lease_id, next_offset, "
-                            + "attempt, due_at) SELECT $1, p, gen_random_uuid(), 0, 2, now() - interval '1 second' "
-                            + "FROM generate_series(1, 3) p")
-                    .execute(Tuple.of(d)))
-                    .chain(() -> c.preparedQuery("SELECT * FROM exactly.claim_parked(p_destination => $1, p_seconds => 30)")
-                            .execute(Tuple.of(d)))
-                    .chain(() -> c.preparedQuery("SELECT count(*) FROM exactly.destination_parked "
-                            + "WHERE destination = $1 AND claimed_until IS NOT NULL").execute(Tuple.of(d)))
-                    .map(rows -> rows.iterator().next().getLong(0).intValue());
-        });
-        assertEquals(1, claimed, "parked partitions claimed with " + join + " as the only join method");
+        String insert = "INSERT INTO exactly.destination_parked (destination, partition_id, lease_id, next_offset, attempt, due_at) "
+                + "SELECT $1, p, gen_random_uuid(), 0, 2, now() - interval '1 second' FROM generate_series(1, $2) p";
+        assertEquals(1, claimed(join, "exactly.destination_parked", insert,
+                "SELECT * FROM exactly.claim_parked(p_destination => $1, p_seconds => $2)",
+                "SELECT count(*) FROM exactly.destination_parked WHERE destination = $1 AND claimed_until IS NOT NULL", 30),
+                "parked partitions claimed with " + join + " as the only join method");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"nestloop", "hashjoin", "mergejoin"})
     void aTaskClaimTakesNoMoreTasksThanItsLimit(String join) {
-        int claimed = inRolledBack(join, c -> {
-            String q = "claim-tasks-" + System.nanoTime();
-            String insert = "INSERT INTO exactly.tasks (queue, task_id, type, data, run_at, max_retries, retry_delay_seconds) "
-                    + "SELECT $1, 't' || n, 'x', '\\x7b7d'::bytea, now() - interval '1 second', 0, 0 FROM generate_series(1, $2) n";
-            return c.query("DELETE FROM exactly.tasks").execute()
-                    .chain(() -> c.preparedQuery(insert).execute(Tuple.of("another", 1)))
-                    .chain(() -> c.query("ANALYZE exactly.tasks").execute())
-                    .chain(() -> c.preparedQuery(insert).execute(Tuple.of(q, 3)))
-                    .chain(() -> c.preparedQuery("SELECT * FROM exactly.claim_tasks($1, NULL, 1, 30)").execute(Tuple.of(q)))
-                    .chain(() -> c.preparedQuery("SELECT count(*) FROM exactly.tasks WHERE queue = $1 AND state = 'running'")
-                            .execute(Tuple.of(q)))
-                    .map(rows -> rows.iterator().next().getLong(0).intValue());
-        });
-        assertEquals(1, claimed, "tasks claimed with a limit of 1 and " + join + " as the only join method");
+        String insert = "INSERT INTO exactly.tasks (queue, task_id, type, data, run_at, max_retries, retry_delay_seconds) "
+                + "SELECT $1, 't' || n, 'x', '\\x7b7d'::bytea, now() - interval '1 second', 0, 0 FROM generate_series(1, $2) n";
+        assertEquals(1, claimed(join, "exactly.tasks", insert, "SELECT * FROM exactly.claim_tasks($1, NULL, $2, 30)",
+                "SELECT count(*) FROM exactly.tasks WHERE queue = $1 AND state = 'running'", 1),
+                "tasks claimed with a limit of 1 and " + join + " as the only join method");
+    }
+
+    /**
+     * Empties {@code table} and leaves it with the statistics of one row of another key (as a key's first
+     * rows find it), adds three due rows of a new key ({@code insert}: $1 the key, $2 how many), runs
+     * {@code claim} ($1 the key, $2 {@code argument}) and answers {@code count} ($1 the key) of the rows
+     * claimed; all with {@code join} the only join method, in a transaction rolled back.
+     */
+    private int claimed(String join, String table, String insert, String claim, String count, int argument) {
+        String key = "claim-" + System.nanoTime();
+        return inRolledBack(join, c -> c.query("DELETE FROM " + table).execute()
+                .chain(() -> c.preparedQuery(insert).execute(Tuple.of("another", 1)))
+                .chain(() -> c.query("ANALYZE " + table).execute())
+                .chain(() -> c.preparedQuery(insert).execute(Tuple.of(key, 3)))
+                .chain(() -> c.preparedQuery(claim).execute(Tuple.of(key, argument)))
+                .chain(() -> c.preparedQuery(count).execute(Tuple.of(key)))
+                .map(rows -> rows.iterator().next().getLong(0).intValue()));
     }
 
     /** Runs {@code work} in a transaction rolled back, with {@code join} the only join method the planner may use. */
