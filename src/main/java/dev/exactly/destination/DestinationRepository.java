@@ -159,6 +159,9 @@ public class DestinationRepository {
     private static final String PARK_REDRIVE = "UPDATE exactly.destination_dead_letters "
             + "SET claimed_until = now() + make_interval(secs => $4::bigint / 1000.0) "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
+    // a redrive cut off by a pause or a stop: its dead letter is free for the next worker at once (its attempts made are recorded)
+    private static final String UNCLAIM_REDRIVE = "UPDATE exactly.destination_dead_letters SET claimed_until = NULL "
+            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     // the redrive asked for at $6 ends; one asked for again since (a later redrive_requested_at) stays asked for, and
@@ -735,6 +738,17 @@ public class DestinationRepository {
      */
     public Uni<Void> parkRedrive(String name, long partitionId, long offset, long dueInMs) {
         return BorrowedConnections.execute(pool, PARK_REDRIVE, Tuple.of(name, partitionId, offset, dueInMs))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .replaceWithVoid();
+    }
+
+    /**
+     * Frees the claim of a redriven dead letter whose sending a pause or a stop cut off, so that the
+     * resume (or another instance) goes on with it at once, from the attempts recorded, rather than
+     * once the claim runs out.
+     */
+    public Uni<Void> unclaimRedrive(String name, long partitionId, long offset) {
+        return BorrowedConnections.execute(pool, UNCLAIM_REDRIVE, Tuple.of(name, partitionId, offset))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

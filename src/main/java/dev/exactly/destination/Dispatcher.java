@@ -1800,6 +1800,14 @@ public class Dispatcher {
             // invocation mode: held until its next attempt is due, then any drain takes it up again
             repository.parkRedrive(d.name(), r.partitionId(), r.offset(), used[1]).stage(Dispatcher::db);
         }
+        if (o == Outcome.ABORTED && !s.removed) {
+            // a pause or a stop cut it off: the resume, or another instance, goes on with it at once
+            try {
+                repository.unclaimRedrive(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
+            } catch (RuntimeException e) {
+                LOG.debugf("destination %s: a redrive's claim is left to run out: %s", d.name(), e.toString());
+            }
+        }
         if (o == Outcome.DELIVERED) {
             repository.redriven(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
         } else if (o == Outcome.DEAD) {

@@ -8,7 +8,9 @@ import static dev.exactly.destination.DestinationFixtures.create;
 import static dev.exactly.destination.DestinationFixtures.deleteAll;
 import static dev.exactly.destination.DestinationFixtures.destinations;
 import static dev.exactly.destination.DestinationFixtures.fresh;
+import static dev.exactly.destination.DestinationFixtures.pause;
 import static dev.exactly.destination.DestinationFixtures.push;
+import static dev.exactly.destination.DestinationFixtures.resume;
 import static dev.exactly.testing.Api.anonymous;
 import static dev.exactly.testing.Api.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,6 +210,32 @@ class DestinationDeadLettersTest {
         await("the fixed ones delivered while the poison one is still retried", Duration.ofSeconds(5),
                 () -> fixed.stream().allMatch(t -> answered.containsKey(t + ":200")));
         assertFalse(answered.getOrDefault("poison-first:500", 0) >= 5 + 5, "the poison one's redrive had not ended yet");
+    }
+
+    /**
+     * A pause that cuts a redrive off in its backoff frees the dead letter's claim: the resume sends its
+     * next attempt at once, not once the claim runs out.
+     */
+    @Test
+    void aRedriveCutOffByAPauseGoesOnAtTheResume() throws Exception {
+        String queue = fresh("dlq-pause");
+        String name = "dz-" + queue;
+        destination(queue, name, ",\"maxAttempts\":1");
+        failing.add("paused-1");
+        push(queue, "p", "paused-1", "{\"n\":1}");
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        // each failed redrive attempt now waits 2 to 4 s
+        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000}")
+                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200);
+        Thread.sleep(1000); // this instance reads the new settings at once; a round of its timer besides
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200);
+        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("paused-1:500", 0) == 2);
+        pause(queue, name); // in the backoff after that attempt
+        Thread.sleep(500);
+        resume(queue, name);
+        await("the redrive's second attempt soon after the resume", Duration.ofSeconds(5),
+                () -> answered.getOrDefault("paused-1:500", 0) == 3);
     }
 
     /**
