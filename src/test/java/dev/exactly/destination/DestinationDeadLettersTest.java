@@ -102,6 +102,16 @@ class DestinationDeadLettersTest {
         create(queue, name, "{\"url\":\"" + url() + "\"" + settings + "}");
     }
 
+    /**
+     * Replaces the destination's settings (the receiver's URL and {@code settings}) by a PUT, and waits a
+     * second: this instance reads them at once, a round of its timer besides.
+     */
+    private void replaceSettings(String queue, String name, String settings) throws InterruptedException {
+        api().body("{\"url\":\"" + url() + "\"" + settings + "}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(200);
+        Thread.sleep(1000);
+    }
+
     private static JsonPath deadLetters(String queue, String name, String query) {
         return api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters" + query)
                 .then().statusCode(200).extract().jsonPath();
@@ -202,9 +212,7 @@ class DestinationDeadLettersTest {
                 () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1 + fixed.size());
         failing.removeAll(fixed);
         // a failed redrive attempt now waits 1 to 2 s, then 2 to 4 s, twice: at least 7 s to dead-letter it again
-        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":5,\"backoffMs\":2000,\"backoffCapMs\":4000}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200);
-        Thread.sleep(1000); // this instance reads the new settings at once; a round of its timer besides
+        replaceSettings(queue, name, ",\"maxAttempts\":5,\"backoffMs\":2000,\"backoffCapMs\":4000");
         api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
                 .then().statusCode(200).body("redriven", Matchers.hasSize(1 + fixed.size()));
         await("the fixed ones delivered while the poison one is still retried", Duration.ofSeconds(5),
@@ -225,9 +233,7 @@ class DestinationDeadLettersTest {
         push(queue, "p", "paused-1", "{\"n\":1}");
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
         // each failed redrive attempt now waits 2 to 4 s
-        api().body("{\"url\":\"" + url() + "\",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000}")
-                .put("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(200);
-        Thread.sleep(1000); // this instance reads the new settings at once; a round of its timer besides
+        replaceSettings(queue, name, ",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000");
         api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
                 .then().statusCode(200);
         await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("paused-1:500", 0) == 2);
