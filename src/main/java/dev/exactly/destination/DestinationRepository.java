@@ -12,8 +12,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -134,8 +136,8 @@ public class DestinationRepository {
     private static final String PARTITION_NAMES = "SELECT id, name FROM exactly.partitions WHERE id = ANY($1::bigint[])";
     private static final String NOT_REDRIVEN = "SELECT count(*) FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND redrive_requested_at IS NULL";
-    private static final String REDRIVES_DUE = "SELECT DISTINCT destination FROM exactly.destination_dead_letters "
-            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < now())";
+    private static final String REDRIVES_DUE = "SELECT destination, count(*) FROM exactly.destination_dead_letters "
+            + "WHERE redrive_requested_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until < now()) GROUP BY destination";
     // the one row is picked in a materialized CTE, evaluated once: as a subquery joined to the UPDATE, a nested loop
     // could run it again for each row of the table, and each run, skipping the rows just claimed, claim another
     static final String CLAIM = "WITH c AS MATERIALIZED (SELECT x.partition_id, x.\"offset\" FROM exactly.destination_dead_letters x "
@@ -158,9 +160,6 @@ public class DestinationRepository {
     // a redrive left until its next attempt is due (a drain's deadline): held until then, not a whole claim
     private static final String PARK_REDRIVE = "UPDATE exactly.destination_dead_letters "
             + "SET claimed_until = now() + make_interval(secs => $4::bigint / 1000.0) "
-            + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
-    // a redrive cut off by a pause or a stop: its dead letter is free for the next worker at once (its attempts made are recorded)
-    private static final String UNCLAIM_REDRIVE = "UPDATE exactly.destination_dead_letters SET claimed_until = NULL "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
     private static final String REDRIVEN = "DELETE FROM exactly.destination_dead_letters "
             + "WHERE destination = $1 AND partition_id = $2 AND \"offset\" = $3";
@@ -650,13 +649,13 @@ public class DestinationRepository {
                 .map(rows -> rows.iterator().next().getLong(0));
     }
 
-    /** @return the destinations with redriven dead letters no instance holds */
-    public Uni<Set<String>> redrivesDue() {
+    /** @return the destinations with redriven dead letters no instance holds, with how many each has */
+    public Uni<Map<String, Long>> redrivesDue() {
         return BorrowedConnections.query(pool, REDRIVES_DUE)
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .map(rows -> {
-                    Set<String> out = new HashSet<>();
-                    rows.forEach(r -> out.add(r.getString(0)));
+                    Map<String, Long> out = new HashMap<>();
+                    rows.forEach(r -> out.put(r.getString(0), r.getLong(1)));
                     return out;
                 });
     }
@@ -734,21 +733,11 @@ public class DestinationRepository {
 
     /**
      * Holds a redriven dead letter until its next attempt is due, {@code dueInMs} milliseconds from
-     * now (a drain left it before its backoff ended): then any drain takes it up again.
+     * now (a drain left it before its backoff ended; 0 when a pause or a stop cut it off): then any
+     * worker or drain takes it up again, going on from the attempts recorded.
      */
     public Uni<Void> parkRedrive(String name, long partitionId, long offset, long dueInMs) {
         return BorrowedConnections.execute(pool, PARK_REDRIVE, Tuple.of(name, partitionId, offset, dueInMs))
-                .onFailure().transform(DatabaseErrors.CLASSIFY)
-                .replaceWithVoid();
-    }
-
-    /**
-     * Frees the claim of a redriven dead letter whose sending a pause or a stop cut off, so that the
-     * resume (or another instance) goes on with it at once, from the attempts recorded, rather than
-     * once the claim runs out.
-     */
-    public Uni<Void> unclaimRedrive(String name, long partitionId, long offset) {
-        return BorrowedConnections.execute(pool, UNCLAIM_REDRIVE, Tuple.of(name, partitionId, offset))
                 .onFailure().transform(DatabaseErrors.CLASSIFY)
                 .replaceWithVoid();
     }

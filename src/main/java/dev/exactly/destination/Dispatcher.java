@@ -916,22 +916,23 @@ public class Dispatcher {
                 s.pause(paused.contains(s.d.name()));
             }
         }
-        for (String name : repository.redrivesDue().stage(Dispatcher::db)) {
-            Slot s = slots.get(name);
+        for (Map.Entry<String, Long> due : repository.redrivesDue().stage(Dispatcher::db).entrySet()) {
+            Slot s = slots.get(due.getKey());
             if (s != null && !s.paused) {
-                startRedrives(s);
+                startRedrives(s, due.getValue());
             }
         }
     }
 
     /**
-     * Starts redrive workers for a destination with redrives due, up to exactly.delivery.workers of
-     * them at once: each sends one claimed dead letter after another (a claim takes one row, so they
+     * Starts redrive workers for a destination with {@code due} redriven dead letters no worker holds,
+     * up to exactly.delivery.workers of them at once and no more than those: each sends one claimed dead letter after another (a claim takes one row, so they
      * never send the same), and one whose message fails again through its retries holds back only
      * itself, not the rest of the redrive.
      */
-    private void startRedrives(Slot s) {
-        for (int n = s.redriving.get(); n < config.workers() && s.redriving.compareAndSet(n, n + 1); n = s.redriving.get()) {
+    private void startRedrives(Slot s, long due) {
+        long limit = Math.min(config.workers(), s.redriving.get() + due);
+        for (int n = s.redriving.get(); n < limit && s.redriving.compareAndSet(n, n + 1); n = s.redriving.get()) {
             try {
                 workers.execute(() -> {
                     try {
@@ -1803,7 +1804,7 @@ public class Dispatcher {
         if (o == Outcome.ABORTED && !s.removed) {
             // a pause or a stop cut it off: the resume, or another instance, goes on with it at once
             try {
-                repository.unclaimRedrive(d.name(), r.partitionId(), r.offset()).stage(Dispatcher::db);
+                repository.parkRedrive(d.name(), r.partitionId(), r.offset(), 0).stage(Dispatcher::db); // due now
             } catch (RuntimeException e) {
                 LOG.debugf("destination %s: a redrive's claim is left to run out: %s", d.name(), e.toString());
             }
