@@ -56,7 +56,9 @@ import org.jboss.logging.Logger;
  * retryLimit does not apply to its group (its pops dead-letter nothing into the queue's
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
- * resume, or a restart, delivers at once. Each attempt reads the destination as it is then: a PUT
+ * resume, or a restart, delivers at once; once the workers ended, the stop releases any lease this
+ * instance still holds (a pop the database answered after the stop began leased batches no worker
+ * takes up). Each attempt reads the destination as it is then: a PUT
  * reaches a message already being retried at its next attempt. Its acks, lease extensions and
  * releases, figures and dead letters commit asynchronously ({@link ConsumeRepository#ASYNC_COMMIT}):
  * lost in a database crash, they deliver a message again with its id; so do its pops, except one
@@ -151,6 +153,12 @@ public class Dispatcher {
 
     /** Batches popped or resumed so far (a drain's final look compares it). */
     private final AtomicLong batches = new AtomicLong();
+    /**
+     * The leases of batches this instance popped or resumed whose delivery has not ended: the stop
+     * releases those its workers left ({@link #releaseLeft}), such as the other partitions of a pop
+     * answered as the stop began.
+     */
+    private final Set<UUID> held = ConcurrentHashMap.newKeySet();
     private ScheduledExecutorService timer;
     private ExecutorService workers;
     /** Sends the messages of unordered destinations' batches, each on its own thread (deliverAtOnce). */
@@ -333,12 +341,34 @@ public class Dispatcher {
             }
             try {
                 if (!workers.awaitTermination(STOP_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                    LOG.warnf("destinations: workers still busy %d ms after the stop; their leases run out", STOP_WAIT_MS);
+                    LOG.warnf("destinations: workers still busy %d ms after the stop; their leases are released", STOP_WAIT_MS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            releaseLeft();
             sender.close();
+        }
+    }
+
+    /**
+     * At the stop, once the workers ended (or {@link #STOP_WAIT_MS} passed): ends every lease this
+     * instance still holds ({@link #held}), so that the next start, or another instance, delivers
+     * those messages at once rather than when the lease runs out. A lease that cannot be ended is
+     * logged (WARN) and runs out.
+     */
+    private void releaseLeft() {
+        List<UUID> left = List.copyOf(held);
+        held.clear();
+        for (UUID lease : left) {
+            try {
+                consume.extend(lease, 0, true).stage(Dispatcher::db);
+            } catch (RuntimeException e) {
+                LOG.warnf("destinations: cannot release a lease at the stop; its messages wait until it runs out: %s", e.toString());
+            }
+        }
+        if (!left.isEmpty()) {
+            LOG.debugf("destinations: %d leases no worker ended released at the stop", left.size());
         }
     }
 
@@ -1286,6 +1316,9 @@ public class Dispatcher {
             s.inFlight.addAndGet(-reserved);
             return Found.NONE;
         }
+        for (ConsumeRepository.StoredBatch b : popped) {
+            held.add(b.messages().get(0).leaseId());
+        }
         batches.addAndGet(popped.size());
         long leaseEndsAt = System.currentTimeMillis() + leaseSeconds * 1000L;
         List<ConsumeRepository.StoredBatch> mine = new ArrayList<>();
@@ -1311,10 +1344,18 @@ public class Dispatcher {
         }
         long released = s.releases.get();
         boolean moreHere = false;
-        for (ConsumeRepository.StoredBatch b : mine) {
-            List<LeasedMessage> batch = b.messages();
-            deliverLeased(s, d, batch, leaseEndsAt, batch.stream().anyMatch(m -> m.attempts() > 1));
-            moreHere |= b.moreHere();
+        for (int i = 0; i < mine.size(); i++) {
+            List<LeasedMessage> batch = mine.get(i).messages();
+            try {
+                deliverLeased(s, d, batch, leaseEndsAt, batch.stream().anyMatch(m -> m.attempts() > 1));
+            } catch (RuntimeException e) {
+                // the batches after it are this worker's alone: released, so that they are delivered again at once
+                for (ConsumeRepository.StoredBatch left : mine.subList(i + 1, mine.size())) {
+                    release(s, d, left.messages().get(0));
+                }
+                throw e;
+            }
+            moreHere |= mine.get(i).moreHere();
         }
         // a lease of this destination released early left messages to deliver again at once
         return moreDue || moreHere || s.releases.get() != released ? Found.MORE : Found.LAST;
@@ -1356,6 +1397,7 @@ public class Dispatcher {
             releaseLease(s, p.leaseId(), "a purged parked partition");
             return true;
         }
+        held.add(p.leaseId());
         deliverLeased(s, d, batch, System.currentTimeMillis() + leaseSeconds * 1000L, true);
         return true;
     }
@@ -1370,10 +1412,19 @@ public class Dispatcher {
      * @param leasedBefore whether the batch was leased before (only then may attempts be recorded for it)
      */
     private void deliverLeased(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
-        if (!d.ordered() && batch.size() > 1) {
-            deliverAtOnce(s, d, batch, leaseEndsAt, leasedBefore);
-            return;
+        try {
+            if (!d.ordered() && batch.size() > 1) {
+                deliverAtOnce(s, d, batch, leaseEndsAt, leasedBefore);
+            } else {
+                deliverInOrder(s, d, batch, leaseEndsAt, leasedBefore);
+            }
+        } finally {
+            held.remove(batch.get(0).leaseId()); // acked, released, parked, or left to run out while running
         }
+    }
+
+    /** {@link #deliverLeased} one message at a time, in offset order. */
+    private void deliverInOrder(Slot s, Destination d, List<LeasedMessage> batch, long leaseEndsAt, boolean leasedBefore) {
         long[] leaseEnds = {leaseEndsAt};
         List<AckCommand> acks = new ArrayList<>();
         Tally tally = new Tally();
@@ -1547,8 +1598,13 @@ public class Dispatcher {
         s.releases.incrementAndGet();
         try {
             consume.extend(leaseId, 0, true).stage(Dispatcher::db);
+            held.remove(leaseId);
         } catch (RuntimeException e) {
-            LOG.debugf("destination %s: cannot release a lease on %s; it runs out: %s", s.d.name(), what, e.toString());
+            if (running) {
+                LOG.debugf("destination %s: cannot release a lease on %s; it runs out: %s", s.d.name(), what, e.toString());
+            } else {
+                LOG.warnf("destination %s: cannot release a lease on %s at the stop; it runs out: %s", s.d.name(), what, e.toString());
+            }
         }
     }
 

@@ -804,6 +804,50 @@ class DestinationTest {
         assertEquals(List.of("s0", "s1"), popped, "both leased again at once, in offset order");
     }
 
+    /**
+     * The stop that comes while a worker's pop is in the database: the pop, answered after the
+     * workers were cut off, leased a partition for each worker it could still start (three here),
+     * and the stop ends all three leases, not only the one whose batch the worker began; nothing
+     * is sent. The pop is held at its cursor lock by a transaction that locks the cursors' table.
+     */
+    @Test
+    void aPopAnsweredAfterTheStopLeavesNoLease() throws Exception {
+        String queue = fresh("dest-stoppop");
+        String name = destination(queue, "stoppop", ",\"ordered\":false");
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < 6; i++) {
+            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(queue).append("\",\"partition\":\"p").append(i % 3)
+                    .append("\",\"transactionId\":\"sp").append(i).append("\",\"payload\":{}}");
+        }
+        io.vertx.mutiny.sqlclient.SqlConnection blocker = pool.getConnection().await().indefinitely();
+        Thread stopper = new Thread(() -> dispatcher.onStop(null), "test-stop");
+        try {
+            blocker.query("BEGIN").execute().await().indefinitely();
+            blocker.query("LOCK TABLE exactly.consumer_cursors IN EXCLUSIVE MODE").execute().await().indefinitely();
+            // one request, so that the pop it wakes sees its three partitions
+            api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
+            await("a pop waiting for the cursors' lock", () -> pool.query("SELECT count(*) FROM pg_stat_activity "
+                    + "WHERE wait_event_type = 'Lock' AND query LIKE '%pop_many%'").execute().await().indefinitely()
+                    .iterator().next().getLong(0) > 0);
+            stopper.start();
+            Thread.sleep(500); // the workers are cut off and the pools shut; the pop still waits
+            blocker.query("ROLLBACK").execute().await().indefinitely();
+            stopper.join(20_000);
+            assertFalse(stopper.isAlive(), "the stop ended");
+            long leased = pool.preparedQuery("SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = $1 "
+                    + "AND leased_at IS NOT NULL").execute(Tuple.of("destination:" + name)).await().indefinitely()
+                    .iterator().next().getLong(0);
+            assertEquals(3, leased, "the pop went on after the stop and leased the three partitions");
+            assertFalse(leaseHeld(name), "no lease left after the stop");
+            assertEquals(List.of(), of(queue), "nothing was sent after the stop");
+        } finally {
+            blocker.query("ROLLBACK").execute().await().indefinitely(); // when an assertion above failed first
+            blocker.close().await().indefinitely();
+            stopper.join(20_000);
+            dispatcher.onStart(null);
+        }
+    }
+
     /** A PUT that replaces a destination answers its state as stored, as the GET right after does. */
     @Test
     void aReplacingPutAnswersTheDestinationsState() throws Exception {
