@@ -20,6 +20,21 @@ class FieldKeyTest {
         assertThrows(ApiProblem.class, () -> k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "  ")));
     }
 
+    /**
+     * A header's characters are its bytes (the HTTP layer's ISO-8859-1 reading): they are read as
+     * UTF-8; a value that holds a character past U+00FF was decoded already and is taken as it is.
+     */
+    @Test
+    void headerKeyIsReadAsUtf8() {
+        FieldKey k = new FieldKey(new HeaderField("X-GitHub-Delivery"));
+        String raw = new String(utf8("d-\u00e9-\u65e5"), java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertEquals("d-\u00e9-\u65e5", k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", raw)));
+        assertEquals("d-\u65e5", k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "d-\u65e5")));
+        ApiProblem p = assertThrows(ApiProblem.class, () -> k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "caf\u00e9")));
+        assertEquals(400, p.status());
+        assertEquals("X-GitHub-Delivery", p.toProblem().errors().get(0).field());
+    }
+
     @Test
     void pointerKeyTakesStringsAndNumbers() {
         FieldKey k = new FieldKey(new PointerField("/data/object/id"));
