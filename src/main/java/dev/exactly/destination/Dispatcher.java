@@ -547,6 +547,21 @@ public class Dispatcher {
     }
 
     /**
+     * A destination this instance has just created or replaced through the API, committed: a
+     * replaced one's workers here take its settings from their next attempt on, before the API
+     * answers, rather than at the read of the destinations that {@link #refreshSoon} queues (which
+     * also starts a new one). Other instances read it at their next timer round.
+     */
+    public void replaced(Destination d) {
+        destinationsChanged.incrementAndGet(); // a timer round that read the destinations before leaves these settings
+        Slot s = slots.get(d.name());
+        if (s != null && s.d.queue().equals(d.queue()) && !s.d.configured()) {
+            s.d = d;
+        }
+        refreshSoon();
+    }
+
+    /**
      * Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them;
      * in invocation mode, forgets which queues were read as having a destination.
      */
@@ -886,6 +901,7 @@ public class Dispatcher {
     }
 
     private void refresh() {
+        long changes = destinationsChanged.get();
         Map<String, Destination> now = new HashMap<>();
         for (Destination d : configured.all().values()) {
             if (started.contains(d.name()) || startIfFree(d)) {
@@ -899,9 +915,9 @@ public class Dispatcher {
             Slot s = slots.get(d.name());
             if (s == null || !s.d.queue().equals(d.queue())) {
                 slots.put(d.name(), new Slot(d));
-            } else {
+            } else if (destinationsChanged.get() == changes) {
                 s.d = d;
-            }
+            } // else this instance replaced a destination since the read: its settings stand, and the round it queued reads again
         }
         for (String name : Set.copyOf(slots.keySet())) {
             if (!now.containsKey(name)) {
