@@ -1777,7 +1777,8 @@ public class Dispatcher {
      * Sends the next redriven dead letter of a destination no instance holds; false when there is
      * none. Its attempts are recorded as they are made (exactly.destination_dead_letters
      * .redrive_attempts) and a redrive taken up again goes on from them, so that maxAttempts ends it
-     * across drains and instances. In invocation mode an attempt or a backoff that would outlast the
+     * across drains and instances. Each failed attempt is added to the destination's figures
+     * (failedAttempts, lastError) before the backoff that follows it. In invocation mode an attempt or a backoff that would outlast the
      * drain leaves it held until its next attempt is due, for a later drain.
      */
     private boolean redriveOne(Slot s) {
@@ -1810,9 +1811,11 @@ public class Dispatcher {
         // goes on after the attempts this redrive made before (a drain that left it, an instance that stopped)
         int first = r.attempts() + 1;
         int[] used = {first, 0};
+        // a failed attempt's figures are written before its backoff, as a delivery's are: a GET of the
+        // destination shows them while the redrive goes on (the last attempt's are written below)
         Outcome o = attempts(s, out, first, claim,
-                a -> repository.redriveAttempt(d.name(), r.partitionId(), r.offset(), a).stage(Dispatcher::db), () -> { },
-                tally, used);
+                a -> repository.redriveAttempt(d.name(), r.partitionId(), r.offset(), a).stage(Dispatcher::db),
+                () -> flush(s, d, new ArrayList<>(), tally), tally, used);
         if (o == Outcome.PARKED) {
             // invocation mode: held until its next attempt is due, then any drain takes it up again
             repository.parkRedrive(d.name(), r.partitionId(), r.offset(), used[1]).stage(Dispatcher::db);
