@@ -1,6 +1,5 @@
 package dev.exactly.webhook.key;
 
-import dev.exactly.problem.ApiProblem;
 import dev.exactly.webhook.Delivery;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -11,10 +10,14 @@ import java.util.List;
 /**
  * A request header's value (names compare case-insensitively; a header sent on several lines is
  * read as its lines joined by ",", {@link dev.exactly.http.FieldLines}), or, when it is absent, the
- * value of the first alias present (Svix's svix-id for webhook-id). The value's bytes are read as
- * UTF-8, so that a non-ASCII id is the text its sender meant, as the push API would store it (the
- * HTTP layer hands each byte over as one ISO-8859-1 character); a value whose bytes are not UTF-8
- * is refused.
+ * value of the first alias present (Svix's svix-id for webhook-id). A non-ASCII value is read as
+ * the text its sender meant, which the push API stores for the same id: the server's HTTP layer
+ * hands each byte over as one ISO-8859-1 character, so bytes that are UTF-8 are decoded as UTF-8,
+ * and bytes that are not stay ISO-8859-1 text (the header's historical charset, RFC 9110 section
+ * 5.5). A value the Lambda shape's event carries already decoded is left as it is, since its
+ * characters are not UTF-8 bytes (it holds one past U+00FF, or a Latin-1 letter not followed by
+ * continuation bytes); only text that happens to look like UTF-8 read as ISO-8859-1 ("Ã©") would
+ * be misread.
  */
 public final class HeaderField implements DeliveryField {
 
@@ -35,25 +38,20 @@ public final class HeaderField implements DeliveryField {
         this.aliases = List.copyOf(aliases);
     }
 
-    /**
-     * @throws ApiProblem 400 naming the header when its bytes are not UTF-8
-     */
     @Override
     public String read(Delivery delivery) {
-        String name = header;
         String v = delivery.header(header);
         for (int i = 0; v == null && i < aliases.size(); i++) {
-            name = aliases.get(i);
-            v = delivery.header(name);
+            v = delivery.header(aliases.get(i));
         }
-        return v == null || v.isBlank() ? null : utf8(name, v.trim());
+        return v == null || v.isBlank() ? null : utf8(v.trim());
     }
 
     /**
      * The text whose UTF-8 bytes {@code v} carries one per character; {@code v} itself when it is
-     * ASCII, or when it holds a character past U+00FF (then it was decoded already).
+     * ASCII, when it holds a character past U+00FF, or when its characters as bytes are not UTF-8.
      */
-    private static String utf8(String name, String v) {
+    private static String utf8(String v) {
         boolean ascii = true;
         for (int i = 0; i < v.length(); i++) {
             char c = v.charAt(i);
@@ -72,7 +70,7 @@ public final class HeaderField implements DeliveryField {
                     .decode(ByteBuffer.wrap(v.getBytes(StandardCharsets.ISO_8859_1)))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw ApiProblem.invalid(null, name, "must be UTF-8 text: its bytes are not UTF-8");
+            return v;
         }
     }
 
