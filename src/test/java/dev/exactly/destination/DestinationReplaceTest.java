@@ -63,7 +63,9 @@ class DestinationReplaceTest {
     /**
      * The instance's timer is held up (its round waits on a lock of the dead letters' table, as a
      * slow database would hold it), so that no read of the destinations brings the new URL: a
-     * message pushed once the PUT committed goes to the new URL only.
+     * message pushed once the PUT committed goes to the new URL only. The PUT's answer waits on the
+     * lock too (its view reads the dead letters' count), so the lock is held for well under a
+     * second, far below the sessions' lock_timeout (5 s).
      */
     @Test
     void aMessagePushedAfterAPutGoesToItsNewUrlOnly() throws Exception {
