@@ -108,7 +108,7 @@ public class DestinationResource {
             if (created == null) {
                 throw conflict(name, "destination '" + name + "' belongs to another queue: delete it there first");
             }
-            dispatcher.refreshSoon();
+            dispatcher.replaced(d);
             return created;
         }).flatMap(created -> viewOf(d).map(v -> Response.status(created ? 201 : 200).entity(v).build()));
     }

@@ -577,6 +577,21 @@ public class Dispatcher {
     }
 
     /**
+     * A destination this instance has just created or replaced through the API, committed: a
+     * replaced one's workers here take its settings from their next attempt on, before the API
+     * answers, rather than at the read of the destinations that {@link #refreshSoon} queues (which
+     * also starts a new one). Other instances read it at their next timer round.
+     */
+    public void replaced(Destination d) {
+        destinationsChanged.incrementAndGet(); // a timer round that read the destinations before leaves these settings
+        Slot s = slots.get(d.name());
+        if (s != null && s.d.queue().equals(d.queue()) && !s.d.configured()) {
+            s.d = d;
+        }
+        refreshSoon();
+    }
+
+    /**
      * Reads the destinations again at once (after a PUT or DELETE on this instance) and wakes them;
      * in invocation mode, forgets which queues were read as having a destination.
      */
@@ -916,6 +931,7 @@ public class Dispatcher {
     }
 
     private void refresh() {
+        long changes = destinationsChanged.get();
         Map<String, Destination> now = new HashMap<>();
         for (Destination d : configured.all().values()) {
             if (started.contains(d.name()) || startIfFree(d)) {
@@ -929,9 +945,9 @@ public class Dispatcher {
             Slot s = slots.get(d.name());
             if (s == null || !s.d.queue().equals(d.queue())) {
                 slots.put(d.name(), new Slot(d));
-            } else {
+            } else if (destinationsChanged.get() == changes) {
                 s.d = d;
-            }
+            } // else this instance replaced a destination since the read: its settings stand, and the round it queued reads again
         }
         for (String name : Set.copyOf(slots.keySet())) {
             if (!now.containsKey(name)) {
@@ -1817,7 +1833,8 @@ public class Dispatcher {
      * Sends the next redriven dead letter of a destination no instance holds; false when there is
      * none. Its attempts are recorded as they are made (exactly.destination_dead_letters
      * .redrive_attempts) and a redrive taken up again goes on from them, so that maxAttempts ends it
-     * across drains and instances. In invocation mode an attempt or a backoff that would outlast the
+     * across drains and instances. Each failed attempt is added to the destination's figures
+     * (failedAttempts, lastError) before the backoff that follows it. In invocation mode an attempt or a backoff that would outlast the
      * drain leaves it held until its next attempt is due, for a later drain.
      */
     private boolean redriveOne(Slot s) {
@@ -1850,9 +1867,11 @@ public class Dispatcher {
         // goes on after the attempts this redrive made before (a drain that left it, an instance that stopped)
         int first = r.attempts() + 1;
         int[] used = {first, 0};
+        // a failed attempt's figures are written before its backoff, as a delivery's are: a GET of the
+        // destination shows them while the redrive goes on (the last attempt's are written below)
         Outcome o = attempts(s, out, first, claim,
-                a -> repository.redriveAttempt(d.name(), r.partitionId(), r.offset(), a).stage(Dispatcher::db), () -> { },
-                tally, used);
+                a -> repository.redriveAttempt(d.name(), r.partitionId(), r.offset(), a).stage(Dispatcher::db),
+                () -> flush(s, d, new ArrayList<>(), tally), tally, used);
         if (o == Outcome.PARKED) {
             // invocation mode: held until its next attempt is due, then any drain takes it up again
             repository.parkRedrive(d.name(), r.partitionId(), r.offset(), used[1]).stage(Dispatcher::db);

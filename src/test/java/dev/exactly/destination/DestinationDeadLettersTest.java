@@ -112,6 +112,28 @@ class DestinationDeadLettersTest {
         Thread.sleep(1000);
     }
 
+    /** A fresh queue, its destination, and the messages pushed to it: what {@link #arrangeFailing} arranged. */
+    private record Arranged(String queue, String name, List<String> messageIds) {
+    }
+
+    /**
+     * Arranges a fresh queue (named {@code prefix} and random digits) with a destination of
+     * {@code settings} named {@code namePrefix} and the queue's name, the receiver answering 500 for
+     * {@code txns}, and one message pushed to partition p for each of them, in order (payloads
+     * {"n":1}, {"n":2}, ...).
+     */
+    private Arranged arrangeFailing(String prefix, String namePrefix, String settings, String... txns) {
+        String queue = fresh(prefix);
+        String name = namePrefix + queue;
+        destination(queue, name, settings);
+        failing.addAll(List.of(txns));
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < txns.length; i++) {
+            ids.add(push(queue, "p", txns[i], "{\"n\":" + (i + 1) + "}"));
+        }
+        return new Arranged(queue, name, List.copyOf(ids));
+    }
+
     private static JsonPath deadLetters(String queue, String name, String query) {
         return api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters" + query)
                 .then().statusCode(200).extract().jsonPath();
@@ -127,13 +149,11 @@ class DestinationDeadLettersTest {
 
     @Test
     void aDestinationsDeadLettersAreListedOldestFirstAPageAtATimeAndRedrivenByTheirIds() throws Exception {
-        String queue = fresh("dlq-list");
-        String name = "dl-" + queue;
-        destination(queue, name, ",\"maxAttempts\":2,\"backoffMs\":10,\"backoffCapMs\":20");
-        failing.add("poison-1");
-        failing.add("poison-2");
-        String first = push(queue, "p", "poison-1", "{\"n\":1}");
-        String second = push(queue, "p", "poison-2", "{\"n\":2}");
+        Arranged a = arrangeFailing("dlq-list", "dl-", ",\"maxAttempts\":2,\"backoffMs\":10,\"backoffCapMs\":20", "poison-1", "poison-2");
+        String queue = a.queue();
+        String name = a.name();
+        String first = a.messageIds().get(0);
+        String second = a.messageIds().get(1);
         push(queue, "p", "fine", "{\"n\":3}");
         await("both dead-lettered and the next delivered", () -> answered.containsKey("fine:200")
                 && destinations(queue).getLong("destinations[0].state.deadLetters") == 2);
@@ -226,11 +246,9 @@ class DestinationDeadLettersTest {
      */
     @Test
     void aRedriveCutOffByAPauseGoesOnAtTheResume() throws Exception {
-        String queue = fresh("dlq-pause");
-        String name = "dz-" + queue;
-        destination(queue, name, ",\"maxAttempts\":1");
-        failing.add("paused-1");
-        push(queue, "p", "paused-1", "{\"n\":1}");
+        Arranged a = arrangeFailing("dlq-pause", "dz-", ",\"maxAttempts\":1", "paused-1");
+        String queue = a.queue();
+        String name = a.name();
         await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
         // each failed redrive attempt now waits 2 to 4 s
         replaceSettings(queue, name, ",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000");
@@ -242,6 +260,38 @@ class DestinationDeadLettersTest {
         resume(queue, name);
         await("the redrive's second attempt soon after the resume", Duration.ofSeconds(5),
                 () -> answered.getOrDefault("paused-1:500", 0) == 3);
+    }
+
+    /**
+     * A redrive's failed attempts reach the destination's failedAttempts and lastError as each is
+     * made, as an ordinary delivery's do, not once the redrive ends; each is counted once.
+     */
+    @Test
+    void aRedrivesFailedAttemptsShowInTheDestinationsFiguresAsTheyAreMade() throws Exception {
+        Arranged a = arrangeFailing("dlq-figures", "df-", ",\"maxAttempts\":1", "figures-1");
+        String queue = a.queue();
+        String name = a.name();
+        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
+        assertEquals(1, destinations(queue).getLong("destinations[0].state.failedAttempts"));
+        String firstErrorAt = destinations(queue).getString("destinations[0].state.lastErrorAt");
+        // each failed redrive attempt now waits 2 to 4 s: the redrive lasts at least 4 s
+        replaceSettings(queue, name, ",\"maxAttempts\":3,\"backoffMs\":4000,\"backoffCapMs\":4000");
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200);
+        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("figures-1:500", 0) == 2);
+        await("that failed attempt in the figures while the redrive waits to try again", Duration.ofSeconds(2),
+                () -> destinations(queue).getLong("destinations[0].state.failedAttempts") == 2);
+        JsonPath during = destinations(queue);
+        assertEquals(2, answered.get("figures-1:500"), "still in its backoff: " + during.prettify());
+        assertTrue(during.getString("destinations[0].state.lastError").contains("500"), during.prettify());
+        assertFalse(firstErrorAt.equals(during.getString("destinations[0].state.lastErrorAt")),
+                "the redrive's attempt is the last error: " + during.prettify());
+
+        await("the redrive's three attempts made, dead-lettered again", Duration.ofSeconds(20),
+                () -> answered.getOrDefault("figures-1:500", 0) == 4
+                        && deadLetters(queue, name, "").get("deadLetters[0].redriveRequestedAt") == null);
+        Thread.sleep(300);
+        assertEquals(4, destinations(queue).getLong("destinations[0].state.failedAttempts"), "each attempt counted once");
     }
 
     /**

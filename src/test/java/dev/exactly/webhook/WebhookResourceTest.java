@@ -292,6 +292,59 @@ class WebhookResourceTest {
         assertEquals("/tenant", json(noTenant).get("errors").get(0).get("field").asText());
     }
 
+    /**
+     * A delivery whose X-GitHub-Delivery carries the raw bytes {@code delivery} (no client library in
+     * between that could refuse or re-encode them), over one HTTP/1.1 connection.
+     *
+     * @return the status line's code and the body, as "code body"
+     */
+    private static String githubRaw(byte[] delivery, byte[] body) throws Exception {
+        try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), io.restassured.RestAssured.port)) {
+            s.setSoTimeout(10_000);
+            java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
+            head.write(("POST /webhooks/gh HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                    + "Content-Type: application/json\r\nX-GitHub-Event: push\r\nX-Hub-Signature-256: "
+                    + Signing.github(GH_SECRET, body) + "\r\nContent-Length: " + body.length + "\r\nX-GitHub-Delivery: ")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            head.write(delivery);
+            head.write("\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            head.write(body);
+            s.getOutputStream().write(head.toByteArray());
+            s.getOutputStream().flush();
+            String answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return answer.substring(9, 12) + " " + answer.substring(answer.indexOf("\r\n\r\n") + 4);
+        }
+    }
+
+    /**
+     * A delivery id sent as raw UTF-8 (what a provider's non-ASCII id is on the wire) is the
+     * transactionId the provider meant, the same as the push API stores for that text; an id whose
+     * bytes are not UTF-8 (an ISO-8859-1 sender's) is read as ISO-8859-1 text, not refused.
+     */
+    @Test
+    void aDeliveryIdInRawUtf8IsReadAsUtf8AndOneNotInUtf8AsIso88591() throws Exception {
+        String delivery = "livr\u00e9e-\u65e5\u672c-" + id();
+        byte[] body = utf8("{\"after\":\"" + id() + "\"}");
+        String first = githubRaw(utf8(delivery), body);
+        assertEquals("200", first.substring(0, 3), first);
+        JsonNode receipt = JSON.readTree(first.substring(4));
+        assertEquals(delivery, receipt.get("transactionId").asText());
+        String id = receipt.get("messageId").asText();
+        assertEquals(delivery, StoredRows.byMessageId(id).get(0).transactionId());
+        // the redelivery is its duplicate, and so is a push of that transactionId through the API
+        String again = githubRaw(utf8(delivery), body);
+        assertEquals(id, JSON.readTree(again.substring(4)).get("messageId").asText(), again);
+        api().body("{\"items\":[{\"queue\":\"webhooks.gh\",\"transactionId\":\"" + delivery + "\",\"payload\":{}}]}")
+                .post("/api/v1/push").then().statusCode(200).body("results[0].status", equalTo("duplicate"))
+                .body("results[0].messageId", equalTo(id));
+
+        // é as one ISO-8859-1 byte: not UTF-8, so the ISO-8859-1 text
+        String cafe = "caf\u00e9-" + id();
+        String latin1 = githubRaw(cafe.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), body);
+        assertEquals("200", latin1.substring(0, 3), latin1);
+        assertEquals(cafe, JSON.readTree(latin1.substring(4)).get("transactionId").asText(), latin1);
+    }
+
     private static HttpResponse<String> hashed(byte[] body) {
         return post("hashed", body, "Content-Type", "application/json",
                 "X-Signature", Signing.hmacBase64("hashed-test-secret", body));

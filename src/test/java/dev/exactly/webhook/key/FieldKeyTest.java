@@ -20,6 +20,20 @@ class FieldKeyTest {
         assertThrows(ApiProblem.class, () -> k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "  ")));
     }
 
+    /**
+     * A header's characters as the server's HTTP layer hands them over are its bytes (ISO-8859-1):
+     * UTF-8 bytes are read as UTF-8; other bytes stay ISO-8859-1 text; a value already decoded (the
+     * Lambda shape's event: a character past U+00FF, or a Latin-1 letter) is taken as it is.
+     */
+    @Test
+    void headerKeyIsReadAsUtf8WhenItsBytesAreUtf8() {
+        FieldKey k = new FieldKey(new HeaderField("X-GitHub-Delivery"));
+        String raw = new String(utf8("d-\u00e9-\u65e5"), java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertEquals("d-\u00e9-\u65e5", k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", raw)));
+        assertEquals("d-\u00e9-\u65e5", k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "d-\u00e9-\u65e5")));
+        assertEquals("caf\u00e9", k.key(Deliveries.of(utf8("{}"), "X-GitHub-Delivery", "caf\u00e9")));
+    }
+
     @Test
     void pointerKeyTakesStringsAndNumbers() {
         FieldKey k = new FieldKey(new PointerField("/data/object/id"));
