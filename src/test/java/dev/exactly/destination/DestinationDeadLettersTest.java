@@ -134,6 +134,17 @@ class DestinationDeadLettersTest {
         return new Arranged(queue, name, List.copyOf(ids));
     }
 
+    /**
+     * {@link #arrangeFailing} one message {@code txn} under a destination of one attempt, waits for
+     * its dead letter, then gives the destination {@code settings} for a redrive of it.
+     */
+    private Arranged deadLetteredForRedrive(String prefix, String namePrefix, String txn, String settings) throws Exception {
+        Arranged a = arrangeFailing(prefix, namePrefix, ",\"maxAttempts\":1", txn);
+        await("dead-lettered", () -> destinations(a.queue()).getLong("destinations[0].state.deadLetters") == 1);
+        replaceSettings(a.queue(), a.name(), settings);
+        return a;
+    }
+
     private static JsonPath deadLetters(String queue, String name, String query) {
         return api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters" + query)
                 .then().statusCode(200).extract().jsonPath();
@@ -246,12 +257,10 @@ class DestinationDeadLettersTest {
      */
     @Test
     void aRedriveCutOffByAPauseGoesOnAtTheResume() throws Exception {
-        Arranged a = arrangeFailing("dlq-pause", "dz-", ",\"maxAttempts\":1", "paused-1");
+        // each failed redrive attempt waits 2 to 4 s
+        Arranged a = deadLetteredForRedrive("dlq-pause", "dz-", "paused-1", ",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000");
         String queue = a.queue();
         String name = a.name();
-        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
-        // each failed redrive attempt now waits 2 to 4 s
-        replaceSettings(queue, name, ",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000");
         api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
                 .then().statusCode(200);
         await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("paused-1:500", 0) == 2);
@@ -268,14 +277,12 @@ class DestinationDeadLettersTest {
      */
     @Test
     void aRedrivesFailedAttemptsShowInTheDestinationsFiguresAsTheyAreMade() throws Exception {
-        Arranged a = arrangeFailing("dlq-figures", "df-", ",\"maxAttempts\":1", "figures-1");
+        // each failed redrive attempt waits 2 to 4 s: the redrive lasts at least 4 s
+        Arranged a = deadLetteredForRedrive("dlq-figures", "df-", "figures-1", ",\"maxAttempts\":3,\"backoffMs\":4000,\"backoffCapMs\":4000");
         String queue = a.queue();
         String name = a.name();
-        await("dead-lettered", () -> destinations(queue).getLong("destinations[0].state.deadLetters") == 1);
         assertEquals(1, destinations(queue).getLong("destinations[0].state.failedAttempts"));
         String firstErrorAt = destinations(queue).getString("destinations[0].state.lastErrorAt");
-        // each failed redrive attempt now waits 2 to 4 s: the redrive lasts at least 4 s
-        replaceSettings(queue, name, ",\"maxAttempts\":3,\"backoffMs\":4000,\"backoffCapMs\":4000");
         api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
                 .then().statusCode(200);
         await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("figures-1:500", 0) == 2);
