@@ -56,7 +56,8 @@ import org.jboss.logging.Logger;
  * retryLimit does not apply to its group (its pops dead-letter nothing into the queue's
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
- * resume, or a restart, delivers at once; once the workers ended, the stop releases any lease this
+ * resume, or a restart, delivers at once (the stop keeps a backoff it cut off: the lease lasts until
+ * it ends); once the workers ended, the stop releases any lease this
  * instance still holds (a pop the database answered after the stop began leased batches no worker
  * takes up). Each attempt reads the destination as it is then: a PUT
  * reaches a message already being retried at its next attempt. Its acks, lease extensions and
@@ -1145,7 +1146,8 @@ public class Dispatcher {
      * @return the outcome; {@code attemptsUsed[0]} is the number of the last attempt made; for
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
-     *         {@code attemptsUsed[1]} the milliseconds until it is due
+     *         {@code attemptsUsed[1]} the milliseconds until it is due; for {@link Outcome#ABORTED} by
+     *         the stop in a backoff, the same (else {@code attemptsUsed[1]} is left as it was, 0)
      */
     private Outcome attempts(Slot s, Sender.Outgoing out, int first, Keeper keeper,
                              java.util.function.IntConsumer record, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
@@ -1206,7 +1208,13 @@ public class Dispatcher {
             if (!keeper.keep(wait + attemptMs(d) + 5_000L)) {
                 return Outcome.ABORTED;
             }
+            long dueAt = System.currentTimeMillis() + wait;
             if (!s.sleep(wait)) {
+                if (!running) {
+                    // the stop: what is left of the wait is kept across the restart (the lease, or the claim, lasts until then)
+                    attemptsUsed[0] = attempt + 1;
+                    attemptsUsed[1] = (int) Math.min(Math.max(dueAt - System.currentTimeMillis(), 0), Integer.MAX_VALUE);
+                }
                 return Outcome.ABORTED;
             }
             attempt++;
@@ -1448,6 +1456,7 @@ public class Dispatcher {
         Runnable flush = () -> flush(s, d, acks, tally);
         Map<Long, Integer> recorded = recordedAttempts(d, batch, leasedBefore);
         boolean release = false;
+        long holdMs = 0;
         boolean parked = false;
         try {
             for (LeasedMessage m : batch) {
@@ -1464,7 +1473,8 @@ public class Dispatcher {
                         flush, tally, used);
                 if (o == Outcome.ABORTED) {
                     release = true;
-                    return; // unacked from here: released, they are delivered again at once
+                    holdMs = used[1];
+                    return; // unacked from here: released, they are delivered again at once (or once a backoff the stop cut ends)
                 }
                 if (o == Outcome.PARKED) {
                     // kept for a later drain: the lease covers the wait and that drain's start
@@ -1485,7 +1495,7 @@ public class Dispatcher {
             release = !running && !parked; // cut off by the stop
             throw e;
         } finally {
-            settle(release, s, d, batch.get(0), flush);
+            settle(release, holdMs, s, d, batch.get(0), flush);
         }
     }
 
@@ -1567,12 +1577,28 @@ public class Dispatcher {
     }
 
     /** Writes what a batch settled; with {@code release}, also ends its lease ({@link #settleAndRelease}). */
-    private void settle(boolean release, Slot s, Destination d, LeasedMessage first, Runnable flush) {
+    private void settle(boolean release, long holdMs, Slot s, Destination d, LeasedMessage first, Runnable flush) {
         if (release) {
-            settleAndRelease(s, d, first, flush);
+            settleAndRelease(s, d, first, flush, holdMs);
         } else {
             flush.run();
         }
+    }
+
+    /**
+     * At the stop, how long an unordered batch's lease is kept: the shortest of the backoffs the
+     * stop cut off, or 0 (released now) when a message not settled was not waiting in one (its
+     * attempt was cut off, or never began).
+     */
+    private static long stopHoldMs(Outcome[] outcomes, int[][] used) {
+        long hold = Long.MAX_VALUE;
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == Outcome.DELIVERED || outcomes[i] == Outcome.DEAD) {
+                continue;
+            }
+            hold = Math.min(hold, outcomes[i] == Outcome.ABORTED ? used[i][1] : 0);
+        }
+        return hold == Long.MAX_VALUE ? 0 : hold;
     }
 
     /**
@@ -1580,12 +1606,37 @@ public class Dispatcher {
      * lost lease or the stop), so that its unsettled messages are leased again at once instead of
      * when the lease would have run out.
      */
-    private void settleAndRelease(Slot s, Destination d, LeasedMessage m, Runnable flush) {
+    private void settleAndRelease(Slot s, Destination d, LeasedMessage m, Runnable flush, long holdMs) {
         try {
             flush.run();
         } finally {
-            release(s, d, m);
+            if (holdMs > 0) {
+                holdUntilDue(s, m, holdMs);
+            } else {
+                release(s, d, m);
+            }
         }
+    }
+
+    /**
+     * At the stop, keeps a batch's lease until the backoff the stop cut off ends ({@code holdMs}
+     * from now, rounded up to the second), rather than releasing it: the restart, or another
+     * instance, sends the next attempt no sooner than this instance would have (a receiver's
+     * Retry-After included). A lease that cannot be set so is released.
+     */
+    private void holdUntilDue(Slot s, LeasedMessage m, long holdMs) {
+        int seconds = (int) Math.min(PopRequest.MAX_LEASE_SECONDS, (holdMs + 999) / 1000);
+        try {
+            ConsumeRepository.Extension e = consume.extend(m.leaseId(), seconds, true).stage(Dispatcher::db);
+            if (e != null && e.extended()) {
+                held.remove(m.leaseId());
+                return;
+            }
+        } catch (RuntimeException e) {
+            LOG.debugf("destination %s: cannot keep a lease on %s/%s for its backoff: %s", s.d.name(), m.queue(),
+                    m.partition(), e.toString());
+        }
+        release(s, s.d, m);
     }
 
     /**
@@ -1737,7 +1788,7 @@ public class Dispatcher {
             }
             throw e;
         } finally {
-            settle(release, s, d, batch.get(0), flush);
+            settle(release, release && !this.running ? stopHoldMs(outcomes, used) : 0, s, d, batch.get(0), flush);
         }
         if (release) {
             return;
@@ -1879,7 +1930,8 @@ public class Dispatcher {
         if (o == Outcome.ABORTED && !s.removed) {
             // a pause or a stop cut it off: the resume, or another instance, goes on with it at once
             try {
-                repository.parkRedrive(d.name(), r.partitionId(), r.offset(), 0).stage(Dispatcher::db); // due now
+                // due now, or at the stop once the backoff it cut off ends
+                repository.parkRedrive(d.name(), r.partitionId(), r.offset(), running ? 0 : used[1]).stage(Dispatcher::db);
             } catch (RuntimeException e) {
                 LOG.debugf("destination %s: a redrive's claim is left to run out: %s", d.name(), e.toString());
             }

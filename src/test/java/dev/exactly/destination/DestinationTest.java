@@ -852,6 +852,44 @@ class DestinationTest {
         }
     }
 
+    /**
+     * The stop that cuts off a backoff keeps the batch's lease until that backoff ends, so that the
+     * restart (or another instance) sends the next attempt no sooner than the stopped instance
+     * would have: for an ordered destination's message, and for an unordered batch (the shortest of
+     * its messages' backoffs). Here each backoff is 15 to 30 s (backoffMs 30000, half of it jitter).
+     */
+    @Test
+    void theStopKeepsABackoffItCutOff() throws Exception {
+        String ordered = fresh("dest-stopwait");
+        String unordered = fresh("dest-stopwait-u");
+        String settings = ",\"backoffMs\":30000,\"backoffCapMs\":30000";
+        String one = destination(ordered, "stopwait", settings);
+        String two = destination(unordered, "stopwait", settings + ",\"ordered\":false");
+        alwaysFail.put("w0", true);
+        alwaysFail.put("w1", true);
+        alwaysFail.put("w2", true);
+        push(ordered, "p", "w0", "{}");
+        api().body("{\"items\":[{\"queue\":\"" + unordered + "\",\"partition\":\"p\",\"transactionId\":\"w1\",\"payload\":{}},"
+                + "{\"queue\":\"" + unordered + "\",\"partition\":\"p\",\"transactionId\":\"w2\",\"payload\":{}}]}")
+                .post("/api/v1/push").then().statusCode(200);
+        await("attempt 1 of each failed and counted", () -> destinations(ordered).getLong("destinations[0].state.failedAttempts") == 1
+                && destinations(unordered).getLong("destinations[0].state.failedAttempts") == 2);
+        Thread.sleep(500); // their backoffs begin
+        try {
+            dispatcher.onStop(null);
+            for (String name : List.of(one, two)) {
+                double left = pool.preparedQuery("SELECT extract(epoch FROM lease_expires_at - now()) FROM exactly.consumer_cursors "
+                        + "WHERE consumer_group = $1 AND lease_id IS NOT NULL").execute(Tuple.of("destination:" + name))
+                        .await().indefinitely().iterator().next().getDouble(0);
+                assertTrue(left > 10 && left <= 31, name + ": the lease lasts until the backoff ends, " + left + " s left");
+            }
+            assertEquals(1, of(ordered).size(), "no attempt after the stop");
+            assertEquals(2, of(unordered).size(), "no attempt after the stop");
+        } finally {
+            dispatcher.onStart(null);
+        }
+    }
+
     /** A PUT that replaces a destination answers its state as stored, as the GET right after does. */
     @Test
     void aReplacingPutAnswersTheDestinationsState() throws Exception {
