@@ -3,6 +3,7 @@ package dev.exactly.engine;
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
 import dev.exactly.db.RequestDeadline;
+import io.netty.buffer.Unpooled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -407,16 +408,25 @@ public final class PushRepository {
         }
 
         void add(PushItem it) {
-            hashes[k] = Buffer.buffer(it.hash());
+            hashes[k] = wrap(it.hash());
             probe[k] = probeAll || it.probe();
             ids[k] = it.messageId();
             txns[k] = it.transactionId();
-            payloads[k] = Buffer.buffer(it.command().payload());
+            payloads[k] = wrap(it.command().payload());
             contentTypes[k] = it.command().contentType();
             headers[k] = it.command().headersJson();
             traces[k] = it.command().traceId();
-            digests[k] = Buffer.buffer(it.digest());
+            digests[k] = wrap(it.digest());
             k++;
+        }
+
+        /**
+         * A buffer over the bytes themselves, not a copy ({@code Buffer.buffer(byte[])} copies):
+         * the client encodes it into its message as it would a copy, and nothing writes to these
+         * arrays once an item is built.
+         */
+        private static Buffer wrap(byte[] bytes) {
+            return Buffer.buffer(Unpooled.wrappedBuffer(bytes));
         }
 
         /** Appends the eight columns from hash to trace id, in the functions' parameter order. */

@@ -12,8 +12,8 @@ import java.util.function.ToIntFunction;
 /**
  * Layer 1 of deduplication: settles duplicates inside one request, first-wins, in memory.
  *
- * <p>Items are keyed by {@code queue \u001f partition \u001f transactionId} (on a queue that
- * spreads by key, whose partition follows from the key, by queue and transactionId). The first occurrence
+ * <p>Items are keyed by queue, partition and transactionId (on a queue that spreads by key, whose
+ * partition follows from the key, by queue and transactionId). The first occurrence
  * of a key leads and goes to the store; later ones are followers that inherit the leader's final
  * verdict as duplicates, also when the leader itself turns out to duplicate a stored message.
  * Leaders are grouped into one {@link Segment} per partition, keeping arrival order. Every item's
@@ -23,7 +23,13 @@ import java.util.function.ToIntFunction;
  */
 public final class RequestGrouping {
 
-    private static final char SEP = '\u001f';
+    /**
+     * What layer 1 compares: an item's queue, its partition (null on a queue that spreads by key)
+     * and its transactionId. The items of one queue share one queue string, whose hash is then
+     * computed once, so an item's key costs the hash of its transactionId.
+     */
+    private record ItemKey(String queue, String partition, String transactionId) {
+    }
 
     private final List<Segment> segments;
     private final int[] leaderOf;
@@ -61,7 +67,7 @@ public final class RequestGrouping {
         int n = commands.size();
         int[] leaderOf = new int[n];
         byte[][] digests = new byte[n][];
-        Map<String, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
+        Map<ItemKey, Integer> firstByKey = new HashMap<>(Math.max(16, n * 2));
         Map<PartitionKey, List<PushItem>> byPartition = new LinkedHashMap<>();
         Map<PartitionKey, Integer> spreadByPartition = null;
         String lastQueue = null;
@@ -72,6 +78,7 @@ public final class RequestGrouping {
                 lastQueue = c.queue();
                 spread = spreadOf.applyAsInt(lastQueue);
             }
+            String queue = lastQueue; // equal to c.queue(), shared with the items before it
             if (spread > 0 && c.partitionNamed()) {
                 throw new PartitionNamedException(i, c.queue(), c.partition(), spread);
             }
@@ -80,8 +87,7 @@ public final class RequestGrouping {
             String txn = c.transactionId();
             boolean explicit = txn != null;
             if (explicit) {
-                String key = spread > 0 ? c.queue() + SEP + SEP + txn : c.queue() + SEP + c.partition() + SEP + txn;
-                Integer first = firstByKey.putIfAbsent(key, i);
+                Integer first = firstByKey.putIfAbsent(new ItemKey(queue, spread > 0 ? null : c.partition(), txn), i);
                 if (first != null) {
                     leaderOf[i] = first;
                     continue;
@@ -92,7 +98,7 @@ public final class RequestGrouping {
             leaderOf[i] = i;
             byte[] hash = TransactionHash.of(txn);
             PushItem item = new PushItem(i, c, messageId, txn, hash, explicit, digests[i]);
-            PartitionKey key = new PartitionKey(c.queue(), spread > 0 ? KeySpread.partitionOf(hash, spread) : c.partition());
+            PartitionKey key = new PartitionKey(queue, spread > 0 ? KeySpread.partitionOf(hash, spread) : c.partition());
             byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(item);
             if (spread > 0) {
                 if (spreadByPartition == null) {
