@@ -362,11 +362,7 @@ public class Dispatcher {
         List<UUID> left = List.copyOf(held);
         held.clear();
         for (UUID lease : left) {
-            try {
-                consume.extend(lease, 0, true).stage(Dispatcher::db);
-            } catch (RuntimeException e) {
-                LOG.warnf("destinations: cannot release a lease at the stop; its messages wait until it runs out: %s", e.toString());
-            }
+            endLease(lease, "destinations", "a partition no worker took up");
         }
         if (!left.isEmpty()) {
             LOG.debugf("destinations: %d leases no worker ended released at the stop", left.size());
@@ -1147,7 +1143,8 @@ public class Dispatcher {
      *         {@link Outcome#PARKED} (invocation mode: the next attempt, or the backoff before it, would
      *         outlast the drain), {@code attemptsUsed[0]} is the next attempt's number and
      *         {@code attemptsUsed[1]} the milliseconds until it is due; for {@link Outcome#ABORTED} by
-     *         the stop in a backoff, the same (else {@code attemptsUsed[1]} is left as it was, 0)
+     *         the stop in a backoff, {@code attemptsUsed[1]} is the milliseconds that backoff had left (else
+     *         it is left as it was, 0)
      */
     private Outcome attempts(Slot s, Sender.Outgoing out, int first, Keeper keeper,
                              java.util.function.IntConsumer record, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
@@ -1212,7 +1209,6 @@ public class Dispatcher {
             if (!s.sleep(wait)) {
                 if (!running) {
                     // the stop: what is left of the wait is kept across the restart (the lease, or the claim, lasts until then)
-                    attemptsUsed[0] = attempt + 1;
                     attemptsUsed[1] = (int) Math.min(Math.max(dueAt - System.currentTimeMillis(), 0), Integer.MAX_VALUE);
                 }
                 return Outcome.ABORTED;
@@ -1629,7 +1625,6 @@ public class Dispatcher {
         try {
             ConsumeRepository.Extension e = consume.extend(m.leaseId(), seconds, true).stage(Dispatcher::db);
             if (e != null && e.extended()) {
-                held.remove(m.leaseId());
                 return;
             }
         } catch (RuntimeException e) {
@@ -1663,14 +1658,23 @@ public class Dispatcher {
     /** Ends lease {@code leaseId} of the slot's destination now, counted in the slot; one it cannot end runs out. */
     private void releaseLease(Slot s, UUID leaseId, String what) {
         s.releases.incrementAndGet();
+        endLease(leaseId, "destination " + s.d.name(), what);
+    }
+
+    /**
+     * Ends lease {@code leaseId} now and forgets it ({@link #held}); one it cannot end runs out,
+     * logged at DEBUG while delivery runs and at WARN at the stop ({@code who}: cannot release
+     * {@code what}).
+     */
+    private void endLease(UUID leaseId, String who, String what) {
         try {
             consume.extend(leaseId, 0, true).stage(Dispatcher::db);
             held.remove(leaseId);
         } catch (RuntimeException e) {
             if (running) {
-                LOG.debugf("destination %s: cannot release a lease on %s; it runs out: %s", s.d.name(), what, e.toString());
+                LOG.debugf("%s: cannot release a lease on %s; it runs out: %s", who, what, e.toString());
             } else {
-                LOG.warnf("destination %s: cannot release a lease on %s at the stop; it runs out: %s", s.d.name(), what, e.toString());
+                LOG.warnf("%s: cannot release a lease on %s at the stop; it runs out: %s", who, what, e.toString());
             }
         }
     }
