@@ -55,6 +55,9 @@ class DestinationDeadLettersTest {
     @Inject
     Pool pool;
 
+    @Inject
+    Dispatcher dispatcher;
+
     HttpServer server;
     /** transactionIds the receiver answers 500. */
     final Set<String> failing = ConcurrentHashMap.newKeySet();
@@ -269,6 +272,32 @@ class DestinationDeadLettersTest {
         resume(queue, name);
         await("the redrive's second attempt soon after the resume", Duration.ofSeconds(5),
                 () -> answered.getOrDefault("paused-1:500", 0) == 3);
+    }
+
+    /**
+     * A stop that cuts a redrive off in its backoff keeps the dead letter's claim until that backoff
+     * would have ended, as it keeps a delivery's lease: the restart (or another instance) sends the
+     * redrive's next attempt no sooner than the stopped instance would have. Here each backoff is
+     * 15 to 30 s (backoffMs 30000, half of it jitter).
+     */
+    @Test
+    void aRedriveCutOffByTheStopKeepsItsClaimUntilItsBackoffEnds() throws Exception {
+        Arranged a = deadLetteredForRedrive("dlq-stop", "ds-", "stopped-1", ",\"maxAttempts\":4,\"backoffMs\":30000,\"backoffCapMs\":30000");
+        String queue = a.queue();
+        String name = a.name();
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
+                .then().statusCode(200);
+        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("stopped-1:500", 0) == 2);
+        Thread.sleep(500); // its backoff begins
+        try {
+            dispatcher.onStop(null);
+            double left = pool.preparedQuery("SELECT extract(epoch FROM claimed_until - now()) FROM exactly.destination_dead_letters "
+                    + "WHERE destination = $1").execute(Tuple.of(name)).await().indefinitely().iterator().next().getDouble(0);
+            assertTrue(left > 10 && left <= 31, "the claim lasts until the backoff ends, " + left + " s left");
+            assertEquals(2, answered.getOrDefault("stopped-1:500", 0), "no attempt after the stop");
+        } finally {
+            dispatcher.onStart(null);
+        }
     }
 
     /**
