@@ -104,7 +104,12 @@ public final class BorrowedConnections {
      * @param deadline an instant ({@link System#nanoTime()} scale) or {@link RequestDeadline#NONE}
      */
     public static Uni<RowSet<Row>> execute(Pool pool, long deadline, String sql, Tuple args) {
-        return borrow(pool, deadline, false, conn -> conn.preparedQuery(sql).execute(args));
+        return borrow(pool, deadline, false, conn -> {
+            if (dev.exactly.engine.LaneCycleProbe.ON) {
+                dev.exactly.engine.LaneCycleProbe.issued(sql);
+            }
+            return conn.preparedQuery(sql).execute(args);
+        });
     }
 
     /** One statement without arguments (simple protocol) on a borrowed connection, within the current request's deadline. */

@@ -57,6 +57,9 @@ public final class DirectWriter implements SegmentWriter {
     public Uni<Settled> writeSettled(List<Segment> segments) {
         return Uni.createFrom().deferred(() -> {
             Bounds b = bounds(segments);
+            if (LaneCycleProbe.ON) {
+                LaneCycleProbe.mark(LaneCycleProbe.BOUND);
+            }
             return store.pushSettled(segments, b.verified, b.windows).map(settled -> new Settled(settled.outcomes(),
                     settled.durable().invoke(() -> tellCache(segments, settled.outcomes()))));
         });

@@ -1,0 +1,139 @@
+package dev.exactly.engine;
+
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * A bench-only measurement of a fused lane's serial cycle: where the service spends the time from
+ * a flush's rows arriving to the next flush's statement being issued. Off unless the system
+ * property {@code exactly.bench.lane-probe} is true; then every {@link #mark} takes a timestamp and
+ * a daemon thread logs, every five seconds, the mean of each part over the flushes that followed
+ * one another without waiting for arrivals. Made for one hot partition (workload C): the marks of
+ * concurrent lanes would mix. With the property unset, {@link #ON} is a constant false and the
+ * marks compile away.
+ */
+public final class LaneCycleProbe {
+
+    /** True when the system property {@code exactly.bench.lane-probe} is true. */
+    public static final boolean ON = Boolean.getBoolean("exactly.bench.lane-probe");
+
+    /** A settled flush's rows arrived at PushRepository (decoded by the client). */
+    public static final int ROWS = 0;
+    /** The fused writer's callback saw the settled flush (answer parsed, Mutiny chain run). */
+    public static final int SETTLED = 1;
+    /** The lane handed its freed slot to a pending batch (the next flush starts back to back). */
+    public static final int HANDOVER = 2;
+    /** The next flush began (late requests checked). */
+    public static final int FLUSH = 3;
+    /** Layer 2 grouped the next flush's requests. */
+    public static final int GROUPED = 4;
+    /** The cache gave its watermark for the next flush. */
+    public static final int BOUND = 5;
+    /** PushRepository built the next flush's arguments. */
+    public static final int ARGS = 6;
+    /** The next flush's statement was issued on its borrowed connection. */
+    public static final int SENT = 7;
+
+    /** The parts between consecutive points, from ROWS to SENT. */
+    private static final String[] NAMES = {"answer (rows to callback)", "slot release", "take and start", "layer 2",
+        "cache bound", "arguments", "borrow and issue"};
+    private static final Logger LOG = Logger.getLogger(LaneCycleProbe.class);
+
+    private static final long[] at = new long[8];
+    private static final long[] sum = new long[8];
+    private static long cycles;
+    private static long cycleSum;
+    private static long roundTripSum;
+    private static long sends;
+    private static long lastSent;
+    private static boolean backToBack;
+
+    static {
+        if (ON) {
+            Thread t = new Thread(LaneCycleProbe::report, "lane-cycle-probe");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private LaneCycleProbe() {
+    }
+
+    /** Marks {@link #SENT} when {@code sql} is a push_segment call; call only when {@link #ON}. */
+    public static void issued(String sql) {
+        if (sql.contains("push_segment")) {
+            mark(SENT);
+        }
+    }
+
+    /** Takes the timestamp of one point of the cycle; call only when {@link #ON}. */
+    public static synchronized void mark(int point) {
+        long now = System.nanoTime();
+        at[point] = now;
+        if (point == ROWS) {
+            backToBack = false;
+            if (lastSent != 0) {
+                roundTripSum += now - lastSent;
+            }
+        } else if (point == HANDOVER) {
+            backToBack = at[SETTLED] >= at[ROWS] && at[ROWS] != 0;
+        } else if (point == SENT) {
+            sends++;
+            if (backToBack && lastSent != 0) {
+                // one back-to-back cycle: from the last statement issued to this one
+                for (int i = SETTLED; i <= SENT; i++) {
+                    sum[i] += at[i] - at[i - 1];
+                }
+                cycleSum += now - lastSent;
+                cycles++;
+            }
+            backToBack = false;
+            lastSent = now;
+        }
+    }
+
+    private static void report() {
+        long lastSends = 0;
+        while (true) {
+            try {
+                Thread.sleep(5000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long[] s;
+            long n;
+            long cyc;
+            long rt;
+            long sent;
+            synchronized (LaneCycleProbe.class) {
+                s = sum.clone();
+                n = cycles;
+                cyc = cycleSum;
+                rt = roundTripSum;
+                sent = sends;
+                java.util.Arrays.fill(sum, 0);
+                cycles = 0;
+                cycleSum = 0;
+                roundTripSum = 0;
+            }
+            if (n == 0) {
+                continue;
+            }
+            StringBuilder b = new StringBuilder("lane cycle: ").append(sent - lastSends).append(" statements in 5 s, ")
+                    .append(n).append(" back to back; mean µs: cycle ").append(us(cyc, n))
+                    .append(", statement issued to rows ").append(us(rt, sent - lastSends));
+            long gap = 0;
+            for (int i = SETTLED; i <= SENT; i++) {
+                b.append(", ").append(NAMES[i - 1]).append(' ').append(us(s[i], n));
+                gap += s[i];
+            }
+            b.append("; gap (rows to next issue) ").append(us(gap, n));
+            lastSends = sent;
+            LOG.info(b);
+        }
+    }
+
+    private static String us(long nanos, long n) {
+        return String.format("%.1f", TimeUnit.NANOSECONDS.toMicros(nanos * 10 / Math.max(1, n)) / 10.0);
+    }
+}
