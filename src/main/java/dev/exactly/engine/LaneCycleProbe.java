@@ -6,7 +6,7 @@ import org.jboss.logging.Logger;
 /**
  * A bench-only measurement of a fused lane's serial cycle: where the service spends the time from
  * a flush's rows arriving to the next flush's statement being issued. Off unless the system
- * property {@code exactly.bench.lane-probe} is true; then every {@link #mark} takes a timestamp and
+ * property {@code bench.exactly.lane-probe} is true; then every {@link #mark} takes a timestamp and
  * a daemon thread logs, every five seconds, the mean of each part over the flushes that followed
  * one another without waiting for arrivals. Made for one hot partition (workload C): the marks of
  * concurrent lanes would mix. With the property unset, {@link #ON} is a constant false and the
@@ -14,8 +14,8 @@ import org.jboss.logging.Logger;
  */
 public final class LaneCycleProbe {
 
-    /** True when the system property {@code exactly.bench.lane-probe} is true. */
-    public static final boolean ON = Boolean.getBoolean("exactly.bench.lane-probe");
+    /** True when the system property {@code bench.exactly.lane-probe} is true. */
+    public static final boolean ON = Boolean.getBoolean("bench.exactly.lane-probe");
 
     /** A settled flush's rows arrived at PushRepository (decoded by the client). */
     public static final int ROWS = 0;
