@@ -76,7 +76,9 @@ public final class LaneCycleProbe {
                 roundTripSum += now - lastSent;
             }
         } else if (point == HANDOVER) {
-            backToBack = at[SETTLED] >= at[ROWS] && at[ROWS] != 0;
+            // the rows and the callback are the last statement's (a first push by name goes as a
+            // bundle, which marks no rows), and the slot passed without waiting for an arrival
+            backToBack = at[ROWS] > lastSent && at[SETTLED] >= at[ROWS];
         } else if (point == SENT) {
             sends++;
             if (backToBack && lastSent != 0) {
