@@ -104,12 +104,17 @@ public final class BorrowedConnections {
      * @param deadline an instant ({@link System#nanoTime()} scale) or {@link RequestDeadline#NONE}
      */
     public static Uni<RowSet<Row>> execute(Pool pool, long deadline, String sql, Tuple args) {
-        return borrow(pool, deadline, false, conn -> {
-            if (dev.exactly.engine.LaneCycleProbe.ON) {
+        if (dev.exactly.engine.LaneCycleProbe.ON) {
+            return borrow(pool, deadline, false, conn -> {
                 dev.exactly.engine.LaneCycleProbe.issued(sql);
-            }
-            return conn.preparedQuery(sql).execute(args);
-        });
+                Uni<RowSet<Row>> statement = conn.preparedQuery(sql).execute(args);
+                return Uni.createFrom().<RowSet<Row>>emitter(em -> {
+                    statement.subscribe().with(em::complete, em::fail);
+                    dev.exactly.engine.LaneCycleProbe.written(sql);
+                });
+            });
+        }
+        return borrow(pool, deadline, false, conn -> conn.preparedQuery(sql).execute(args));
     }
 
     /** One statement without arguments (simple protocol) on a borrowed connection, within the current request's deadline. */

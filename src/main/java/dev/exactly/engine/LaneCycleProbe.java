@@ -33,20 +33,28 @@ public final class LaneCycleProbe {
     public static final int ARGS = 6;
     /** The next flush's statement was issued on its borrowed connection. */
     public static final int SENT = 7;
+    /**
+     * The statement's subscription returned: when the connection's event loop is the calling
+     * thread, the client has encoded and written it by then.
+     */
+    public static final int WRITTEN = 8;
 
-    /** The parts between consecutive points, from ROWS to SENT. */
+    /** The parts between consecutive points, from ROWS to WRITTEN. */
     private static final String[] NAMES = {"answer (rows to callback)", "slot release", "take and start", "layer 2",
-        "cache bound", "arguments", "borrow and issue"};
+        "cache bound", "arguments", "borrow and issue", "encode and write"};
     private static final Logger LOG = Logger.getLogger(LaneCycleProbe.class);
 
-    private static final long[] at = new long[8];
-    private static final long[] sum = new long[8];
+    private static final long[] at = new long[9];
+    private static final long[] sum = new long[9];
     private static long cycles;
     private static long cycleSum;
     private static long roundTripSum;
     private static long sends;
     private static long lastSent;
     private static boolean backToBack;
+    /** A back-to-back statement was issued and its WRITTEN mark is awaited. */
+    private static boolean pending;
+    private static long pendingCycle;
 
     static {
         if (ON) {
@@ -59,10 +67,25 @@ public final class LaneCycleProbe {
     private LaneCycleProbe() {
     }
 
-    /** Marks {@link #SENT} when {@code sql} is a push_segment call; call only when {@link #ON}. */
+    /**
+     * Marks {@link #SENT} when {@code sql} is a push_segment call; a push_bundle call (a first push
+     * by name) only ends the cycle, uncounted. Call only when {@link #ON}.
+     */
     public static void issued(String sql) {
         if (sql.contains("push_segment")) {
             mark(SENT);
+        } else if (sql.contains("push_bundle")) {
+            synchronized (LaneCycleProbe.class) {
+                lastSent = System.nanoTime();
+                pending = false;
+            }
+        }
+    }
+
+    /** Marks {@link #WRITTEN} after a push_segment statement's subscription returned; call only when {@link #ON}. */
+    public static void written(String sql) {
+        if (sql.contains("push_segment")) {
+            mark(WRITTEN);
         }
     }
 
@@ -81,16 +104,18 @@ public final class LaneCycleProbe {
             backToBack = at[ROWS] > lastSent && at[SETTLED] >= at[ROWS];
         } else if (point == SENT) {
             sends++;
-            if (backToBack && lastSent != 0) {
-                // one back-to-back cycle: from the last statement issued to this one
-                for (int i = SETTLED; i <= SENT; i++) {
-                    sum[i] += at[i] - at[i - 1];
-                }
-                cycleSum += now - lastSent;
-                cycles++;
-            }
+            pending = backToBack && lastSent != 0;
+            // one back-to-back cycle: from the last statement issued to this one
+            pendingCycle = now - lastSent;
             backToBack = false;
             lastSent = now;
+        } else if (point == WRITTEN && pending) {
+            pending = false;
+            cycleSum += pendingCycle;
+            for (int i = SETTLED; i <= WRITTEN; i++) {
+                sum[i] += at[i] - at[i - 1];
+            }
+            cycles++;
         }
     }
 
@@ -125,11 +150,11 @@ public final class LaneCycleProbe {
                     .append(n).append(" back to back; mean µs: cycle ").append(us(cyc, n))
                     .append(", statement issued to rows ").append(us(rt, sent - lastSends));
             long gap = 0;
-            for (int i = SETTLED; i <= SENT; i++) {
+            for (int i = SETTLED; i <= WRITTEN; i++) {
                 b.append(", ").append(NAMES[i - 1]).append(' ').append(us(s[i], n));
                 gap += s[i];
             }
-            b.append("; gap (rows to next issue) ").append(us(gap, n));
+            b.append("; gap (rows to the next statement written) ").append(us(gap, n));
             lastSends = sent;
             LOG.info(b);
         }
