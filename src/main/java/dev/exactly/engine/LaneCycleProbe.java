@@ -5,11 +5,12 @@ import org.jboss.logging.Logger;
 
 /**
  * A bench-only measurement of a fused lane's serial cycle: where the service spends the time from
- * a flush's rows arriving to the next flush's statement being issued. Off unless the system
+ * a flush's rows arriving to the next flush's statement being written. Off unless the system
  * property {@code bench.exactly.lane-probe} is true; then every {@link #mark} takes a timestamp and
  * a daemon thread logs, every five seconds, the mean of each part over the flushes that followed
- * one another without waiting for arrivals. Made for one hot partition (workload C): the marks of
- * concurrent lanes would mix. With the property unset, {@link #ON} is a constant false and the
+ * one another without waiting for arrivals, in wall time and (for a part that began and ended on
+ * one thread) in that thread's CPU time, which a loaded host's preemption does not inflate. Made
+ * for one hot partition (workload C): the marks of concurrent lanes would mix. With the property unset, {@link #ON} is a constant false and the
  * marks compile away.
  */
 public final class LaneCycleProbe {
@@ -46,6 +47,13 @@ public final class LaneCycleProbe {
 
     private static final long[] at = new long[9];
     private static final long[] sum = new long[9];
+    /** Per point, the marking thread's CPU time then, and the thread. */
+    private static final long[] cpuAt = new long[9];
+    private static final long[] threadAt = new long[9];
+    /** Per part: the thread's CPU time spent in it, and how many parts ran on one thread. */
+    private static final long[] cpuSum = new long[9];
+    private static final long[] cpuCount = new long[9];
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
     private static long cycles;
     private static long cycleSum;
     private static long roundTripSum;
@@ -93,6 +101,8 @@ public final class LaneCycleProbe {
     public static synchronized void mark(int point) {
         long now = System.nanoTime();
         at[point] = now;
+        cpuAt[point] = THREADS.getCurrentThreadCpuTime();
+        threadAt[point] = Thread.currentThread().getId();
         if (point == ROWS) {
             backToBack = false;
             if (lastSent != 0) {
@@ -114,6 +124,10 @@ public final class LaneCycleProbe {
             cycleSum += pendingCycle;
             for (int i = SETTLED; i <= WRITTEN; i++) {
                 sum[i] += at[i] - at[i - 1];
+                if (threadAt[i] == threadAt[i - 1]) {
+                    cpuSum[i] += cpuAt[i] - cpuAt[i - 1];
+                    cpuCount[i]++;
+                }
             }
             cycles++;
         }
@@ -128,12 +142,18 @@ public final class LaneCycleProbe {
                 return;
             }
             long[] s;
+            long[] cs;
+            long[] cn;
             long n;
             long cyc;
             long rt;
             long sent;
             synchronized (LaneCycleProbe.class) {
                 s = sum.clone();
+                cs = cpuSum.clone();
+                cn = cpuCount.clone();
+                java.util.Arrays.fill(cpuSum, 0);
+                java.util.Arrays.fill(cpuCount, 0);
                 n = cycles;
                 cyc = cycleSum;
                 rt = roundTripSum;
@@ -150,11 +170,15 @@ public final class LaneCycleProbe {
                     .append(n).append(" back to back; mean µs: cycle ").append(us(cyc, n))
                     .append(", statement issued to rows ").append(us(rt, sent - lastSends));
             long gap = 0;
+            long gapCpu = 0;
             for (int i = SETTLED; i <= WRITTEN; i++) {
-                b.append(", ").append(NAMES[i - 1]).append(' ').append(us(s[i], n));
+                b.append(", ").append(NAMES[i - 1]).append(' ').append(us(s[i], n))
+                        .append(" (cpu ").append(us(cs[i], cn[i])).append(" in ").append(cn[i]).append(')');
                 gap += s[i];
+                gapCpu += cn[i] == 0 ? 0 : cs[i] / cn[i];
             }
-            b.append("; gap (rows to the next statement written) ").append(us(gap, n));
+            b.append("; gap (rows to the next statement written) ").append(us(gap, n))
+                    .append(", its parts' mean thread cpu ").append(us(gapCpu, 1));
             lastSends = sent;
             LOG.info(b);
         }
