@@ -105,6 +105,8 @@ public final class BorrowedConnections {
      */
     public static Uni<RowSet<Row>> execute(Pool pool, long deadline, String sql, Tuple args) {
         if (dev.exactly.engine.LaneCycleProbe.ON) {
+            // bench only (a constant false otherwise): marks when a push statement is issued and when
+            // its subscription returns, which on the connection's own event loop is after its write
             return borrow(pool, deadline, false, conn -> {
                 dev.exactly.engine.LaneCycleProbe.issued(sql);
                 Uni<RowSet<Row>> statement = conn.preparedQuery(sql).execute(args);
