@@ -1,5 +1,6 @@
 package dev.exactly.engine;
 
+import dev.exactly.db.LaneCycleProbe;
 import io.smallrye.mutiny.Uni;
 import java.util.List;
 import org.jboss.logging.Logger;
@@ -57,6 +58,9 @@ public final class DirectWriter implements SegmentWriter {
     public Uni<Settled> writeSettled(List<Segment> segments) {
         return Uni.createFrom().deferred(() -> {
             Bounds b = bounds(segments);
+            if (LaneCycleProbe.ON) {
+                LaneCycleProbe.mark(LaneCycleProbe.BOUND);
+            }
             return store.pushSettled(segments, b.verified, b.windows).map(settled -> new Settled(settled.outcomes(),
                     settled.durable().invoke(() -> tellCache(segments, settled.outcomes()))));
         });

@@ -2,6 +2,7 @@ package dev.exactly.engine;
 
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DatabaseErrors;
+import dev.exactly.db.LaneCycleProbe;
 import dev.exactly.db.RequestDeadline;
 import io.netty.buffer.Unpooled;
 import io.smallrye.mutiny.Uni;
@@ -286,10 +287,18 @@ public final class PushRepository {
             Long pid = partitionIds.get(seg.partition());
             if (pid != null) {
                 Tuple args = segmentArguments(pid, seg, verified[0], windows == null ? null : windows[0], retry);
+                if (LaneCycleProbe.ON) {
+                    LaneCycleProbe.mark(LaneCycleProbe.ARGS);
+                }
                 calls.increment();
                 Uni<SegmentWriter.Settled> direct = statement(client, deadline, client == pool ? pushSegment : PUSH_SEGMENT_WITHIN, args)
-                        .map(rows -> new SegmentWriter.Settled(List.of(segmentOutcome(pid, seg, rows, retry)),
-                                flush(rows, 8, client, deadline)));
+                        .map(rows -> {
+                            if (LaneCycleProbe.ON) {
+                                LaneCycleProbe.mark(LaneCycleProbe.ROWS);
+                            }
+                            return new SegmentWriter.Settled(List.of(segmentOutcome(pid, seg, rows, retry)),
+                                    flush(rows, 8, client, deadline));
+                        });
                 if (client != pool) {
                     return direct; // in a caller's transaction a failed statement ends it: no second try
                 }

@@ -2,6 +2,7 @@ package dev.exactly.engine.fusion;
 
 import dev.exactly.db.BorrowedConnections;
 import dev.exactly.db.DeadlineExceededException;
+import dev.exactly.db.LaneCycleProbe;
 import dev.exactly.db.RequestDeadline;
 import dev.exactly.engine.PartitionKey;
 import dev.exactly.engine.PushItem;
@@ -340,6 +341,9 @@ public final class FusingWriter implements SegmentWriter {
     }
 
     private void flush(Lane lane, List<Submission> taken) {
+        if (LaneCycleProbe.ON) {
+            LaneCycleProbe.mark(LaneCycleProbe.FLUSH);
+        }
         // requests whose deadline passed while they waited are answered, not written
         long now = System.nanoTime();
         long deadline = RequestDeadline.NONE;
@@ -370,9 +374,15 @@ public final class FusingWriter implements SegmentWriter {
             finish(lane, batch.size(), () -> failAll(batch, t));
             return;
         }
+        if (LaneCycleProbe.ON) {
+            LaneCycleProbe.mark(LaneCycleProbe.GROUPED);
+        }
         followers.add(fused.followerCount);
         long flushDeadline = deadline;
         send(List.of(new Segment(lane.key.partition(), fused.leaders, lane.key.spread())), flushDeadline, (settled, err) -> {
+            if (LaneCycleProbe.ON) {
+                LaneCycleProbe.mark(LaneCycleProbe.SETTLED);
+            }
             if (err != null) {
                 finish(lane, batch.size(), () -> failAll(batch, err));
                 return;
@@ -436,6 +446,9 @@ public final class FusingWriter implements SegmentWriter {
             next = release(lane);
         }
         if (next != null) {
+            if (LaneCycleProbe.ON) {
+                LaneCycleProbe.mark(LaneCycleProbe.HANDOVER);
+            }
             runGuarded(next);
         }
         try {
