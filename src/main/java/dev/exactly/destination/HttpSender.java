@@ -86,16 +86,21 @@ final class HttpSender implements Sender {
      * one leaves the pool, so the next attempt opens another.
      */
     private HttpClient client(String destination) {
-        return clients.computeIfAbsent(destination, name -> vertx.httpClientBuilder()
-                .with(new HttpClientOptions()
-                        .setMaxPoolSize(connections)
-                        .setKeepAlive(true)
-                        .setVerifyHost(true)
-                        .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
-                        .setTryUseCompression(false))
-                .withConnectHandler(connection -> connection.exceptionHandler(e -> LOG.debugf(
-                        "destination %s: connection to %s ended: %s", name, connection.remoteAddress(), e.toString())))
-                .build());
+        return clients.computeIfAbsent(destination, name -> {
+            HttpClientOptions options = new HttpClientOptions()
+                    .setMaxPoolSize(connections)
+                    .setKeepAlive(true)
+                    .setVerifyHost(true)
+                    .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
+                    .setTryUseCompression(false);
+            return vertx.httpClientBuilder()
+                    .with(options)
+                    // the pool's size as the options set it: the builder's own default pool holds 5 connections
+                    .with(options.getPoolOptions())
+                    .withConnectHandler(connection -> connection.exceptionHandler(e -> LOG.debugf(
+                            "destination %s: connection to %s ended: %s", name, connection.remoteAddress(), e.toString())))
+                    .build();
+        });
     }
 
     @Override
