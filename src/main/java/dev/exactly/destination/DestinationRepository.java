@@ -52,8 +52,12 @@ public class DestinationRepository {
             + "ON CONFLICT (name) DO NOTHING RETURNING name), "
             + "cursors AS (" + startCursors() + ") SELECT queue, api FROM h";
     private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
-    // what a name holds on queue $2 without an API destination there: its figures row
-    private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state WHERE name = $1 AND queue = $2";
+    // what a name holds on queue $2 without an API destination: its figures row. Read after DELETE found no API
+    // destination, in a snapshot of its own: an API destination of that name a PUT committed meanwhile (with its
+    // figures row) is not taken for leftovers, so the DELETE answers 404 as its own statement saw, and the new
+    // destination keeps its figures row and cursors
+    private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state s WHERE s.name = $1 AND s.queue = $2 "
+            + "AND NOT EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.name = $1)";
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     // the group's cursor rows in ascending partition id, the order fused acks and replays take them in

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
@@ -57,7 +58,8 @@ import org.jboss.logging.Logger;
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
  * resume, or a restart, delivers at once (the stop keeps a backoff it cut off: the lease lasts until
- * it ends); once the workers ended, the stop releases any lease this
+ * it ends); from the stop signal ({@link #onStopSignal}) no pop and no attempt begins, and once the
+ * workers ended the stop releases any lease this
  * instance still holds (a pop the database answered after the stop began leased batches no worker
  * takes up). Each attempt reads the destination as it is then: a PUT
  * reaches a message already being retried at its next attempt. Its acks, lease extensions and
@@ -127,6 +129,13 @@ public class Dispatcher {
     /** Deleted destinations whose workers may still run; their group's rows are removed once they stop. */
     private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
+    /**
+     * Set at the stop signal ({@link #onStopSignal}, before the HTTP server waits for its requests
+     * under way) and at the stop itself: from then on no pop and no attempt begins, and a backoff
+     * ends as the stop cuts it (its lease kept until it is due). Attempts under way go on until the
+     * stop ({@link #onStop}) cuts those still running.
+     */
+    private volatile boolean stopping;
     private volatile long gaugesAt;
     /** Invocation mode: delivery runs only inside {@link #drain}, which sets its deadline here. */
     private volatile boolean invocation;
@@ -216,7 +225,7 @@ public class Dispatcher {
         boolean sleep(long ms) {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
             synchronized (this) {
-                while (running && !paused && !removed) {
+                while (sending() && !paused && !removed) {
                     long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
                     if (left <= 0) {
                         return true;
@@ -313,7 +322,13 @@ public class Dispatcher {
         workers = onDemand("exactly-delivery-");
         java.util.concurrent.ThreadPoolExecutor pool = onDemand("exactly-delivery-send-");
         senders = pool;
+        stopping = false;
         running = true;
+    }
+
+    /** @return whether a pop or an attempt may begin: delivery runs and no stop was signalled */
+    private boolean sending() {
+        return running && !stopping;
     }
 
     /** A pool whose daemon threads start on demand, unbounded, and end after 30 s idle. */
@@ -327,7 +342,27 @@ public class Dispatcher {
                 });
     }
 
+    /**
+     * The stop signal (SIGTERM; the first phase of the stop, fired with
+     * {@code quarkus.shutdown.delay-enabled}, before the HTTP server waits for its requests under
+     * way): from now on no pop and no attempt begins. An attempt under way goes on to its answer,
+     * which counts and is acked, until {@link #onStop} cuts those still running; a backoff ends now,
+     * its lease kept until it is due, as at the stop; a batch whose next message is not sent is
+     * released once it wrote what it settled, so that the restart, or another instance, goes on
+     * with it at once.
+     */
+    void onStopSignal(@Observes ShutdownDelayInitiatedEvent event) {
+        stopping = true;
+        for (Slot s : slots.values()) {
+            synchronized (s) {
+                s.notifyAll(); // ends its backoffs
+            }
+        }
+        LOG.debug("destinations: stop signalled; no delivery begins from now on");
+    }
+
     void onStop(@Observes ShutdownEvent event) {
+        stopping = true;
         running = false;
         if (timer != null) {
             timer.shutdownNow();
@@ -494,7 +529,7 @@ public class Dispatcher {
      * @param queue the queue
      */
     public void wake(String queue) {
-        if (!running || invocation) {
+        if (!sending() || invocation) {
             return;
         }
         for (Slot s : slots.values()) {
@@ -979,7 +1014,7 @@ public class Dispatcher {
             try {
                 workers.execute(() -> {
                     try {
-                        while (running && !s.paused && !s.removed && !pastDeadline() && redriveOne(s)) {
+                        while (sending() && !s.paused && !s.removed && !pastDeadline() && redriveOne(s)) {
                             // one redriven dead letter after another
                         }
                     } catch (RuntimeException e) {
@@ -1029,7 +1064,7 @@ public class Dispatcher {
      */
     private void kick(Slot s, int max) {
         s.dirty = true;
-        while (running && !s.paused && !s.removed && !pastDeadline()) {
+        while (sending() && !s.paused && !s.removed && !pastDeadline()) {
             int n = s.inFlight.get();
             if (n >= max) {
                 return;
@@ -1064,7 +1099,7 @@ public class Dispatcher {
                     return;
                 }
             }
-            while (running && !s.paused && !s.removed && !pastDeadline()) {
+            while (sending() && !s.paused && !s.removed && !pastDeadline()) {
                 s.dirty = false;
                 if (invocation && resumeParked(s)) {
                     kick(s, config.workers());
@@ -1150,8 +1185,8 @@ public class Dispatcher {
                              java.util.function.IntConsumer record, Runnable beforeWait, Tally tally, int[] attemptsUsed) {
         int attempt = first;
         while (true) {
-            if (!running || s.paused || s.removed) {
-                return Outcome.ABORTED;
+            if (!sending() || s.paused || s.removed) {
+                return Outcome.ABORTED; // no attempt begins once the stop was signalled
             }
             Destination d = s.d; // as it is now: a PUT reaches the next attempt
             if (attempt > d.maxAttempts()) {
@@ -1207,7 +1242,7 @@ public class Dispatcher {
             }
             long dueAt = System.currentTimeMillis() + wait;
             if (!s.sleep(wait)) {
-                if (!running) {
+                if (stopping) {
                     // the stop: what is left of the wait is kept across the restart (the lease, or the claim, lasts until then)
                     attemptsUsed[1] = (int) Math.min(Math.max(dueAt - System.currentTimeMillis(), 0), Integer.MAX_VALUE);
                 }
@@ -1295,7 +1330,7 @@ public class Dispatcher {
      * @return how many were reserved; each is given back, or taken by a worker started with it
      */
     private int reserve(Slot s, int max) {
-        while (max > 0 && running && !s.paused && !s.removed && !pastDeadline()) {
+        while (max > 0 && sending() && !s.paused && !s.removed && !pastDeadline()) {
             int n = s.inFlight.get();
             int free = Math.min(max, config.workers() - n);
             if (free <= 0) {
@@ -1316,7 +1351,7 @@ public class Dispatcher {
      */
     private Found deliverBatch(Slot s) {
         Destination d = s.d;
-        if (attemptOutlasts(d)) {
+        if (!sending() || attemptOutlasts(d)) {
             return Found.NONE;
         }
         int leaseSeconds = leaseSeconds(d);
@@ -1792,7 +1827,7 @@ public class Dispatcher {
             }
             throw e;
         } finally {
-            settle(release, release && !this.running ? stopHoldMs(outcomes, used) : 0, s, d, batch.get(0), flush);
+            settle(release, release && stopping ? stopHoldMs(outcomes, used) : 0, s, d, batch.get(0), flush);
         }
         if (release) {
             return;
@@ -1935,7 +1970,7 @@ public class Dispatcher {
             // a pause or a stop cut it off: the resume, or another instance, goes on with it at once
             try {
                 // due now, or at the stop once the backoff it cut off ends
-                repository.parkRedrive(d.name(), r.partitionId(), r.offset(), running ? 0 : used[1]).stage(Dispatcher::db);
+                repository.parkRedrive(d.name(), r.partitionId(), r.offset(), stopping ? used[1] : 0).stage(Dispatcher::db);
             } catch (RuntimeException e) {
                 LOG.debugf("destination %s: a redrive's claim is left to run out: %s", d.name(), e.toString());
             }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jboss.logging.Logger;
 
 /**
  * Sends one message to an http destination: a POST of the stored payload bytes, unchanged, to the
@@ -46,6 +47,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * event loop.
  */
 final class HttpSender implements Sender {
+
+    private static final Logger LOG = Logger.getLogger(HttpSender.class);
 
     /** The most of a response body read (and dropped) before its connection is closed, in bytes. */
     static final int MAX_RESPONSE_BODY_BYTES = 64 * 1024;
@@ -74,13 +77,30 @@ final class HttpSender implements Sender {
         this.connections = connections;
     }
 
+    /**
+     * The destination's client. Each connection it opens gets an exception handler: without one,
+     * Vert.x logs a connection's exception (such as a kept-alive connection idle in the pool that
+     * the receiver resets as it restarts) as an ERROR naming neither the destination nor the
+     * receiver. Here it is logged at DEBUG with both: a request in flight on that connection fails
+     * with the same exception as its attempt's error (counted, retried, in lastError), and an idle
+     * one leaves the pool, so the next attempt opens another.
+     */
     private HttpClient client(String destination) {
-        return clients.computeIfAbsent(destination, name -> vertx.createHttpClient(new HttpClientOptions()
-                .setMaxPoolSize(connections)
-                .setKeepAlive(true)
-                .setVerifyHost(true)
-                .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
-                .setTryUseCompression(false)));
+        return clients.computeIfAbsent(destination, name -> {
+            HttpClientOptions options = new HttpClientOptions()
+                    .setMaxPoolSize(connections)
+                    .setKeepAlive(true)
+                    .setVerifyHost(true)
+                    .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
+                    .setTryUseCompression(false);
+            return vertx.httpClientBuilder()
+                    .with(options)
+                    // the pool's size as the options set it: the builder's own default pool holds 5 connections
+                    .with(options.getPoolOptions())
+                    .withConnectHandler(connection -> connection.exceptionHandler(e -> LOG.debugf(
+                            "destination %s: connection to %s ended: %s", name, connection.remoteAddress(), e.toString())))
+                    .build();
+        });
     }
 
     @Override

@@ -805,6 +805,39 @@ class DestinationTest {
     }
 
     /**
+     * From the stop signal (SIGTERM: the HTTP server then waits for its requests under way before
+     * delivery stops) no send begins: the attempt under way runs to its answer and is acked, the
+     * next message of its batch and a message stored after the signal are not sent, and the batch's
+     * lease is released at once, so that the restart sends them, and only them, once each.
+     */
+    @Test
+    void noSendBeginsAfterTheStopSignal() throws Exception {
+        String queue = fresh("dest-signal");
+        String name = destination(queue, "signal", ",\"timeoutMs\":30000");
+        paceMs.set(1_500); // g0 is answered 200 after 1.5 s
+        push(queue, "p", "g0", "{}");
+        push(queue, "p", "g1", "{}");
+        await("g0 in flight", () -> concurrent.get() == 1);
+        try {
+            dispatcher.onStopSignal(null);
+            paceMs.set(0);
+            push(queue, "q", "g2", "{}"); // stored after the signal (here, not refused by a stop gate)
+            await("g0 answered", () -> of(queue).size() >= 1);
+            await("the lease released once g0 was acked", Duration.ofSeconds(5), () -> !leaseHeld(name));
+            Thread.sleep(1_000); // timer rounds: a send after the signal would arrive now
+            assertEquals(List.of("g0"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).toList(),
+                    "only the attempt under way at the signal was made");
+            dispatcher.onStop(null);
+        } finally {
+            dispatcher.onStart(null);
+        }
+        await("g1 and g2 delivered after the restart", () -> of(queue).size() >= 3);
+        Thread.sleep(300); // a repeat would arrive now
+        assertEquals(List.of("g0", "g1", "g2"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).sorted().toList(),
+                "each once: g0, answered after the signal, is not sent again");
+    }
+
+    /**
      * The stop that comes while a worker's pop is in the database: the pop, answered after the
      * workers were cut off, leased a partition for each worker it could still start (three here),
      * and the stop ends all three leases, not only the one whose batch the worker began; nothing

@@ -79,8 +79,14 @@ class HttpSenderTest {
                 if (requestLine.contains("/slow")) {
                     Thread.sleep(1000);
                 }
-                out.write(requestLine.contains("/empty") ? empty : hundred);
+                out.write(requestLine.contains("/empty") || requestLine.contains("/reset") ? empty : hundred);
                 out.flush();
+                if (requestLine.contains("/reset")) {
+                    // answered; then the idle kept-alive connection is reset (RST), as a receiver that restarts does
+                    Thread.sleep(200);
+                    s.setSoLinger(true, 0);
+                    return;
+                }
             }
         } catch (java.io.IOException e) {
             // the client closed the connection
@@ -160,6 +166,66 @@ class HttpSenderTest {
         } finally {
             client.close();
         }
+    }
+
+    /**
+     * A kept-alive connection the receiver resets while it is idle in the pool (a receiver that
+     * restarts) is not logged as an ERROR that names no destination (Vert.x logs an exception of a
+     * connection with no exception handler so): it is logged at DEBUG with the destination's name
+     * and the receiver's address, and the next attempt opens another connection.
+     */
+    @Test
+    void anIdleConnectionResetByTheReceiverIsNoError() throws Exception {
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger vertxConnections = java.util.logging.Logger.getLogger("io.vertx.core.net.impl.ConnectionBase");
+        java.util.logging.Logger senders = java.util.logging.Logger.getLogger(HttpSender.class.getName());
+        java.util.logging.Level was = senders.getLevel();
+        vertxConnections.addHandler(capture);
+        senders.addHandler(capture);
+        senders.setLevel(java.util.logging.Level.ALL);
+        try {
+            Destination reset = destination("/reset");
+            Sender.Result r = sender.send(reset, new Sender.Outgoing("m-1", "q", "p", 0, "t-1", "application/json",
+                    "{}".getBytes(StandardCharsets.UTF_8)), 1);
+            assertTrue(r.delivered(), r.error());
+            long end = System.nanoTime() + 5_000_000_000L;
+            while (records.isEmpty() && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(200);
+            records.forEach(x -> System.out.println("logged: " + x.getLevel() + " [" + x.getLoggerName() + "] " + x.getMessage()
+                    + (x.getParameters() == null ? "" : " " + java.util.Arrays.toString(x.getParameters()))));
+            assertEquals(List.of(), records.stream().filter(x -> x.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue())
+                    .map(x -> x.getLoggerName() + ": " + x.getMessage()).toList(), "no WARN or ERROR for an idle connection reset");
+            assertTrue(records.stream().anyMatch(x -> x.getLoggerName().equals(HttpSender.class.getName())
+                    && String.valueOf(formatted(x)).contains("destination d")), "a DEBUG line names the destination");
+            Sender.Result again = sender.send(reset, new Sender.Outgoing("m-2", "q", "p", 1, "t-2", "application/json",
+                    "{}".getBytes(StandardCharsets.UTF_8)), 1);
+            assertTrue(again.delivered(), again.error());
+            assertEquals(2, connections.get(), "the next attempt opened another connection");
+        } finally {
+            vertxConnections.removeHandler(capture);
+            senders.removeHandler(capture);
+            senders.setLevel(was);
+        }
+    }
+
+    private static String formatted(java.util.logging.LogRecord r) {
+        return new java.util.logging.SimpleFormatter().formatMessage(r);
     }
 
     /**
