@@ -148,6 +148,20 @@ class DestinationDeadLettersTest {
         return a;
     }
 
+    /**
+     * {@link #deadLetteredForRedrive} one message {@code txn} under a destination of 4 attempts and
+     * backoffs of {@code backoffMs} (half of it jitter), asks for its redrive and waits for the
+     * redrive's first attempt: the redrive is then in its first backoff.
+     */
+    private Arranged inRedrivesFirstBackoff(String prefix, String namePrefix, String txn, int backoffMs) throws Exception {
+        Arranged a = deadLetteredForRedrive(prefix, namePrefix, txn,
+                ",\"maxAttempts\":4,\"backoffMs\":" + backoffMs + ",\"backoffCapMs\":" + backoffMs);
+        api().body("{\"limit\":100}").post("/api/v1/queues/" + a.queue() + "/destinations/" + a.name() + "/redrive")
+                .then().statusCode(200);
+        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault(txn + ":500", 0) == 2);
+        return a;
+    }
+
     private static JsonPath deadLetters(String queue, String name, String query) {
         return api().get("/api/v1/queues/" + queue + "/destinations/" + name + "/dead-letters" + query)
                 .then().statusCode(200).extract().jsonPath();
@@ -261,12 +275,9 @@ class DestinationDeadLettersTest {
     @Test
     void aRedriveCutOffByAPauseGoesOnAtTheResume() throws Exception {
         // each failed redrive attempt waits 2 to 4 s
-        Arranged a = deadLetteredForRedrive("dlq-pause", "dz-", "paused-1", ",\"maxAttempts\":4,\"backoffMs\":4000,\"backoffCapMs\":4000");
+        Arranged a = inRedrivesFirstBackoff("dlq-pause", "dz-", "paused-1", 4000);
         String queue = a.queue();
         String name = a.name();
-        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
-                .then().statusCode(200);
-        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("paused-1:500", 0) == 2);
         pause(queue, name); // in the backoff after that attempt
         Thread.sleep(500);
         resume(queue, name);
@@ -282,12 +293,7 @@ class DestinationDeadLettersTest {
      */
     @Test
     void aRedriveCutOffByTheStopKeepsItsClaimUntilItsBackoffEnds() throws Exception {
-        Arranged a = deadLetteredForRedrive("dlq-stop", "ds-", "stopped-1", ",\"maxAttempts\":4,\"backoffMs\":30000,\"backoffCapMs\":30000");
-        String queue = a.queue();
-        String name = a.name();
-        api().body("{\"limit\":100}").post("/api/v1/queues/" + queue + "/destinations/" + name + "/redrive")
-                .then().statusCode(200);
-        await("the redrive's first attempt", Duration.ofSeconds(10), () -> answered.getOrDefault("stopped-1:500", 0) == 2);
+        String name = inRedrivesFirstBackoff("dlq-stop", "ds-", "stopped-1", 30000).name();
         Thread.sleep(500); // its backoff begins
         try {
             dispatcher.onStop(null);
