@@ -51,6 +51,7 @@ final class EmbeddedDatabase implements AutoCloseable {
      * @param port    TCP port, 0 for a free one
      * @throws DataDirectoryOwner.DataDirectoryInUseException when another live instance runs on
      *                                                        the directory (nothing was touched)
+     * @throws PortInUseException when {@code port} is fixed and already taken (nothing was started)
      * @throws IOException when PostgreSQL cannot start
      */
     static EmbeddedDatabase start(Path dataDir, int port) throws IOException {
@@ -59,6 +60,7 @@ final class EmbeddedDatabase implements AutoCloseable {
         try {
             Files.createDirectories(dir);
             stopLeftOver(dir);
+            requireFree(port);
             return new EmbeddedDatabase(builder(dir, port).start(), dir, owner);
         } catch (IOException | RuntimeException e) {
             owner.close();
@@ -99,6 +101,38 @@ final class EmbeddedDatabase implements AutoCloseable {
                                 + "; stop it and start again");
                     }
                 });
+    }
+
+    /**
+     * Refuses a fixed port that something already listens on at 127.0.0.1. PostgreSQL would fail
+     * to bind it, and the embedded library's readiness check would then connect to whatever holds
+     * the port (another PostgreSQL answers its {@code SELECT 1}), so the start would go on against
+     * the wrong server. A port taken between this check and PostgreSQL's bind still fails the start,
+     * less clearly.
+     *
+     * @param port TCP port; 0 (a free one, picked by the library) is not checked
+     * @throws PortInUseException when the port cannot be bound on 127.0.0.1
+     */
+    static void requireFree(int port) {
+        if (port <= 0) {
+            return;
+        }
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true); // as PostgreSQL binds: a port in TIME_WAIT is free
+            probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+        } catch (IOException e) {
+            throw new PortInUseException(port, e);
+        }
+    }
+
+    /** The embedded PostgreSQL's fixed port ({@code exactly.embedded.port}) is taken on 127.0.0.1. */
+    static final class PortInUseException extends IllegalStateException {
+
+        PortInUseException(int port, IOException cause) {
+            super("exactly.embedded.port " + port + " is in use on 127.0.0.1 (" + cause.getMessage()
+                    + "): another server listens there; set exactly.embedded.port to a free port, or to 0 for one picked at each start",
+                    cause);
+        }
     }
 
     /** Sends a signal with kill(1) and waits up to {@code seconds} for the process to exit. */

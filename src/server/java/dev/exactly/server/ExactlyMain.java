@@ -69,9 +69,9 @@ public final class ExactlyMain {
         EmbeddedDatabase db;
         try {
             db = EmbeddedDatabase.start(dir, embedded.port());
-        } catch (DataDirectoryOwner.DataDirectoryInUseException inUse) {
+        } catch (DataDirectoryOwner.DataDirectoryInUseException | EmbeddedDatabase.PortInUseException refused) {
             // logging is not set up before Quarkus starts: say it on the console directly
-            System.err.println("ERROR: " + inUse.getMessage());
+            System.err.println("ERROR: " + refused.getMessage());
             System.exit(1);
             return;
         }

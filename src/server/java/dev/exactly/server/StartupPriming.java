@@ -94,8 +94,8 @@ public class StartupPriming {
             client.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
             server.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }
-        LOG.infof("Start-up: before the HTTP listener opens, %d HTTP requests of the push path (refused: %d) in %d ms",
-                requests, refused, (System.nanoTime() - start) / 1_000_000);
+        LOG.infof("Start-up: before the HTTP listener opens, %d HTTP requests of the push path with a wrong key, "
+                + "%d of them answered 401 as meant, in %d ms", requests, refused, (System.nanoTime() - start) / 1_000_000);
         return refused;
     }
 }
