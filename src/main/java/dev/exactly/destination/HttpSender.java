@@ -50,6 +50,14 @@ final class HttpSender implements Sender {
 
     private static final Logger LOG = Logger.getLogger(HttpSender.class);
 
+    /**
+     * Seconds a kept-alive connection may stay idle in a destination's pool before it is no longer
+     * lent: shorter than the idle timeouts receivers commonly close connections at (Node.js'
+     * default is 5 s), so an attempt does not go out on a connection the receiver is closing, which
+     * would fail it and cost a backoff although the receiver was up.
+     */
+    static final int IDLE_SECONDS = 4;
+
     /** The most of a response body read (and dropped) before its connection is closed, in bytes. */
     static final int MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
@@ -90,6 +98,7 @@ final class HttpSender implements Sender {
             HttpClientOptions options = new HttpClientOptions()
                     .setMaxPoolSize(connections)
                     .setKeepAlive(true)
+                    .setKeepAliveTimeout(IDLE_SECONDS)
                     .setVerifyHost(true)
                     .setForceSni(true) // the URL's host names the TLS server, although the connection goes to a checked address
                     .setTryUseCompression(false);

@@ -169,6 +169,29 @@ class HttpSenderTest {
     }
 
     /**
+     * A connection idle in the pool for longer than {@link HttpSender#IDLE_SECONDS} is not lent
+     * again: the next attempt opens another, rather than going out on a connection that a receiver
+     * with a 5 s idle timeout (Node.js' default) may be closing at that moment. Within that time the
+     * connection is used again.
+     */
+    @Test
+    void aConnectionIdleLongerThanTheIdleTimeIsNotUsedAgain() throws Exception {
+        Destination empty = destination("/empty");
+        for (int i = 0; i < 2; i++) {
+            Sender.Result r = sender.send(empty, new Sender.Outgoing("m-" + i, "q", "p", i, "t-" + i, "application/json",
+                    "{}".getBytes(StandardCharsets.UTF_8)), 1);
+            assertTrue(r.delivered(), r.error());
+            Thread.sleep(1000);
+        }
+        assertEquals(1, connections.get(), "used again within the idle time");
+        Thread.sleep((HttpSender.IDLE_SECONDS + 1) * 1000L);
+        Sender.Result late = sender.send(empty, new Sender.Outgoing("m-late", "q", "p", 2, "t-late", "application/json",
+                "{}".getBytes(StandardCharsets.UTF_8)), 1);
+        assertTrue(late.delivered(), late.error());
+        assertEquals(2, connections.get(), "after the idle time the attempt opened another connection");
+    }
+
+    /**
      * A kept-alive connection the receiver resets while it is idle in the pool (a receiver that
      * restarts) is not logged as an ERROR that names no destination (Vert.x logs an exception of a
      * connection with no exception handler so): it is logged at DEBUG with the destination's name
