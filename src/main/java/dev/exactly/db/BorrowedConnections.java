@@ -104,19 +104,10 @@ public final class BorrowedConnections {
      * @param deadline an instant ({@link System#nanoTime()} scale) or {@link RequestDeadline#NONE}
      */
     public static Uni<RowSet<Row>> execute(Pool pool, long deadline, String sql, Tuple args) {
-        if (LaneCycleProbe.ON) {
-            // bench only (a constant false otherwise): marks when a push statement is issued and when
-            // its subscription returns, which on the connection's own event loop is after its write
-            return borrow(pool, deadline, false, conn -> {
-                LaneCycleProbe.issued(sql);
-                Uni<RowSet<Row>> statement = conn.preparedQuery(sql).execute(args);
-                return Uni.createFrom().<RowSet<Row>>emitter(em -> {
-                    statement.subscribe().with(em::complete, em::fail);
-                    LaneCycleProbe.written(sql);
-                });
-            });
-        }
-        return borrow(pool, deadline, false, conn -> conn.preparedQuery(sql).execute(args));
+        // LaneCycleProbe.ON is a constant false outside the bench's lane measurement
+        return borrow(pool, deadline, false, conn -> LaneCycleProbe.ON
+                ? LaneCycleProbe.timed(sql, () -> conn.preparedQuery(sql).execute(args))
+                : conn.preparedQuery(sql).execute(args));
     }
 
     /** One statement without arguments (simple protocol) on a borrowed connection, within the current request's deadline. */

@@ -1,6 +1,8 @@
 package dev.exactly.db;
 
+import io.smallrye.mutiny.Uni;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -76,10 +78,27 @@ public final class LaneCycleProbe {
     }
 
     /**
+     * Issues a statement with its marks: {@link #issued} before it is created, {@link #written}
+     * once its subscription returned, which on the connection's own event loop is after the client
+     * encoded and wrote it. Call only when {@link #ON}.
+     *
+     * @param sql       the statement's text (a push_segment call is marked)
+     * @param statement creates the statement's Uni on the borrowed connection
+     */
+    public static <T> Uni<T> timed(String sql, Supplier<Uni<T>> statement) {
+        issued(sql);
+        Uni<T> created = statement.get();
+        return Uni.createFrom().<T>emitter(em -> {
+            created.subscribe().with(em::complete, em::fail);
+            written(sql);
+        });
+    }
+
+    /**
      * Marks {@link #SENT} when {@code sql} is a push_segment call; a push_bundle call (a first push
      * by name) only ends the cycle, uncounted. Call only when {@link #ON}.
      */
-    public static void issued(String sql) {
+    static void issued(String sql) {
         if (sql.contains("push_segment")) {
             mark(SENT);
         } else if (sql.contains("push_bundle")) {
@@ -91,7 +110,7 @@ public final class LaneCycleProbe {
     }
 
     /** Marks {@link #WRITTEN} after a push_segment statement's subscription returned; call only when {@link #ON}. */
-    public static void written(String sql) {
+    static void written(String sql) {
         if (sql.contains("push_segment")) {
             mark(WRITTEN);
         }

@@ -4,6 +4,9 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,9 +120,9 @@ final class EmbeddedDatabase implements AutoCloseable {
         if (port <= 0) {
             return;
         }
-        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+        try (ServerSocket probe = new ServerSocket()) {
             probe.setReuseAddress(true); // as PostgreSQL binds: a port in TIME_WAIT is free
-            probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         } catch (IOException e) {
             throw new PortInUseException(port, e);
         }
