@@ -72,4 +72,17 @@ public interface DeliveryConfig {
     @Min(1)
     @Max(1000)
     int batch();
+
+    /**
+     * Server shape ({@link Mode#TIMER}): at a graceful stop, how long, in milliseconds from the stop
+     * signal, the attempts under way may go on to their answers (which count, and are acked) before
+     * the stop cuts off those still running (sent again after the restart, or by another instance).
+     * No attempt begins meanwhile. 0 cuts them off as soon as the HTTP server answered its own
+     * requests under way. Unused in {@link Mode#INVOCATION}, where delivery runs only inside an
+     * invocation.
+     */
+    @WithDefault("10000")
+    @Min(0)
+    @Max(20000)
+    int stopWaitMs();
 }

@@ -32,7 +32,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -58,8 +57,9 @@ import org.jboss.logging.Logger;
  * dead-letter queue). A pause ends a backoff at once, and a worker whose batch has a message cut off
  * (a pause, a deletion, the stop) releases its lease once the rest of the batch settled, so that the
  * resume, or a restart, delivers at once (the stop keeps a backoff it cut off: the lease lasts until
- * it ends); from the stop signal ({@link #onStopSignal}) no pop and no attempt begins, and once the
- * workers ended the stop releases any lease this
+ * it ends); from the stop signal ({@link #onStopSignal}) no pop and no attempt begins, the attempts
+ * under way may run on to their answers for {@code exactly.delivery.stop-wait-ms} (server shape),
+ * and once the workers ended the stop releases any lease this
  * instance still holds (a pop the database answered after the stop began leased batches no worker
  * takes up). Each attempt reads the destination as it is then: a PUT
  * reaches a message already being retried at its next attempt. Its acks, lease extensions and
@@ -133,9 +133,11 @@ public class Dispatcher {
      * Set at the stop signal ({@link #onStopSignal}, before the HTTP server waits for its requests
      * under way) and at the stop itself: from then on no pop and no attempt begins, and a backoff
      * ends as the stop cuts it (its lease kept until it is due). Attempts under way go on until the
-     * stop ({@link #onStop}) cuts those still running.
+     * stop ({@link #onStop}) cuts those still running once its wait for them ended.
      */
     private volatile boolean stopping;
+    /** When {@link #stopping} was first set ({@link System#nanoTime()}): the stop's wait for attempts under way counts from it. */
+    private volatile long stopSignalledAt;
     private volatile long gaugesAt;
     /** Invocation mode: delivery runs only inside {@link #drain}, which sets its deadline here. */
     private volatile boolean invocation;
@@ -170,9 +172,9 @@ public class Dispatcher {
      */
     private final Set<UUID> held = ConcurrentHashMap.newKeySet();
     private ScheduledExecutorService timer;
-    private ExecutorService workers;
+    private java.util.concurrent.ThreadPoolExecutor workers;
     /** Sends the messages of unordered destinations' batches, each on its own thread (deliverAtOnce). */
-    private ExecutorService senders;
+    private java.util.concurrent.ThreadPoolExecutor senders;
     private Sender sender;
 
     /** The meters each destination has, tagged with its name. */
@@ -346,27 +348,47 @@ public class Dispatcher {
      * The stop signal (SIGTERM; the first phase of the stop, fired with
      * {@code quarkus.shutdown.delay-enabled}, before the HTTP server waits for its requests under
      * way): from now on no pop and no attempt begins. An attempt under way goes on to its answer,
-     * which counts and is acked, until {@link #onStop} cuts those still running; a backoff ends now,
+     * which counts and is acked, until {@link #onStop} cuts those still running (at the end of its
+     * wait, {@code exactly.delivery.stop-wait-ms} from this signal); a backoff ends now,
      * its lease kept until it is due, as at the stop; a batch whose next message is not sent is
      * released once it wrote what it settled, so that the restart, or another instance, goes on
      * with it at once.
      */
     void onStopSignal(@Observes ShutdownDelayInitiatedEvent event) {
-        stopping = true;
+        signalStop();
+        LOG.debug("destinations: stop signalled; no delivery begins from now on");
+    }
+
+    /** Sets {@link #stopping} (noting when, the first time) and ends every backoff. */
+    private void signalStop() {
+        synchronized (this) {
+            if (!stopping) {
+                stopSignalledAt = System.nanoTime();
+                stopping = true;
+            }
+        }
         for (Slot s : slots.values()) {
             synchronized (s) {
                 s.notifyAll(); // ends its backoffs
             }
         }
-        LOG.debug("destinations: stop signalled; no delivery begins from now on");
     }
 
+    /**
+     * The stop: no attempt begins (as from the signal); in the server shape the attempts under way
+     * may go on to their answers until {@code exactly.delivery.stop-wait-ms} after the signal
+     * ({@link #awaitAttemptsUnderWay}); then those still running are cut off, what the workers
+     * settled is written and every lease this instance holds is released.
+     */
     void onStop(@Observes ShutdownEvent event) {
-        stopping = true;
-        running = false;
+        signalStop();
         if (timer != null) {
             timer.shutdownNow();
         }
+        if (workers != null && config.mode() == DeliveryConfig.Mode.TIMER) {
+            awaitAttemptsUnderWay(stopSignalledAt + TimeUnit.MILLISECONDS.toNanos(config.stopWaitMs()));
+        }
+        running = false;
         if (workers != null) {
             senders.shutdownNow();
             // cuts attempts and backoffs; their database statements go on (db)
@@ -384,6 +406,22 @@ public class Dispatcher {
             }
             releaseLeft();
             sender.close();
+        }
+    }
+
+    /**
+     * At the stop, before anything is cut off: waits until no worker and no sender thread is busy
+     * (each attempt under way answered, and its batch settled and released: from the stop signal a
+     * worker begins no attempt and ends after the one under way), or until {@code deadline}
+     * ({@link System#nanoTime()}), whichever comes first. An interrupt ends the wait.
+     */
+    private void awaitAttemptsUnderWay(long deadline) {
+        try {
+            while (workers.getActiveCount() + senders.getActiveCount() > 0 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -838,6 +838,39 @@ class DestinationTest {
     }
 
     /**
+     * The stop waits for the attempts under way ({@code exactly.delivery.stop-wait-ms}, 10 s from
+     * the signal, here from the stop itself): an unordered batch's four messages, in flight at the
+     * stop and answered 2xx 1.5 s later, count and are acked before the stop returns, and the
+     * restart sends none of them again.
+     */
+    @Test
+    void theStopWaitsForTheAttemptsUnderWay() throws Exception {
+        String queue = fresh("dest-stopwait");
+        String name = destination(queue, "stopwait", ",\"ordered\":false,\"timeoutMs\":30000");
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(queue)
+                    .append("\",\"partition\":\"p\",\"transactionId\":\"w").append(i).append("\",\"payload\":{}}");
+        }
+        paceMs.set(1_500);
+        try {
+            api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
+            await("the four attempts in flight", () -> concurrent.get() == 4);
+            dispatcher.onStop(null);
+            assertEquals(4, of(queue).size(), "the four attempts under way were answered before the stop returned");
+            assertFalse(leaseHeld(name), "the batch's lease ended");
+            await("the four answers counted as delivered", Duration.ofSeconds(5),
+                    () -> destinations(queue).getLong("destinations[0].state.delivered") == 4);
+        } finally {
+            paceMs.set(0);
+            dispatcher.onStart(null);
+        }
+        Thread.sleep(1_500); // a repeat would arrive now
+        assertEquals(List.of("w0", "w1", "w2", "w3"), of(queue).stream().map(r -> r.h("Exactly-Transaction-Id")).sorted().toList(),
+                "each once: none was sent again after the restart");
+    }
+
+    /**
      * The stop that comes while a worker's pop is in the database: the pop, answered after the
      * workers were cut off, leased a partition for each worker it could still start (three here),
      * and the stop ends all three leases, not only the one whose batch the worker began; nothing
