@@ -116,6 +116,8 @@ class DestinationConfiguredElsewhereTest {
         assertTrue(put.asString().contains("destination-conflict"), put.asString());
         assertEquals(0L, count("SELECT count(*) FROM exactly.destinations WHERE name = $1"), "no API destination written");
         assertEquals(1L, figuresRows(), "the figures row kept");
+        String got = api().get("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(404).extract().asString();
+        assertTrue(got.contains("the configuration of another running instance defines it"), got);
         for (int i = 0; i < 5; i++) {
             push(queue, "p" + (i % 2), "t" + i, "{}");
         }
@@ -164,6 +166,30 @@ class DestinationConfiguredElsewhereTest {
         assertEquals(0L, figuresRows(), "the figures row deleted");
         assertEquals(0L, count("SELECT count(*) FROM exactly.consumer_cursors WHERE consumer_group = 'destination:' || $1"),
                 "the cursors deleted");
+    }
+
+    /**
+     * A mark gone stale while A still runs (A could not reach the database for the liveness time):
+     * a DELETE through B removes the rows, and A starts the destination again with its next mark,
+     * within {@link DestinationRepository#CONFIGURED_MARK_EVERY_MS}, at the end of each partition;
+     * what is stored after that is delivered, and the mark is live again (B refuses a DELETE).
+     */
+    @Test
+    void aRunningInstanceStartsItsDestinationAgainAfterAStaleDelete() throws Exception {
+        push(queue, "p0", "before", "{}");
+        await("A delivered the first message", () -> received.size() == 1);
+        pool.preparedQuery("UPDATE exactly.destination_state SET configured_at = clock_timestamp() - interval '1 hour' "
+                + "WHERE name = $1").execute(Tuple.of(name)).await().indefinitely();
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        assertEquals(0L, figuresRows(), "the figures row deleted");
+        await("A started it again with its next mark", java.time.Duration.ofMillis(
+                DestinationRepository.CONFIGURED_MARK_EVERY_MS + 10_000), () -> figuresRows() == 1);
+        assertEquals(1L, count("SELECT count(*) FROM exactly.destination_state WHERE name = $1 AND configured_at IS NOT NULL"),
+                "marked");
+        push(queue, "p0", "after", "{}");
+        await("A delivered the message stored after its new start", () -> received.size() == 2);
+        assertTrue(received.get(1).startsWith("/hook after "), received.toString());
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(409);
     }
 
     private long figuresRows() {
