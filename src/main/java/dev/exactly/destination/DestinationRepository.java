@@ -41,8 +41,10 @@ public class DestinationRepository {
      * destination's leftovers.
      */
     public static final long CONFIGURED_LIVE_MS = 60_000;
-    // whether a figures row's configured mark is live (CONFIGURED_LIVE_MS); NULL (false) without a mark
-    private static final String LIVE = "configured_at > clock_timestamp() - interval '" + CONFIGURED_LIVE_MS + " milliseconds'";
+    // whether a figures row's configured mark is live (CONFIGURED_LIVE_MS); NULL (false) without a mark. now() (the
+    // transaction's start) rather than clock_timestamp(): Citus evaluates a stable function once, on the coordinator,
+    // in a write to a reference table; the transactions that read and write the mark are short beside the 60 s
+    private static final String LIVE = "configured_at > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds'";
 
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
             + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint, ordered";
@@ -66,14 +68,18 @@ public class DestinationRepository {
             + "FROM exactly.destination_state WHERE name = $1 AND queue <> $2 ORDER BY api DESC LIMIT 1";
     // START of a configured destination unless HELD_ELSEWHERE finds its name held on another queue, in one
     // statement, which also marks its figures row as configured now (configured_at): a new row, or the one it
-    // has on $2 already (then its cursors stay as they are). Its answer is what holds the name (no row when
-    // nothing does, and the destination started or was marked)
+    // has on $2 already (then its cursors stay as they are). Its one row says what holds the name (queue null
+    // when nothing does, and the destination started or was marked). Committed asynchronously, as the rest of
+    // the dispatcher's bookkeeping (ConsumeRepository#ASYNC_COMMIT), since it runs every CONFIGURED_MARK_EVERY_MS:
+    // any later synchronous commit (a push's) flushes it first, so no message is stored durably before a start
+    // that a database crash loses, and a mark lost so is written again by the next one
     private static final String START_UNLESS_HELD = "WITH h AS (" + HELD_ELSEWHERE + "), "
             + "s AS (INSERT INTO exactly.destination_state AS t (name, queue, configured_at) "
-            + "SELECT $1, $2, clock_timestamp() WHERE NOT EXISTS (SELECT 1 FROM h) "
+            + "SELECT $1, $2, now() WHERE NOT EXISTS (SELECT 1 FROM h) "
             + "ON CONFLICT (name) DO UPDATE SET configured_at = EXCLUDED.configured_at WHERE t.queue = $2 "
             + "RETURNING name, (xmax = 0) AS inserted), "
-            + "cursors AS (" + startCursors("s.inserted") + ") SELECT queue, api, configured FROM h";
+            + "cursors AS (" + startCursors("s.inserted") + ") SELECT h.queue, h.api, h.configured"
+            + ConsumeRepository.ASYNC_COMMIT + " FROM (SELECT 1) AS one LEFT JOIN h ON true";
     // after a PUT's writes, in its transaction: whether a running instance's configuration defines the name (a
     // live mark on its figures row, on any queue). Read in a snapshot of its own, taken after the writes: a mark
     // committed before it is seen, and one committed after it came after the PUT (a configured destination
@@ -288,6 +294,9 @@ public class DestinationRepository {
             return null;
         }
         Row r = rows.iterator().next();
+        if (r.getString("queue") == null) {
+            return null;
+        }
         return new Holder(r.getString("queue"), r.getBoolean("api"), r.getBoolean("configured"));
     }
 
