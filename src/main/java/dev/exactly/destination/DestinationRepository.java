@@ -27,6 +27,25 @@ import java.util.UUID;
 @ApplicationScoped
 public class DestinationRepository {
 
+    /**
+     * How often, in milliseconds, an instance marks each configured destination it runs as defined by
+     * its configuration (exactly.destination_state.configured_at, sql/V31__destination_configured.sql):
+     * the server shape's timer, and the Lambda shape's drains, start it again that often.
+     */
+    public static final long CONFIGURED_MARK_EVERY_MS = 20_000;
+    /**
+     * How long, in milliseconds by the database's clock, a configured destination's mark stays live:
+     * three marking periods, so that a mark or two lost (a busy database, a slow start) leave it
+     * live. While it is live every instance refuses a PUT or DELETE of the name through the API;
+     * once stale (no instance configured the name for that long), the rows are a removed
+     * destination's leftovers.
+     */
+    public static final long CONFIGURED_LIVE_MS = 60_000;
+    // whether a figures row's configured mark is live (CONFIGURED_LIVE_MS); NULL (false) without a mark. now() (the
+    // transaction's start) rather than clock_timestamp(): Citus evaluates a stable function once, on the coordinator,
+    // in a write to a reference table; the transactions that read and write the mark are short beside the 60 s
+    private static final String LIVE = "configured_at > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds'";
+
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
             + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint, ordered";
     private static final String LIST = "SELECT " + COLUMNS + " FROM exactly.destinations ORDER BY name";
@@ -40,17 +59,32 @@ public class DestinationRepository {
     // remember it (start_offset, sql/V28__destination_start_offsets.sql). A cursor of its group already there
     // is a deleted destination's of the same name (a pop under way at the delete wrote it back): reset too
     private static final String START = "WITH s AS (INSERT INTO exactly.destination_state (name, queue) VALUES ($1, $2) "
-            + "ON CONFLICT (name) DO NOTHING RETURNING name) " + startCursors();
+            + "ON CONFLICT (name) DO NOTHING RETURNING name) " + startCursors("true");
     // what holds a name on another queue than $2: a destination defined through the API there, or the
-    // figures row an earlier destination of that name left there (with its cursors and dead letters)
-    private static final String HELD_ELSEWHERE = "SELECT queue, true AS api FROM exactly.destinations WHERE name = $1 AND queue <> $2 "
-            + "UNION ALL SELECT queue, false FROM exactly.destination_state WHERE name = $1 AND queue <> $2 ORDER BY api DESC LIMIT 1";
+    // figures row of a destination of that name there (with its cursors and dead letters): a configured
+    // one's while its mark is live, else an earlier destination's leftovers
+    private static final String HELD_ELSEWHERE = "SELECT queue, true AS api, false AS configured FROM exactly.destinations "
+            + "WHERE name = $1 AND queue <> $2 UNION ALL SELECT queue, false, COALESCE(" + LIVE + ", false) "
+            + "FROM exactly.destination_state WHERE name = $1 AND queue <> $2 ORDER BY api DESC LIMIT 1";
     // START of a configured destination unless HELD_ELSEWHERE finds its name held on another queue, in one
-    // statement: its answer is what holds the name (no row when nothing does, and the destination started)
+    // statement, which also marks its figures row as configured now (configured_at): a new row, or the one it
+    // has on $2 already (then its cursors stay as they are). Its one row says what holds the name (queue null
+    // when nothing does, and the destination started or was marked). Committed asynchronously, as the rest of
+    // the dispatcher's bookkeeping (ConsumeRepository#ASYNC_COMMIT), since it runs every CONFIGURED_MARK_EVERY_MS:
+    // any later synchronous commit (a push's) flushes it first, so no message is stored durably before a start
+    // that a database crash loses, and a mark lost so is written again by the next one
     private static final String START_UNLESS_HELD = "WITH h AS (" + HELD_ELSEWHERE + "), "
-            + "s AS (INSERT INTO exactly.destination_state (name, queue) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM h) "
-            + "ON CONFLICT (name) DO NOTHING RETURNING name), "
-            + "cursors AS (" + startCursors() + ") SELECT queue, api FROM h";
+            + "s AS (INSERT INTO exactly.destination_state AS t (name, queue, configured_at) "
+            + "SELECT $1, $2, now() WHERE NOT EXISTS (SELECT 1 FROM h) "
+            + "ON CONFLICT (name) DO UPDATE SET configured_at = EXCLUDED.configured_at WHERE t.queue = $2 "
+            + "RETURNING name, (xmax = 0) AS inserted), "
+            + "cursors AS (" + startCursors("s.inserted") + ") SELECT h.queue, h.api, h.configured"
+            + ConsumeRepository.ASYNC_COMMIT + " FROM (SELECT 1) AS one LEFT JOIN h ON true";
+    // after a PUT's writes, in its transaction: whether a running instance's configuration defines the name (a
+    // live mark on its figures row, on any queue). Read in a snapshot of its own, taken after the writes: a mark
+    // committed before it is seen, and one committed after it came after the PUT (a configured destination
+    // started on a name the API had defined)
+    private static final String CONFIGURED_LIVE = "SELECT queue FROM exactly.destination_state WHERE name = $1 AND " + LIVE;
     private static final String DELETE = "DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 RETURNING name";
     // what a name holds on queue $2 without an API destination: its figures row. Read after DELETE found no API
     // destination, in a snapshot of its own: an API destination of that name a PUT committed meanwhile (with its
@@ -58,7 +92,10 @@ public class DestinationRepository {
     // destination keeps its figures row and cursors
     private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state s WHERE s.name = $1 AND s.queue = $2 "
             + "AND NOT EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.name = $1)";
-    private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1";
+    // answers whether the row deleted carried a live configured mark: the delete then rolls back (409). The row
+    // lock the DELETE takes orders it with a mark being written: the mark's new time is what it reads
+    private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1 "
+            + "RETURNING COALESCE(" + LIVE + ", false) AS configured";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     // the group's cursor rows in ascending partition id, the order fused acks and replays take them in
     // (sql/R__destinations.sql)
@@ -205,9 +242,13 @@ public class DestinationRepository {
     }
 
     /**
-     * Creates or replaces a destination defined through the API, and starts it when new.
+     * Creates or replaces a destination defined through the API, and starts it when new. In the same
+     * transaction, after its writes, it reads whether a running instance's configuration defines the
+     * name (a live mark, {@link #CONFIGURED_LIVE_MS}); if one does, the transaction rolls back.
      *
      * @return true when created, false when replaced; null when the name belongs to a destination of another queue
+     * @throws ConfiguredElsewhere (as the Uni's failure) when a running instance's configuration defines the
+     *                             name: nothing was written
      */
     public Uni<Boolean> put(Destination d) {
         return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(UPSERT)
@@ -221,7 +262,13 @@ public class DestinationRepository {
                     }
                     boolean created = rows.iterator().next().getBoolean("created");
                     return conn.preparedQuery(START).execute(Tuple.of(d.name(), d.queue(), d.group()))
-                            .map(ignored -> created);
+                            .flatMap(ignored -> conn.preparedQuery(CONFIGURED_LIVE).execute(Tuple.of(d.name())))
+                            .map(live -> {
+                                if (live.size() > 0) {
+                                    throw new ConfiguredElsewhere(d.name(), live.iterator().next().getString("queue"));
+                                }
+                                return created;
+                            });
                 }))
                 .onFailure().transform(DatabaseErrors.CLASSIFY);
     }
@@ -247,17 +294,64 @@ public class DestinationRepository {
             return null;
         }
         Row r = rows.iterator().next();
-        return new Holder(r.getString("queue"), r.getBoolean("api"));
+        if (r.getString("queue") == null) {
+            return null;
+        }
+        return new Holder(r.getString("queue"), r.getBoolean("api"), r.getBoolean("configured"));
     }
 
     /**
      * What holds a name on another queue than a configured destination's.
      *
-     * @param queue the other queue
-     * @param api   true for a destination defined through the API there, false for the rows an earlier
-     *              destination of that name left there
+     * @param queue      the other queue
+     * @param api        true for a destination defined through the API there, false for the rows of a
+     *                   destination of that name there (its figures, cursors and dead letters)
+     * @param configured with {@code api} false: true when a running instance's configuration defines that
+     *                   destination there (its mark is live), false when the rows are an earlier one's leftovers
      */
-    public record Holder(String queue, boolean api) {
+    public record Holder(String queue, boolean api, boolean configured) {
+    }
+
+    /**
+     * A write through the API refused because a running instance's configuration defines the
+     * destination's name: its figures row carries a live mark ({@link #CONFIGURED_LIVE_MS}), whichever
+     * instance answers. The write's transaction rolled back.
+     */
+    public static final class ConfiguredElsewhere extends RuntimeException {
+        private final String name;
+        private final String queue;
+
+        /**
+         * @param name  the destination's name
+         * @param queue the queue the configuration gives it
+         */
+        public ConfiguredElsewhere(String name, String queue) {
+            super("destination '" + name + "' is defined on queue '" + queue + "' by a running instance's configuration", null,
+                    false, false);
+            this.name = name;
+            this.queue = queue;
+        }
+
+        /** @return the destination's name */
+        public String name() {
+            return name;
+        }
+
+        /** @return the queue the configuration gives it */
+        public String queue() {
+            return queue;
+        }
+    }
+
+    /**
+     * The queue on which a running instance's configuration defines a destination of that name (its
+     * figures row's mark is live), or null when none does (as far as the marks say: an instance
+     * marks the destinations it configures every {@link #CONFIGURED_MARK_EVERY_MS}).
+     */
+    public Uni<String> configuredQueue(String name) {
+        return BorrowedConnections.execute(pool, CONFIGURED_LIVE, Tuple.of(name))
+                .onFailure().transform(DatabaseErrors.CLASSIFY)
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("queue"));
     }
 
     /** Starts a destination (a configured one at start-up): its figures row and, when new, its cursors. */
@@ -269,10 +363,14 @@ public class DestinationRepository {
 
     /**
      * Starts a configured destination as {@link #start} does, unless its name is held on another queue
-     * ({@link #heldElsewhere}): the look and the start in one statement, one round trip.
+     * ({@link #heldElsewhere}): the look and the start in one statement, one round trip. It marks the
+     * destination's figures row as configured now (configured_at, by the database's clock), a new row
+     * or the one it had: called again every {@link #CONFIGURED_MARK_EVERY_MS} while the destination
+     * runs, it keeps the mark live, and starts the destination again (at the end of each partition)
+     * if its rows were deleted meanwhile.
      *
-     * @return what holds its name on another queue, when something does (then nothing was started); null
-     *         when it started now or had started before
+     * @return what holds its name on another queue, when something does (then nothing was started nor
+     *         marked); null when it started now or had started before (and is marked now)
      */
     public Uni<Holder> startUnlessHeld(Destination d) {
         return BorrowedConnections.execute(pool, START_UNLESS_HELD, Tuple.of(d.name(), d.queue(), d.group()))
@@ -294,8 +392,13 @@ public class DestinationRepository {
      * without an API destination there (its figures row found there), as for a configured
      * destination's name held on another queue than its own.
      *
+     * <p>When the figures row it deletes carries a live configured mark ({@link #CONFIGURED_LIVE_MS}: a
+     * running instance's configuration defines the name), the transaction rolls back: nothing is
+     * deleted, whichever instance asked.
+     *
      * @param leftovers whether the rows a destination of that name left there count as found
      * @return true when an API destination of that name, or with {@code leftovers} its rows, existed on that queue
+     * @throws ConfiguredElsewhere (as the Uni's failure) when a running instance's configuration defines the name
      */
     public Uni<Boolean> delete(String queue, String name, String group, boolean leftovers) {
         return BorrowedConnections.withTransaction(pool, conn -> conn.preparedQuery(DELETE).execute(Tuple.of(name, queue))
@@ -309,6 +412,13 @@ public class DestinationRepository {
                             .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name)))
+                            .invoke(state -> {
+                                for (Row r : state) {
+                                    if (r.getBoolean("configured")) {
+                                        throw new ConfiguredElsewhere(name, queue);
+                                    }
+                                }
+                            })
                             .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
                             .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
                             .map(x -> true);
@@ -804,12 +914,13 @@ public class DestinationRepository {
 
     /**
      * The insert of a new destination's cursors ($2 its queue, $3 its group), when the statement's CTE
-     * {@code s} inserted its figures row: one per partition, after the partition's last offset.
+     * {@code s} inserted its figures row (a row of {@code s} for which {@code inserted}, an SQL
+     * condition on it, holds): one per partition, after the partition's last offset.
      */
-    private static String startCursors() {
+    private static String startCursors(String inserted) {
         return "INSERT INTO exactly.consumer_cursors AS c (partition_id, consumer_group, next_offset, start_offset) "
                 + "SELECT p.id, $3, p.last_offset + 1, p.last_offset + 1 FROM exactly.partitions p JOIN exactly.queues q ON q.id = p.queue_id "
-                + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s) ON CONFLICT (partition_id, consumer_group) DO UPDATE "
+                + "WHERE q.name = $2 AND EXISTS (SELECT 1 FROM s WHERE " + inserted + ") ON CONFLICT (partition_id, consumer_group) DO UPDATE "
                 + "SET next_offset = EXCLUDED.next_offset, start_offset = EXCLUDED.start_offset, available_at = '-infinity', "
                 + "lease_id = NULL, lease_from = NULL, lease_to = NULL, lease_expires_at = NULL, leased_at = NULL, "
                 + "prev_lease_id = NULL, prev_lease_from = NULL, prev_lease_to = NULL";

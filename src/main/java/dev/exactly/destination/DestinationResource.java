@@ -66,7 +66,9 @@ public class DestinationResource {
      * queue from then on. 201 when created, 200 when replaced.
      *
      * @throws ApiProblem 400 for bad settings (nothing changed), 409 for a name the configuration
-     *                    defines or that belongs to another queue's destination
+     *                    defines (this instance's, or that of any running instance on the database:
+     *                    {@link DestinationRepository#CONFIGURED_LIVE_MS}; nothing written) or that
+     *                    belongs to another queue's destination
      */
     @PUT
     @Path("/{name}")
@@ -98,6 +100,9 @@ public class DestinationResource {
                 body.signingSecret(), body.timeoutMs(), body.maxAttempts(), body.backoffMs(), body.backoffCapMs(), false,
                 body.aws(), body.ordered());
         return store.heldElsewhere(name, queue).map(holder -> {
+            if (holder != null && holder.configured()) {
+                throw configuredElsewhere(name, holder.queue(), "change it there");
+            }
             if (holder != null && !holder.api()) {
                 throw conflict(name, "the name '" + name + "' is held on queue '" + holder.queue() + "' by the rows an earlier "
                         + "destination of that name left there (its figures, cursors and dead letters): delete them first "
@@ -110,7 +115,9 @@ public class DestinationResource {
             }
             dispatcher.replaced(d);
             return created;
-        }).flatMap(created -> viewOf(d).map(v -> Response.status(created ? 201 : 200).entity(v).build()));
+        }).onFailure(DestinationRepository.ConfiguredElsewhere.class)
+                .transform(e -> configuredElsewhere(name, ((DestinationRepository.ConfiguredElsewhere) e).queue(), "change it there"))
+                .flatMap(created -> viewOf(d).map(v -> Response.status(created ? 201 : 200).entity(v).build()));
     }
 
     /** A destination of a queue with its state as stored now (as the GET of the queue's destinations answers it). */
@@ -172,7 +179,9 @@ public class DestinationResource {
      *
      * @param body none, or {@code {}} ({@link NoFields})
      * @throws ApiProblem 400 for a body with any field or not JSON (nothing deleted), 404 when the queue
-     *                    has no such destination nor its rows, 409 for one the configuration defines on that queue
+     *                    has no such destination nor its rows, 409 for one the configuration defines on that
+     *                    queue (this instance's, or that of any running instance on the database:
+     *                    {@link DestinationRepository#CONFIGURED_LIVE_MS}; nothing deleted)
      */
     @DELETE
     @Path("/{name}")
@@ -193,7 +202,9 @@ public class DestinationResource {
             dispatcher.forget(name);
             dispatcher.refreshSoon();
             return null;
-        });
+        }).onFailure(DestinationRepository.ConfiguredElsewhere.class)
+                .transform(e -> configuredElsewhere(name, ((DestinationRepository.ConfiguredElsewhere) e).queue(), "remove it there"))
+                .replaceWithVoid();
     }
 
     /**
@@ -344,11 +355,18 @@ public class DestinationResource {
         // a configured destination on another queue: an API destination of that name may hold this one
         // (the configured one then waits for it: Dispatcher#startIfFree)
         Uni<Destination> found = c != null && c.queue().equals(queue) ? Uni.createFrom().item(c) : store.get(name);
-        return found.map(d -> {
-            if (d == null || !d.queue().equals(queue)) {
-                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'");
+        return found.flatMap(d -> {
+            if (d != null && d.queue().equals(queue)) {
+                return Uni.createFrom().item(d);
             }
-            return d;
+            // another instance's configuration may define it: this one knows neither its settings nor its
+            // delivery, and says where it is defined rather than only that it is absent here
+            return store.configuredQueue(name).<Destination>map(q -> {
+                throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'"
+                        + (q == null || !q.equals(queue) ? "" : " known to this instance: the configuration of another "
+                        + "running instance defines it (exactly.destinations." + name + ".*); ask that instance, or add it "
+                        + "to this one's configuration"));
+            });
         });
     }
 
@@ -377,6 +395,18 @@ public class DestinationResource {
         }
     }
 
+    /**
+     * The 409 for a name that a running instance's configuration defines on {@code queue}, as its
+     * figures row's live mark says (this instance's configuration may not define it: a rolling deploy
+     * that adds it).
+     *
+     * @param action what to do instead, e.g. "change it there"
+     */
+    private static ApiProblem configuredElsewhere(String name, String queue, String action) {
+        return conflict(name, "destination '" + name + "' is defined in the configuration of a running instance "
+                + "(exactly.destinations." + name + ".*, on queue '" + queue + "'), whichever instance answers: " + action);
+    }
+
     private static ApiProblem conflict(String name, String why) {
         return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
     }
@@ -390,8 +420,11 @@ public class DestinationResource {
     private String notStarted(Destination d) {
         DestinationRepository.Holder h = d.configured() ? dispatcher.clash(d.name()) : null;
         return h == null ? null : "not started: the name '" + d.name() + "' is held on queue '" + h.queue() + "' by "
-                + (h.api() ? "a destination defined through the API" : "the rows an earlier destination of that name left there")
-                + "; names are unique across queues: DELETE /api/v1/queues/" + h.queue() + "/destinations/" + d.name();
+                + (h.api() ? "a destination defined through the API" : h.configured()
+                ? "a destination another running instance's configuration defines there"
+                : "the rows an earlier destination of that name left there")
+                + "; names are unique across queues: " + (h.configured() ? "give one of them another name"
+                : "DELETE /api/v1/queues/" + h.queue() + "/destinations/" + d.name());
     }
 
     private static DestinationView view(Destination d, DestinationRepository.Figures f, QueueStatsRepository.GroupLag lag,

@@ -130,6 +130,11 @@ public class Dispatcher {
     private final Set<Slot> removed = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
     /**
+     * When the configured destinations were last started again, which marks each as configured
+     * ({@link DestinationRepository#startUnlessHeld}), System.currentTimeMillis() time; 0 before the first.
+     */
+    private volatile long configuredMarkedAt;
+    /**
      * Set at the stop signal ({@link #onStopSignal}, before the HTTP server waits for its requests
      * under way) and at the stop itself: from then on no pop and no attempt begins, and a backoff
      * ends as the stop cuts it (its lease kept until it is due). Attempts under way go on until the
@@ -766,9 +771,11 @@ public class Dispatcher {
      * there (by a destination defined through the API there, or by the rows an earlier destination of
      * that name left there) delivers nothing, and an API destination there goes on delivering, until
      * that is deleted there. Logged as an error once while it lasts; tried again at each read of the
-     * destinations.
+     * destinations. Called again for a started one every
+     * {@link DestinationRepository#CONFIGURED_MARK_EVERY_MS} ({@link #refresh}): the statement marks it
+     * as configured, and starts it again if its rows were deleted meanwhile.
      *
-     * @return whether it started (it is then in {@link #started})
+     * @return whether it started or is still started (it is then in {@link #started})
      */
     private boolean startIfFree(Destination d) {
         DestinationRepository.Holder holder = repository.startUnlessHeld(d).stage(Dispatcher::db);
@@ -780,13 +787,15 @@ public class Dispatcher {
             }
             return true;
         }
+        started.remove(d.name()); // started before, its rows deleted since and the name taken on another queue
         if (!holder.equals(clashes.put(d.name(), holder))) {
             LOG.errorf("destinations: exactly.destinations.%s is on queue '%s', but the name '%s' is held on queue '%s' by %s; "
                     + "names are unique across queues, so it delivers nothing until that is deleted: "
                     + "DELETE /api/v1/queues/%s/destinations/%s (or give it another name). Once deleted, it starts at the "
                     + "end of each partition of '%s'", d.name(), d.queue(), d.name(), holder.queue(),
-                    holder.api() ? "a destination defined through the API" : "the rows an earlier destination of that name left "
-                            + "there (its figures, cursors and dead letters)",
+                    holder.api() ? "a destination defined through the API"
+                            : holder.configured() ? "a destination another running instance's configuration defines there"
+                            : "the rows an earlier destination of that name left there (its figures, cursors and dead letters)",
                     holder.queue(), d.name(), d.queue());
         }
         return false;
@@ -1003,10 +1012,17 @@ public class Dispatcher {
     private void refresh() {
         long changes = destinationsChanged.get();
         Map<String, Destination> now = new HashMap<>();
+        // every CONFIGURED_MARK_EVERY_MS the started ones are started again: that marks them as configured,
+        // so that every instance on the database refuses to change or delete them through the API
+        long at = System.currentTimeMillis();
+        boolean mark = at - configuredMarkedAt >= DestinationRepository.CONFIGURED_MARK_EVERY_MS;
         for (Destination d : configured.all().values()) {
-            if (started.contains(d.name()) || startIfFree(d)) {
+            if ((!mark && started.contains(d.name())) || startIfFree(d)) {
                 now.put(d.name(), d);
             }
+        }
+        if (mark) {
+            configuredMarkedAt = at;
         }
         for (Destination d : repository.list().stage(Dispatcher::db)) {
             now.putIfAbsent(d.name(), d); // a configured destination of that name on its queue takes over
