@@ -1030,7 +1030,12 @@ public class Dispatcher {
         for (Destination d : now.values()) {
             Slot s = slots.get(d.name());
             if (s == null || !s.d.queue().equals(d.queue())) {
-                slots.put(d.name(), new Slot(d));
+                // held paused until this round's read of the paused ones below (or the next round's, which a
+                // pause made meanwhile queued): a push's wake-up in between must not start a batch of a
+                // destination paused before this instance knew it
+                Slot fresh = new Slot(d);
+                fresh.paused = true;
+                slots.put(d.name(), fresh);
             } else if (destinationsChanged.get() == changes) {
                 s.d = d;
             } // else this instance replaced a destination since the read: its settings stand, and the round it queued reads again
