@@ -5,7 +5,6 @@ package dev.exactly.engine.cache;
  * (pair i at [2i] = high, [2i+1] = low), ordered by (high, low) with signed comparison. Any total
  * order serves membership; this one is cheap. The sort is an introsort (quicksort, heapsort when
  * recursion gets deep, insertion sort for short runs): O(n log n) whatever the input, in place.
- * {@link #sortedCopy} sorts a copy instead, distributing by the high half's top bits first.
  */
 final class PairSort {
 
@@ -26,55 +25,6 @@ final class PairSort {
         }
         int depth = 2 * (32 - Integer.numberOfLeadingZeros(n));
         introsort(a, 0, n - 1, depth);
-    }
-
-    /**
-     * A sorted copy of the first {@code n} pairs of {@code a}, which is left unchanged. The pairs are
-     * first distributed by the top bits of their high half into about {@code 2n} buckets (one
-     * counting pass and one scatter, in the signed order), then each bucket holding two or more
-     * pairs is sorted with {@link #sort}'s introsort. Uniform keys (digests) leave most buckets
-     * with zero or one pair and the others with a few, so this is O(n) expected for them; skewed
-     * keys fall back to the introsort inside their buckets, O(n log n) whatever the input.
-     *
-     * @param a pairs (high, low)
-     * @param n number of pairs to copy and sort
-     * @return a new array of {@code 2 * n} longs holding the pairs in (high, low) order
-     */
-    static long[] sortedCopy(long[] a, int n) {
-        long[] out = new long[2 * n];
-        if (n < 2) {
-            System.arraycopy(a, 0, out, 0, 2 * n);
-            return out;
-        }
-        int bits = 33 - Integer.numberOfLeadingZeros(n - 1); // 2^bits >= 2n
-        int[] ends = new int[(1 << bits) + 1];
-        for (int i = 0; i < n; i++) {
-            ends[topBits(a[2 * i], bits) + 1]++;
-        }
-        for (int b = 1; b < ends.length; b++) {
-            ends[b] += ends[b - 1];
-        }
-        for (int i = 0; i < n; i++) {
-            int at = ends[topBits(a[2 * i], bits)]++;
-            out[2 * at] = a[2 * i];
-            out[2 * at + 1] = a[2 * i + 1];
-        }
-        // ends[b] is now the end of bucket b (the start of bucket b + 1)
-        int depth = 2 * (32 - Integer.numberOfLeadingZeros(n));
-        int from = 0;
-        for (int b = 0; b < ends.length - 1; b++) {
-            int to = ends[b];
-            if (to - from > 1) {
-                introsort(out, from, to - 1, depth);
-            }
-            from = to;
-        }
-        return out;
-    }
-
-    /** The top {@code bits} bits of a high half, in the pairs' signed order: 0 .. 2^bits - 1. */
-    private static int topBits(long hi, int bits) {
-        return (int) ((hi ^ Long.MIN_VALUE) >>> (64 - bits));
     }
 
     /**

@@ -37,13 +37,14 @@ import java.util.List;
  * bucket starts, about 1 byte per hash; accounting stays about 17 bytes per hash.
  *
  * <p>Membership is one fenced binary search per run (about two cache misses each) and a linear
- * scan of the hot buffer. A batch lookup ({@link #containsAny}) sorts a copy of the probed hashes
- * once ({@link PairSort#sortedCopy}), then walks each run, newest first, with the probes in
- * ascending order: each probe's search starts at its fence bucket or where the previous probe's
- * ended, whichever is later, with a short forward scan (a binary search of the bucket's rest only
- * when the bucket is crowded), so a run is read forward only, once per batch, in place of a
- * binary search per probe at a random place. The hot buffer is unsorted: a batch reads it once
- * against a small hash table of the probes. Expiry ({@link #expireBefore}) drops whole
+ * scan of the hot buffer. A batch lookup ({@link #containsAny}) visits each run once, newest
+ * first, in three passes over the probed hashes: it reads every probe's fence bucket start, then
+ * the first pair of every probe's bucket, then searches each bucket (a short forward scan, a
+ * binary search of the rest only in a crowded bucket). The first two passes are plain loads with
+ * no branch on the data, so the processor has many cache misses in flight at once instead of
+ * about two in a row per probe; the third then finds its pairs in cache, and skips a bucket whose
+ * first pair is already above the probe. The hot buffer is unsorted: a batch reads it once against
+ * a small hash table of the probes. Expiry ({@link #expireBefore}) drops whole
  * runs from the front only when the newest hash of the run is older than the cutoff, so the
  * resident set is always a superset of the hashes younger than the cutoff. Extra residency: with a
  * monotone clock, only the oldest remaining run can hold hashes older than the cutoff, so fewer than
@@ -117,8 +118,8 @@ public final class SortedRuns implements ResidentHashes {
     }
 
     /**
-     * Pairs a batch lookup scans forward in a run before it binary-searches the rest of a fence
-     * bucket: a bucket holds four to eight pairs on average, so the scan almost always ends first.
+     * Pairs a batch lookup scans forward in a fence bucket before it binary-searches the bucket's
+     * rest: a bucket holds four to eight pairs on average, so the scan almost always ends first.
      */
     static final int SCAN_STEPS = 8;
 
@@ -178,21 +179,33 @@ public final class SortedRuns implements ResidentHashes {
         }
 
         /**
-         * True when one of {@code n} probed pairs, sorted ascending, is in this run. Each probe's
-         * lower bound (first position not below it) lies in its fence bucket and at or after the
-         * previous probe's, since the probes ascend: it is found from the later of the two by a
-         * forward scan of up to {@value #SCAN_STEPS} pairs, then, if the bucket goes on, a binary
-         * search of the bucket's rest. A run is therefore read forward only, and a crowded bucket
-         * (skewed hashes) costs a logarithmic search, as in {@link #contains}, not a long scan.
+         * True when one of the first {@code n} probed pairs is in this run. Three passes (see the
+         * class doc): every probe's bucket start into {@code at}, the high half of the pair there
+         * into {@code first}, then the search of each bucket: a forward scan of up to {@value
+         * #SCAN_STEPS} pairs from its start and, if the bucket goes on, a binary search of its
+         * rest, so a crowded bucket (skewed hashes) costs a logarithmic search, as in {@link
+         * #contains}. The probes need no order.
+         *
+         * @param at    scratch of at least {@code n} ints
+         * @param first scratch of at least {@code n} longs
          */
-        boolean containsAnySorted(long[] sorted, int n) {
-            int j = 0;
+        boolean containsAnyOf(long[] probed, int n, int[] at, long[] first) {
             for (int i = 0; i < n; i++) {
-                long hi = sorted[2 * i];
-                long lo = sorted[2 * i + 1];
-                int b = bucket(hi, bits);
-                int to = starts[b + 1];
-                j = Math.max(j, starts[b]);
+                at[i] = starts[bucket(probed[2 * i], bits)];
+            }
+            int last = count - 1; // a run holds at least one pair
+            for (int i = 0; i < n; i++) {
+                int j = Math.min(at[i], last);
+                first[i] = chunks[j >>> CHUNK_SHIFT][(j & CHUNK_MASK) << 1];
+            }
+            for (int i = 0; i < n; i++) {
+                long hi = probed[2 * i];
+                if (first[i] > hi) {
+                    continue; // the bucket starts above the probe (or is empty, its successor's pair)
+                }
+                long lo = probed[2 * i + 1];
+                int j = at[i];
+                int to = starts[bucket(hi, bits) + 1];
                 int scanned = Math.min(to, j + SCAN_STEPS);
                 while (j < scanned && below(j, hi, lo)) {
                     j++;
@@ -412,23 +425,24 @@ public final class SortedRuns implements ResidentHashes {
     }
 
     /**
-     * Batch membership: true when any of the probed hashes is resident; the same answer as
-     * {@link #contains} asked of each probed hash. Sorts a copy of the probes once (the caller's
-     * array is not reordered), walks each run newest first with the probes ascending (see the
-     * class doc), then reads the hot buffer once.
+     * Batch membership: true when any of the first {@code n} probed hashes is resident; the same
+     * answer as {@link #contains} asked of each. A single hash is one {@link #contains}; a batch
+     * visits each run once, newest first, in three passes (see the class doc), then reads the hot
+     * buffer once. The caller's array is only read.
      *
-     * @param probed pairs (high, low) of the hashes to look up; left unchanged
+     * @param probed pairs (high, low) of the hashes to look up, in any order
      * @param n      number of pairs in {@code probed} (0 finds nothing)
      */
     @Override
     public boolean containsAny(long[] probed, int n) {
-        if (n == 0) {
-            return false;
+        if (n <= 1) {
+            return n == 1 && contains(probed[0], probed[1]);
         }
         if (!runs.isEmpty()) {
-            long[] sorted = PairSort.sortedCopy(probed, n);
+            int[] at = new int[n];
+            long[] first = new long[n];
             for (int r = runs.size() - 1; r >= 0; r--) {
-                if (runs.get(r).containsAnySorted(sorted, n)) {
+                if (runs.get(r).containsAnyOf(probed, n, at, first)) {
                     return true;
                 }
             }

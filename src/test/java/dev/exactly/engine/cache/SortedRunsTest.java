@@ -486,7 +486,7 @@ class SortedRunsTest extends ResidentHashesContract {
         }
     }
 
-    // ---- batch lookup: sorted probes walked forward through each run ----
+    // ---- batch lookup: each run visited once per batch, in passes over the probes ----
 
     /** What {@link SortedRuns#containsAny} must answer: some one of the n pairs is resident. */
     static boolean anyByOne(SortedRuns r, long[] probed, int n) {
@@ -550,7 +550,7 @@ class SortedRunsTest extends ResidentHashesContract {
     }
 
     /** Rule: a probe repeated in the batch is answered as once, present or absent, wherever the
-     * repeats sit once sorted. */
+     * repeats sit. */
     @Test
     void duplicateProbesAreAnsweredAsOne() {
         Random rnd = new Random(32);
@@ -693,32 +693,35 @@ class SortedRunsTest extends ResidentHashesContract {
         assertFalse(checkedBatch(hotOnly, new long[] {1, 2, 5, 7}, 2, "hot buffer only"));
     }
 
-    /** Rule: the sorted copy a batch walks with is a sorted permutation of the first n pairs, for
-     * uniform and skewed high halves alike, and the input is left unchanged. */
+    /** Rule: a probe whose bucket is empty, or lies past every pair of a run, or starts above the
+     * probe, is a miss, and a resident hash beside such probes is still found. */
     @Test
-    void pairSortsSortedCopyIsASortedPermutationAndLeavesItsInputAlone() {
+    void probesInEmptyBucketsAndPastEveryPairAreMisses() {
         Random rnd = new Random(36);
-        for (int shape = 0; shape < 4; shape++) {
-            for (int n : new int[] {0, 1, 2, 3, 17, 400, 5_000}) {
-                long[] a = new long[2 * n + 2];
-                for (int i = 0; i < n + 1; i++) {
-                    a[2 * i] = switch (shape) {
-                        case 0 -> rnd.nextLong();
-                        case 1 -> 42;                                  // one high half
-                        case 2 -> rnd.nextLong() >>> 20 | Long.MIN_VALUE; // one top bucket
-                        default -> i % 2 == 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-                    };
-                    a[2 * i + 1] = rnd.nextInt(4);                   // repeated pairs too
-                }
-                long[] before = a.clone();
-                long[] s = PairSort.sortedCopy(a, n);
-                assertArrayEquals(before, a, "input unchanged");
-                assertEquals(2 * n, s.length);
-                assertTrue(PairSort.isSorted(s, n), "shape " + shape + " n " + n);
-                long[] expected = java.util.Arrays.copyOf(a, 2 * n);
-                PairSort.sort(expected, n);
-                assertArrayEquals(expected, s, "the same pairs, shape " + shape + " n " + n);
+        SortedRuns r = new SortedRuns();
+        int n = 200_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        for (int i = 0; i < n; i++) {
+            his[i] = -1 - (rnd.nextLong() >>> 2); // the lower quarter of the order only: upper buckets empty
+            los[i] = rnd.nextLong();
+            r.add(his[i], los[i], i, i);
+        }
+        for (int size : new int[] {2, 9, 400}) {
+            long[] probe = new long[2 * size];
+            for (int i = 0; i < size; i++) {
+                probe[2 * i] = switch (i % 3) {
+                    case 0 -> rnd.nextLong() >>> 1;           // past every pair of every run
+                    case 1 -> Long.MIN_VALUE;                 // below every pair: the first bucket
+                    default -> -1 - (rnd.nextLong() >>> 2);   // among the pairs
+                };
+                probe[2 * i + 1] = rnd.nextLong();
             }
+            assertFalse(checkedBatch(r, probe, size, "absent, size " + size));
+            int k = rnd.nextInt(n);
+            probe[2 * (size - 1)] = his[k];
+            probe[2 * (size - 1) + 1] = los[k];
+            assertTrue(checkedBatch(r, probe, size, "hash " + k + " after misses, size " + size));
         }
     }
 }
