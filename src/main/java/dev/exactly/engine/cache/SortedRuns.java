@@ -415,6 +415,11 @@ public final class SortedRuns implements ResidentHashes {
                 return true;
             }
         }
+        return hotContains(hi, lo);
+    }
+
+    /** One linear scan of the hot buffer for one hash. */
+    private boolean hotContains(long hi, long lo) {
         long[] h = hot;
         for (int i = 0, n = 2 * hotCount; i < n; i += 2) {
             if (h[i] == hi && h[i + 1] == lo) {
@@ -450,15 +455,20 @@ public final class SortedRuns implements ResidentHashes {
         return hotContainsAny(probed, n);
     }
 
-    /** Hot-buffer products (probed x hot) up to which a nested scan beats building a table. */
+    /** Probed hashes up to which one linear scan of the hot buffer each beats building a table. */
+    static final int HOT_SCAN_PROBES = 8;
+
+    /** Hot-buffer products (probed x hot) up to which one scan per probed hash beats a table. */
     static final int NESTED_SCAN_LIMIT = 4096;
 
     /**
-     * The hot buffer's part of {@link #containsAny}: the buffer is unsorted, so past a small size
-     * the probed hashes go into a small open-addressing table (linear probing) and the buffer is
-     * read once: O(hot + n) instead of O(hot * n). The table has at least eight times as many slots
-     * as hashes: most buffered hashes then meet an empty slot at once, a branch the processor
-     * predicts (at half full, about three times slower per buffered hash when measured).
+     * The hot buffer's part of {@link #containsAny}: the buffer is unsorted. Few probed hashes (at
+     * most {@value #HOT_SCAN_PROBES}, or a small buffer) are each looked for by one linear scan,
+     * the loop of {@link #contains}. Past that the probed hashes go into a small open-addressing
+     * table (linear probing) and the buffer is read once: O(hot + n) instead of O(hot * n). The
+     * table has at least eight times as many slots as hashes: most buffered hashes then meet an
+     * empty slot at once, a branch the processor predicts (at half full, about three times slower
+     * per buffered hash when measured).
      */
     private boolean hotContainsAny(long[] probed, int n) {
         long[] h = hot;
@@ -466,15 +476,8 @@ public final class SortedRuns implements ResidentHashes {
         if (m == 0) {
             return false;
         }
-        if ((long) n * m <= NESTED_SCAN_LIMIT) {
-            for (int j = 0; j < 2 * m; j += 2) {
-                for (int i = 0; i < n; i++) {
-                    if (probed[2 * i] == h[j] && probed[2 * i + 1] == h[j + 1]) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+        if (n <= HOT_SCAN_PROBES || (long) n * m <= NESTED_SCAN_LIMIT) {
+            return hotScanAny(probed, n);
         }
         int size = Integer.highestOneBit(2 * n - 1) << 3;
         int mask = size - 1;
@@ -493,6 +496,16 @@ public final class SortedRuns implements ResidentHashes {
                 if (probed[2 * (e - 1)] == x && probed[2 * (e - 1) + 1] == y) {
                     return true;
                 }
+            }
+        }
+        return false;
+    }
+
+    /** One linear scan of the hot buffer per probed hash. */
+    private boolean hotScanAny(long[] probed, int n) {
+        for (int i = 0; i < n; i++) {
+            if (hotContains(probed[2 * i], probed[2 * i + 1])) {
+                return true;
             }
         }
         return false;
