@@ -43,14 +43,15 @@ import java.util.List;
  * binary search of the rest only in a crowded bucket). The first two passes are plain loads with
  * no branch on the data, so the processor has many cache misses in flight at once instead of
  * about two in a row per probe; the third then finds its pairs in cache, and skips a bucket whose
- * first pair is already above the probe. The hot buffer is unsorted: a batch reads it once against
- * a small hash table of the probes. Expiry ({@link #expireBefore}) drops whole
- * runs from the front only when the newest hash of the run is older than the cutoff, so the
- * resident set is always a superset of the hashes younger than the cutoff. Extra residency: with a
- * monotone clock, only the oldest remaining run can hold hashes older than the cutoff, so fewer than
- * {@value #MAX_RUN_HASHES} stale hashes stay resident, and fewer than {@value #BLOCK_HASHES} for a
- * list never large enough to merge (as before merging existed); in general fewer than the size of
- * the front run, which was at most 1/{@value #RESIDENCY_RATIO} of the list when it was built.
+ * first pair is already above the probe. The hot buffer is unsorted: a batch of a few hashes
+ * scans it once per hash, a larger one reads it once against a small hash table of the probes.
+ * Expiry ({@link #expireBefore}) drops whole runs from the front only when the newest hash of the
+ * run is older than the cutoff, so the resident set is always a superset of the hashes younger
+ * than the cutoff. Extra residency: with a monotone clock, only the oldest remaining run can hold
+ * hashes older than the cutoff, so fewer than {@value #MAX_RUN_HASHES} stale hashes stay resident,
+ * and fewer than {@value #BLOCK_HASHES} for a list never large enough to merge (as before merging
+ * existed); in general fewer than the size of the front run, which was at most 1/{@value
+ * #RESIDENCY_RATIO} of the list when it was built.
  *
  * <p>Why runs and not a hash map: a hash lives independently in every run that holds it, so a
  * hash stored twice in the window stays known until its youngest run expires, with no reference
