@@ -66,9 +66,10 @@ public interface ResidentHashes {
     }
 
     /**
-     * Batch membership: true when any of the probed hashes is resident.
+     * Batch membership: true when any of the probed hashes is resident, the answer {@link
+     * #contains} gives for some one of them. Only the first {@code n} pairs are looked at.
      *
-     * @param probed pairs (high, low) of the hashes to look up
+     * @param probed pairs (high, low) of the hashes to look up; neither reordered nor written
      * @param n      number of pairs in {@code probed} (0 finds nothing)
      */
     boolean containsAny(long[] probed, int n);

@@ -37,14 +37,21 @@ import java.util.List;
  * bucket starts, about 1 byte per hash; accounting stays about 17 bytes per hash.
  *
  * <p>Membership is one fenced binary search per run (about two cache misses each) and a linear
- * scan of the hot buffer. A batch lookup ({@link #containsAny}) walks the runs once and searches
- * every probed hash in each while the run is in cache. Expiry ({@link #expireBefore}) drops whole
- * runs from the front only when the newest hash of the run is older than the cutoff, so the
- * resident set is always a superset of the hashes younger than the cutoff. Extra residency: with a
- * monotone clock, only the oldest remaining run can hold hashes older than the cutoff, so fewer than
- * {@value #MAX_RUN_HASHES} stale hashes stay resident, and fewer than {@value #BLOCK_HASHES} for a
- * list never large enough to merge (as before merging existed); in general fewer than the size of
- * the front run, which was at most 1/{@value #RESIDENCY_RATIO} of the list when it was built.
+ * scan of the hot buffer. A batch lookup ({@link #containsAny}) visits each run once, newest
+ * first, in three passes over the probed hashes: it reads every probe's fence bucket start, then
+ * the first pair of every probe's bucket, then searches each bucket (a short forward scan, a
+ * binary search of the rest only in a crowded bucket). The first two passes are plain loads with
+ * no branch on the data, so the processor has many cache misses in flight at once instead of
+ * about two in a row per probe; the third then finds its pairs in cache, and skips a bucket whose
+ * first pair is already above the probe. The hot buffer is unsorted: a batch of a few hashes
+ * scans it once per hash, a larger one reads it once against a small hash table of the probes.
+ * Expiry ({@link #expireBefore}) drops whole runs from the front only when the newest hash of the
+ * run is older than the cutoff, so the resident set is always a superset of the hashes younger
+ * than the cutoff. Extra residency: with a monotone clock, only the oldest remaining run can hold
+ * hashes older than the cutoff, so fewer than {@value #MAX_RUN_HASHES} stale hashes stay resident,
+ * and fewer than {@value #BLOCK_HASHES} for a list never large enough to merge (as before merging
+ * existed); in general fewer than the size of the front run, which was at most 1/{@value
+ * #RESIDENCY_RATIO} of the list when it was built.
  *
  * <p>Why runs and not a hash map: a hash lives independently in every run that holds it, so a
  * hash stored twice in the window stays known until its youngest run expires, with no reference
@@ -111,6 +118,12 @@ public final class SortedRuns implements ResidentHashes {
         return (int) (hi >> (64 - bits)) + (1 << (bits - 1));
     }
 
+    /**
+     * Pairs a batch lookup scans forward in a fence bucket before it binary-searches the bucket's
+     * rest: a bucket holds four to eight pairs on average, so the scan almost always ends first.
+     */
+    static final int SCAN_STEPS = 8;
+
     /** An immutable sorted run, stored in chunks, with its fence index. */
     private static final class Run {
         final long[][] chunks;
@@ -164,6 +177,69 @@ public final class SortedRuns implements ResidentHashes {
                 from = end;
             }
             return false;
+        }
+
+        /**
+         * True when one of the first {@code n} probed pairs is in this run. Three passes (see the
+         * class doc): every probe's bucket start into {@code at}, the high half of the pair there
+         * into {@code first}, then the search of each bucket: a forward scan of up to {@value
+         * #SCAN_STEPS} pairs from its start and, if the bucket goes on, a binary search of its
+         * rest, so a crowded bucket (skewed hashes) costs a logarithmic search, as in {@link
+         * #contains}. The probes need no order.
+         *
+         * @param at    scratch of at least {@code n} ints
+         * @param first scratch of at least {@code n} longs
+         */
+        boolean containsAnyOf(long[] probed, int n, int[] at, long[] first) {
+            for (int i = 0; i < n; i++) {
+                at[i] = starts[bucket(probed[2 * i], bits)];
+            }
+            int last = count - 1; // a run holds at least one pair
+            for (int i = 0; i < n; i++) {
+                int j = Math.min(at[i], last);
+                first[i] = chunks[j >>> CHUNK_SHIFT][(j & CHUNK_MASK) << 1];
+            }
+            for (int i = 0; i < n; i++) {
+                long hi = probed[2 * i];
+                if (first[i] > hi) {
+                    continue; // the bucket starts above the probe (or is empty, its successor's pair)
+                }
+                long lo = probed[2 * i + 1];
+                int j = at[i];
+                int to = starts[bucket(hi, bits) + 1];
+                int scanned = Math.min(to, j + SCAN_STEPS);
+                while (j < scanned && below(j, hi, lo)) {
+                    j++;
+                }
+                if (j == scanned && j < to) {
+                    j = lowerBound(j, to, hi, lo);
+                }
+                if (j < to && hi(j) == hi && lo(j) == lo) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** True when the pair at {@code pos} orders before (hi, lo). */
+        private boolean below(int pos, long hi, long lo) {
+            long[] c = chunks[pos >>> CHUNK_SHIFT];
+            int k = (pos & CHUNK_MASK) << 1;
+            long h = c[k];
+            return h < hi || (h == hi && c[k + 1] < lo);
+        }
+
+        /** The first position in [from, to) whose pair is not below (hi, lo), or {@code to}. */
+        private int lowerBound(int from, int to, long hi, long lo) {
+            while (from < to) {
+                int m = (from + to) >>> 1;
+                if (below(m, hi, lo)) {
+                    from = m + 1;
+                } else {
+                    to = m;
+                }
+            }
+            return from;
         }
 
         long bytes() {
@@ -340,6 +416,11 @@ public final class SortedRuns implements ResidentHashes {
                 return true;
             }
         }
+        return hotContains(hi, lo);
+    }
+
+    /** One linear scan of the hot buffer for one hash. */
+    private boolean hotContains(long hi, long lo) {
         long[] h = hot;
         for (int i = 0, n = 2 * hotCount; i < n; i += 2) {
             if (h[i] == hi && h[i + 1] == lo) {
@@ -350,21 +431,24 @@ public final class SortedRuns implements ResidentHashes {
     }
 
     /**
-     * Batch membership: true when any of the probed hashes is resident. Walks the runs once,
-     * newest first, searching every probed hash in a run while it is in cache.
+     * Batch membership: true when any of the first {@code n} probed hashes is resident; the same
+     * answer as {@link #contains} asked of each. A single hash is one {@link #contains}; a batch
+     * visits each run once, newest first, in three passes (see the class doc), then reads the hot
+     * buffer once. The caller's array is only read.
      *
-     * @param probed pairs (high, low) of the hashes to look up
-     * @param n      number of pairs in {@code probed}
+     * @param probed pairs (high, low) of the hashes to look up, in any order
+     * @param n      number of pairs in {@code probed} (0 finds nothing)
      */
     @Override
     public boolean containsAny(long[] probed, int n) {
-        if (n == 0) {
-            return false;
+        if (n <= 1) {
+            return n == 1 && contains(probed[0], probed[1]);
         }
-        for (int r = runs.size() - 1; r >= 0; r--) {
-            Run b = runs.get(r);
-            for (int i = 0; i < n; i++) {
-                if (b.contains(probed[2 * i], probed[2 * i + 1])) {
+        if (!runs.isEmpty()) {
+            int[] at = new int[n];
+            long[] first = new long[n];
+            for (int r = runs.size() - 1; r >= 0; r--) {
+                if (runs.get(r).containsAnyOf(probed, n, at, first)) {
                     return true;
                 }
             }
@@ -372,13 +456,20 @@ public final class SortedRuns implements ResidentHashes {
         return hotContainsAny(probed, n);
     }
 
-    /** Hot-buffer products (probed x hot) up to which a nested scan beats building a table. */
+    /** Probed hashes up to which one linear scan of the hot buffer each beats building a table. */
+    static final int HOT_SCAN_PROBES = 8;
+
+    /** Hot-buffer products (probed x hot) up to which one scan per probed hash beats a table. */
     static final int NESTED_SCAN_LIMIT = 4096;
 
     /**
-     * The hot buffer's part of {@link #containsAny}: the buffer is unsorted, so past a small size
-     * the probed hashes go into a small open-addressing table (linear probing, at least twice as
-     * many slots as hashes) and the buffer is read once: O(hot + n) instead of O(hot * n).
+     * The hot buffer's part of {@link #containsAny}: the buffer is unsorted. Few probed hashes (at
+     * most {@value #HOT_SCAN_PROBES}, or a small buffer) are each looked for by one linear scan,
+     * the loop of {@link #contains}. Past that the probed hashes go into a small open-addressing
+     * table (linear probing) and the buffer is read once: O(hot + n) instead of O(hot * n). The
+     * table has at least eight times as many slots as hashes: most buffered hashes then meet an
+     * empty slot at once, a branch the processor predicts (at half full, about three times slower
+     * per buffered hash when measured).
      */
     private boolean hotContainsAny(long[] probed, int n) {
         long[] h = hot;
@@ -386,17 +477,10 @@ public final class SortedRuns implements ResidentHashes {
         if (m == 0) {
             return false;
         }
-        if ((long) n * m <= NESTED_SCAN_LIMIT) {
-            for (int j = 0; j < 2 * m; j += 2) {
-                for (int i = 0; i < n; i++) {
-                    if (probed[2 * i] == h[j] && probed[2 * i + 1] == h[j + 1]) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+        if (n <= HOT_SCAN_PROBES || (long) n * m <= NESTED_SCAN_LIMIT) {
+            return hotScanAny(probed, n);
         }
-        int size = Integer.highestOneBit(2 * n - 1) << 1;
+        int size = Integer.highestOneBit(2 * n - 1) << 3;
         int mask = size - 1;
         int[] slots = new int[size]; // 0 = empty, else index + 1 of a probed hash
         for (int i = 0; i < n; i++) {
@@ -413,6 +497,16 @@ public final class SortedRuns implements ResidentHashes {
                 if (probed[2 * (e - 1)] == x && probed[2 * (e - 1) + 1] == y) {
                     return true;
                 }
+            }
+        }
+        return false;
+    }
+
+    /** One linear scan of the hot buffer per probed hash. */
+    private boolean hotScanAny(long[] probed, int n) {
+        for (int i = 0; i < n; i++) {
+            if (hotContains(probed[2 * i], probed[2 * i + 1])) {
+                return true;
             }
         }
         return false;

@@ -1,5 +1,6 @@
 package dev.exactly.engine.cache;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -77,6 +78,29 @@ abstract class ResidentHashesContract {
             assertTrue(s.containsAny(probe, 100), "hash " + i + " at batch position " + at);
         }
         assertFalse(s.containsAny(new long[] {his[0], los[0]}, 0));
+    }
+
+    @Test
+    void aBatchLookupReadsOnlyItsFirstNPairsAndLeavesTheCallersArrayAsItWas() {
+        ResidentHashes s = create();
+        Random rnd = new Random(25);
+        long[] his = new long[MANY];
+        long[] los = new long[MANY];
+        for (int i = 0; i < MANY; i++) {
+            his[i] = rnd.nextLong();
+            los[i] = rnd.nextLong();
+            s.add(his[i], los[i], i, i);
+        }
+        long[] probe = new long[2 * 301];
+        for (int i = 0; i < probe.length; i++) {
+            probe[i] = rnd.nextLong(); // unsorted, none resident
+        }
+        probe[2 * 300] = his[MANY / 2]; // a resident hash just past the batch
+        probe[2 * 300 + 1] = los[MANY / 2];
+        long[] before = probe.clone();
+        assertFalse(s.containsAny(probe, 300), "the pair past n is not part of the batch");
+        assertTrue(s.containsAny(probe, 301));
+        assertArrayEquals(before, probe, "the caller's array is neither reordered nor written");
     }
 
     @Test

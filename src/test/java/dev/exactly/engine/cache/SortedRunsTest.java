@@ -485,4 +485,243 @@ class SortedRunsTest extends ResidentHashesContract {
             }
         }
     }
+
+    // ---- batch lookup: each run visited once per batch, in passes over the probes ----
+
+    /** What {@link SortedRuns#containsAny} must answer: some one of the n pairs is resident. */
+    static boolean anyByOne(SortedRuns r, long[] probed, int n) {
+        for (int i = 0; i < n; i++) {
+            if (r.contains(probed[2 * i], probed[2 * i + 1])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Asserts the batch answer equals the per-hash answer and leaves the array as it was. */
+    static boolean checkedBatch(SortedRuns r, long[] probed, int n, String what) {
+        long[] before = probed.clone();
+        boolean any = r.containsAny(probed, n);
+        assertEquals(anyByOne(r, probed, n), any, what);
+        assertArrayEquals(before, probed, "the caller's array is unchanged: " + what);
+        return any;
+    }
+
+    /** A list of every kind of run: merged runs of both levels, blocks, a hot buffer. */
+    static SortedRuns mixed(Random rnd, int n, long[] his, long[] los) {
+        SortedRuns r = new SortedRuns();
+        for (int i = 0; i < n; i++) {
+            his[i] = i % 5 == 0 && i > 0 ? his[i - 1] : rnd.nextLong(); // equal high halves too
+            los[i] = rnd.nextLong();
+            r.add(his[i], los[i], i, i);
+        }
+        return r;
+    }
+
+    /** Rule: on a list of merged runs, blocks and a hot buffer, a batch of any size answers as
+     * the per-hash lookups do, for batches of absent hashes and batches holding one resident. */
+    @Test
+    void aBatchAnswersAsPerHashLookupsOnEveryKindOfRunWhateverItsSize() {
+        Random rnd = new Random(31);
+        int n = 600_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        SortedRuns r = mixed(rnd, n, his, los);
+        assertEquals(SortedRuns.MAX_LEVEL, r.levels()[0], "merged runs of the top level");
+        assertEquals(0, r.levels()[r.runs() - 1], "a block last");
+        assertTrue(r.hotHashes() > 0, "and a hot buffer");
+        for (int size : new int[] {1, 2, 3, 8, 9, 100, 400, 5_000}) {
+            for (int round = 0; round < 6; round++) {
+                long[] probe = new long[2 * size];
+                for (int i = 0; i < probe.length; i++) {
+                    probe[i] = rnd.nextLong();
+                }
+                assertFalse(checkedBatch(r, probe, size, "absent, size " + size), "absent, size " + size);
+                // one resident hash: from the oldest run, a middle one, the last block, the hot buffer
+                int[] from = {rnd.nextInt(1_000), n / 2 + rnd.nextInt(1_000), n - r.hotHashes() - 1 - rnd.nextInt(100),
+                        n - 1 - rnd.nextInt(r.hotHashes())};
+                int which = from[round % from.length];
+                int at = rnd.nextInt(size);
+                probe[2 * at] = his[which];
+                probe[2 * at + 1] = los[which];
+                assertTrue(checkedBatch(r, probe, size, "hash " + which + " at " + at + " of " + size));
+            }
+        }
+    }
+
+    /** Rule: a probe repeated in the batch is answered as once, present or absent, wherever the
+     * repeats sit. */
+    @Test
+    void duplicateProbesAreAnsweredAsOne() {
+        Random rnd = new Random(32);
+        int n = 200_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        SortedRuns r = mixed(rnd, n, his, los);
+        long absentHi = rnd.nextLong();
+        long absentLo = rnd.nextLong();
+        long[] probe = new long[2 * 400];
+        for (int i = 0; i < 400; i++) {
+            probe[2 * i] = i % 2 == 0 ? absentHi : rnd.nextLong();
+            probe[2 * i + 1] = i % 2 == 0 ? absentLo : rnd.nextLong();
+        }
+        assertFalse(checkedBatch(r, probe, 400, "one absent hash 200 times"));
+        // the same resident hash many times, and a resident hash just after a run of repeats
+        int k = 12_345;
+        for (int i = 0; i < 400; i += 3) {
+            probe[2 * i] = his[k];
+            probe[2 * i + 1] = los[k];
+        }
+        assertTrue(checkedBatch(r, probe, 400, "one resident hash 134 times"));
+        long[] repeats = new long[2 * 50];
+        for (int i = 0; i < 49; i++) {
+            repeats[2 * i] = his[k];
+            repeats[2 * i + 1] = los[k] - 1; // absent (unless drawn, checked by the oracle)
+        }
+        repeats[2 * 49] = his[k];
+        repeats[2 * 49 + 1] = los[k];
+        assertTrue(checkedBatch(r, repeats, 50, "repeats before the resident hash of the same high half"));
+    }
+
+    /** Rule: the low half decides: probes that share a resident hash's high half but not its low
+     * half are misses, in a bucket of a few pairs and in a bucket crowded with equal high halves. */
+    @Test
+    void probesEqualAtTheHighHalfButNotTheLowAreMisses() {
+        Random rnd = new Random(33);
+        int n = 200_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        SortedRuns r = mixed(rnd, n, his, los);
+        long[] probe = new long[2 * 400];
+        for (int i = 0; i < 400; i++) {
+            int k = rnd.nextInt(n);
+            probe[2 * i] = his[k];
+            probe[2 * i + 1] = los[k] + (i % 2 == 0 ? 1 : -1);
+        }
+        boolean any = checkedBatch(r, probe, 400, "near misses");
+        assertFalse(any, "near misses (the random low halves are not resident)");
+        probe[2 * 399] = his[77];
+        probe[2 * 399 + 1] = los[77];
+        assertTrue(checkedBatch(r, probe, 400, "near misses and one hit"));
+
+        // every hash with one high half: each bucket search goes past the short scan into the
+        // binary search, and the buckets of merged runs span chunks
+        SortedRuns crowded = new SortedRuns();
+        int m = 600_000;
+        for (int i = 0; i < m; i++) {
+            crowded.add(7, 2L * i, i, i); // even low halves
+        }
+        assertTrue(crowded.wellFormed());
+        assertEquals(SortedRuns.MAX_LEVEL, crowded.levels()[0]);
+        for (int size : new int[] {1, 2, 9, 400}) {
+            long[] odd = new long[2 * size];
+            for (int i = 0; i < size; i++) {
+                odd[2 * i] = 7;
+                odd[2 * i + 1] = 2L * rnd.nextInt(m) + 1;
+            }
+            assertFalse(checkedBatch(crowded, odd, size, "odd low halves, size " + size));
+            for (int edge : new int[] {0, SortedRuns.CHUNK_HASHES - 1, SortedRuns.CHUNK_HASHES,
+                    SortedRuns.MAX_RUN_HASHES - 1, SortedRuns.MAX_RUN_HASHES, m - 1}) {
+                long[] hit = odd.clone();
+                hit[2 * (size - 1) + 1] = 2L * edge;
+                assertTrue(checkedBatch(crowded, hit, size, "even low half " + edge + ", size " + size));
+            }
+        }
+        long[] outside = {6, 0, 7, -1, 7, 2L * m, 8, 0};
+        assertFalse(checkedBatch(crowded, outside, 4, "around the crowded high half"));
+    }
+
+    /** Rule: probes whose high halves sit on the fence buckets' edges (of every run's index size)
+     * and at the extremes are found when resident and missed when not. */
+    @Test
+    void probesAtFenceBucketEdgesAreAnsweredExactly() {
+        Random rnd = new Random(34);
+        SortedRuns r = new SortedRuns();
+        int n = 300_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        int top = SortedRuns.indexBits(SortedRuns.MAX_RUN_HASHES); // the finest index: its edges are every run's
+        for (int i = 0; i < n; i++) {
+            long edge = (long) (rnd.nextInt(1 << top) - (1 << (top - 1))) << (64 - top);
+            his[i] = switch (i % 5) {
+                case 0 -> edge - 1;
+                case 1 -> edge;
+                case 2 -> edge + 1;
+                case 3 -> i % 2 == 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+                default -> rnd.nextLong();
+            };
+            los[i] = rnd.nextLong();
+            r.add(his[i], los[i], i, i);
+        }
+        assertTrue(r.wellFormed());
+        for (int round = 0; round < 200; round++) {
+            int size = 1 + rnd.nextInt(500);
+            long[] probe = new long[2 * size];
+            for (int i = 0; i < size; i++) {
+                int k = rnd.nextInt(n);
+                probe[2 * i] = his[k];
+                probe[2 * i + 1] = rnd.nextLong(); // the edge's high half, an absent low half
+            }
+            assertFalse(checkedBatch(r, probe, size, "edges, absent, round " + round));
+            int k = rnd.nextInt(n);
+            int at = rnd.nextInt(size);
+            probe[2 * at] = his[k];
+            probe[2 * at + 1] = los[k];
+            assertTrue(checkedBatch(r, probe, size, "edges, hash " + k + ", round " + round));
+        }
+    }
+
+    /** Rule: an empty batch finds nothing, even when the array holds resident hashes; a batch of
+     * one is a single lookup; with no sealed run the hot buffer alone answers. */
+    @Test
+    void anEmptyBatchFindsNothingAndABatchOfOneIsALookup() {
+        Random rnd = new Random(35);
+        int n = 3 * B + 17;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        SortedRuns r = mixed(rnd, n, his, los);
+        assertFalse(r.containsAny(new long[] {his[0], los[0]}, 0));
+        assertFalse(r.containsAny(new long[0], 0));
+        for (int i = 0; i < n; i += 97) {
+            assertTrue(checkedBatch(r, new long[] {his[i], los[i]}, 1, "hash " + i));
+            assertFalse(checkedBatch(r, new long[] {his[i], ~los[i]}, 1, "near miss " + i));
+        }
+        SortedRuns hotOnly = new SortedRuns();
+        hotOnly.add(5, 6, 0, 0);
+        assertEquals(0, hotOnly.runs());
+        assertTrue(checkedBatch(hotOnly, new long[] {1, 2, 5, 6}, 2, "hot buffer only"));
+        assertFalse(checkedBatch(hotOnly, new long[] {1, 2, 5, 7}, 2, "hot buffer only"));
+    }
+
+    /** Rule: a probe whose bucket is empty, or lies past every pair of a run, or starts above the
+     * probe, is a miss, and a resident hash beside such probes is still found. */
+    @Test
+    void probesInEmptyBucketsAndPastEveryPairAreMisses() {
+        Random rnd = new Random(36);
+        SortedRuns r = new SortedRuns();
+        int n = 200_000;
+        long[] his = new long[n];
+        long[] los = new long[n];
+        for (int i = 0; i < n; i++) {
+            his[i] = -1 - (rnd.nextLong() >>> 2); // the lower quarter of the order only: upper buckets empty
+            los[i] = rnd.nextLong();
+            r.add(his[i], los[i], i, i);
+        }
+        for (int size : new int[] {2, 9, 400}) {
+            long[] probe = new long[2 * size];
+            for (int i = 0; i < size; i++) {
+                probe[2 * i] = switch (i % 3) {
+                    case 0 -> rnd.nextLong() >>> 1;           // past every pair of every run
+                    case 1 -> Long.MIN_VALUE;                 // below every pair: the first bucket
+                    default -> -1 - (rnd.nextLong() >>> 2);   // among the pairs
+                };
+                probe[2 * i + 1] = rnd.nextLong();
+            }
+            assertFalse(checkedBatch(r, probe, size, "absent, size " + size));
+            int k = rnd.nextInt(n);
+            probe[2 * (size - 1)] = his[k];
+            probe[2 * (size - 1) + 1] = los[k];
+            assertTrue(checkedBatch(r, probe, size, "hash " + k + " after misses, size " + size));
+        }
+    }
 }
