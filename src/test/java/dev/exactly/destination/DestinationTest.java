@@ -211,6 +211,19 @@ class DestinationTest {
 
 
 
+    /**
+     * A push request's items: {@code n} new messages of {@code queue}, transactionIds {@code prefix0} …,
+     * spread over partitions {@code p0} … {@code p<partitions - 1>} in turn, each with payload {@code {}}.
+     */
+    private static String items(String queue, String prefix, int n, int partitions) {
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(queue).append("\",\"partition\":\"p").append(i % partitions)
+                    .append("\",\"transactionId\":\"").append(prefix).append(i).append("\",\"payload\":{}}");
+        }
+        return items.toString();
+    }
+
     private List<Received> of(String queue) {
         return received.stream().filter(r -> queue.equals(r.h("Exactly-Queue"))).toList();
     }
@@ -847,11 +860,7 @@ class DestinationTest {
     void theStopWaitsForTheAttemptsUnderWay() throws Exception {
         String queue = fresh("dest-stopwait");
         String name = destination(queue, "stopwait", ",\"ordered\":false,\"timeoutMs\":30000");
-        StringBuilder items = new StringBuilder();
-        for (int i = 0; i < 4; i++) {
-            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(queue)
-                    .append("\",\"partition\":\"p\",\"transactionId\":\"w").append(i).append("\",\"payload\":{}}");
-        }
+        String items = items(queue, "w", 4, 1);
         paceMs.set(1_500);
         try {
             api().body("{\"items\":[" + items + "]}").post("/api/v1/push").then().statusCode(200);
@@ -880,11 +889,7 @@ class DestinationTest {
     void aPopAnsweredAfterTheStopLeavesNoLease() throws Exception {
         String queue = fresh("dest-stoppop");
         String name = destination(queue, "stoppop", ",\"ordered\":false");
-        StringBuilder items = new StringBuilder();
-        for (int i = 0; i < 6; i++) {
-            items.append(i == 0 ? "" : ",").append("{\"queue\":\"").append(queue).append("\",\"partition\":\"p").append(i % 3)
-                    .append("\",\"transactionId\":\"sp").append(i).append("\",\"payload\":{}}");
-        }
+        String items = items(queue, "sp", 6, 3);
         io.vertx.mutiny.sqlclient.SqlConnection blocker = pool.getConnection().await().indefinitely();
         Thread stopper = new Thread(() -> dispatcher.onStop(null), "test-stop");
         boolean locked = true;

@@ -20,6 +20,15 @@ abstract class ResidentHashesContract {
     /** @return a new, empty set of the implementation under test */
     abstract ResidentHashes create();
 
+    /** Adds {@code his.length} random hashes to {@code s}, hash i (kept in his[i], los[i]) at offset and time i. */
+    private static void fill(ResidentHashes s, Random rnd, long[] his, long[] los) {
+        for (int i = 0; i < his.length; i++) {
+            his[i] = rnd.nextLong();
+            los[i] = rnd.nextLong();
+            s.add(his[i], los[i], i, i);
+        }
+    }
+
     /** Enough hashes to leave any small-buffer path of an implementation (several blocks of runs). */
     private static final int MANY = 20_000;
 
@@ -60,11 +69,7 @@ abstract class ResidentHashesContract {
         Random rnd = new Random(22);
         long[] his = new long[MANY];
         long[] los = new long[MANY];
-        for (int i = 0; i < MANY; i++) {
-            his[i] = rnd.nextLong();
-            los[i] = rnd.nextLong();
-            s.add(his[i], los[i], i, i);
-        }
+        fill(s, rnd, his, los);
         long[] misses = new long[2 * 100];
         for (int i = 0; i < misses.length; i++) {
             misses[i] = rnd.nextLong();
@@ -86,11 +91,7 @@ abstract class ResidentHashesContract {
         Random rnd = new Random(25);
         long[] his = new long[MANY];
         long[] los = new long[MANY];
-        for (int i = 0; i < MANY; i++) {
-            his[i] = rnd.nextLong();
-            los[i] = rnd.nextLong();
-            s.add(his[i], los[i], i, i);
-        }
+        fill(s, rnd, his, los);
         long[] probe = new long[2 * 301];
         for (int i = 0; i < probe.length; i++) {
             probe[i] = rnd.nextLong(); // unsorted, none resident
@@ -123,11 +124,7 @@ abstract class ResidentHashesContract {
         Random rnd = new Random(23);
         long[] his = new long[MANY];
         long[] los = new long[MANY];
-        for (int i = 0; i < MANY; i++) {
-            his[i] = rnd.nextLong();
-            los[i] = rnd.nextLong();
-            s.add(his[i], los[i], i, i); // stored at time i
-        }
+        fill(s, rnd, his, los); // hash i stored at time i
         for (int cutoff = 0; cutoff <= MANY; cutoff += 3_000) {
             long before = s.hashes();
             long dropped = s.expireBefore(cutoff);

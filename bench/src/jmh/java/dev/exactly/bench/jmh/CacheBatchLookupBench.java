@@ -45,10 +45,7 @@ public class CacheBatchLookupBench {
     @Setup
     public void setUp() {
         SplittableRandom r = new SplittableRandom(42);
-        hashes = new SortedRuns();
-        for (int i = 0; i < resident; i++) {
-            hashes.add(r.nextLong(), r.nextLong(), i, i);
-        }
+        hashes = filled(r, resident);
         batches = new long[BATCHES][2 * n];
         for (long[] b : batches) {
             for (int i = 0; i < b.length; i++) {
@@ -63,5 +60,14 @@ public class CacheBatchLookupBench {
         long[] b = batches[next];
         next = (next + 1) & (BATCHES - 1);
         return hashes.containsAny(b, n);
+    }
+
+    /** A {@link SortedRuns} of {@code resident} random hashes from {@code r}, hash i at offset and time i. */
+    static ResidentHashes filled(SplittableRandom r, int resident) {
+        ResidentHashes h = new SortedRuns();
+        for (int i = 0; i < resident; i++) {
+            h.add(r.nextLong(), r.nextLong(), i, i);
+        }
+        return h;
     }
 }

@@ -1,7 +1,6 @@
 package dev.exactly.bench.jmh;
 
 import dev.exactly.engine.cache.ResidentHashes;
-import dev.exactly.engine.cache.SortedRuns;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -37,10 +36,7 @@ public class CacheMembershipBench {
     @Setup
     public void setUp() {
         SplittableRandom r = new SplittableRandom(42);
-        hashes = new SortedRuns();
-        for (int i = 0; i < resident; i++) {
-            hashes.add(r.nextLong(), r.nextLong(), i, i);
-        }
+        hashes = CacheBatchLookupBench.filled(r, resident);
         for (int i = 0; i < probes.length; i++) {
             probes[i] = r.nextLong();
         }
