@@ -72,8 +72,12 @@ public class DestinationRepository {
     // when nothing does, and the destination started or was marked). Committed asynchronously, as the rest of
     // the dispatcher's bookkeeping (ConsumeRepository#ASYNC_COMMIT), since it runs every CONFIGURED_MARK_EVERY_MS:
     // any later synchronous commit (a push's) flushes it first, so no message is stored durably before a start
-    // that a database crash loses, and a mark lost so is written again by the next one
+    // that a database crash loses, and a mark lost so is written again by the next one. An API destination of
+    // the name on $2 is deleted (api): the configuration takes the name over for good, its figures and cursors
+    // becoming the configured one's, so that removing the configuration later leaves leftovers rather than
+    // bringing back the API destination's settings (its URL, its signing or none)
     private static final String START_UNLESS_HELD = "WITH h AS (" + HELD_ELSEWHERE + "), "
+            + "api AS (DELETE FROM exactly.destinations WHERE name = $1 AND queue = $2 AND NOT EXISTS (SELECT 1 FROM h)), "
             + "s AS (INSERT INTO exactly.destination_state AS t (name, queue, configured_at) "
             + "SELECT $1, $2, now() WHERE NOT EXISTS (SELECT 1 FROM h) "
             + "ON CONFLICT (name) DO UPDATE SET configured_at = EXCLUDED.configured_at WHERE t.queue = $2 "

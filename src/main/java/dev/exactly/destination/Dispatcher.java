@@ -392,6 +392,12 @@ public class Dispatcher {
         }
         if (workers != null && config.mode() == DeliveryConfig.Mode.TIMER) {
             awaitAttemptsUnderWay(stopSignalledAt + TimeUnit.MILLISECONDS.toNanos(config.stopWaitMs()));
+            int busy = workers.getActiveCount() + senders.getActiveCount();
+            if (busy > 0) {
+                LOG.infof("destinations: the stop cuts off what is still under way after exactly.delivery.stop-wait-ms "
+                        + "(%d ms; %d threads busy): those messages are sent again after the restart, or by another instance",
+                        config.stopWaitMs(), busy);
+            }
         }
         running = false;
         if (workers != null) {

@@ -79,10 +79,7 @@ class DestinationConfiguredElsewhereTest {
         });
         queue = fresh("cfg-elsewhere");
         name = fresh("cfg");
-        Map<String, DestinationsConfig.Destination> all = Map.of(name,
-                new ConfiguredDestinationsTest.Keys(queue, "http", Map.of("url", receiverUrl(server, "/hook"))));
-        a = new Dispatcher(delivery, new ConfiguredDestinations(() -> all, delivery, Map.of()), repository, consume, stats,
-                vertx, registry, drains, trigger);
+        a = instanceA();
         a.onStart(null);
         await("A started its configured destination (its figures row)", () -> figuresRows() == 1);
     }
@@ -190,6 +187,55 @@ class DestinationConfiguredElsewhereTest {
         await("A delivered the message stored after its new start", () -> received.size() == 2);
         assertTrue(received.get(1).startsWith("/hook after "), received.toString());
         api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(409);
+    }
+
+    /**
+     * A configured destination takes over an API destination of its name on its queue for good: the
+     * API destination's row is deleted at the configured start (its figures and cursors kept as the
+     * configured one's), so that once the configuration is gone everywhere (A stopped, its mark
+     * stale) the name is a removed destination's leftovers: not listed, nothing sent to the API
+     * destination's URL, unsigned, as it was before the configuration took it.
+     */
+    @Test
+    void aConfigurationTakesAnApiDestinationOverForGood() throws Exception {
+        a.onStop(null);
+        a = null;
+        pool.preparedQuery("UPDATE exactly.destination_state SET configured_at = clock_timestamp() - interval '1 hour' "
+                + "WHERE name = $1").execute(Tuple.of(name)).await().indefinitely();
+        api().delete("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(204);
+        api().body("{\"url\":\"" + receiverUrl(server, "/api") + "\"}").put("/api/v1/queues/" + queue + "/destinations/" + name)
+                .then().statusCode(201);
+        push(queue, "p0", "api", "{}");
+        await("the API destination delivered", () -> received.size() == 1);
+        assertTrue(received.get(0).startsWith("/api api "), received.toString());
+
+        Dispatcher again = instanceA();
+        again.onStart(null);
+        try {
+            await("the configured start took the API destination over",
+                    () -> count("SELECT count(*) FROM exactly.destinations WHERE name = $1") == 0);
+            assertEquals(1L, figuresRows(), "the figures row kept");
+            Thread.sleep(1_500); // B's next timer rounds: it forgets the API destination it delivered
+            push(queue, "p0", "configured", "{}");
+            await("delivered with the configuration's settings", () -> received.size() == 2);
+            assertTrue(received.get(1).startsWith("/hook configured "), received.toString());
+        } finally {
+            again.onStop(null);
+        }
+        pool.preparedQuery("UPDATE exactly.destination_state SET configured_at = clock_timestamp() - interval '1 hour' "
+                + "WHERE name = $1").execute(Tuple.of(name)).await().indefinitely();
+        api().get("/api/v1/queues/" + queue + "/destinations/" + name).then().statusCode(404);
+        push(queue, "p0", "after", "{}");
+        Thread.sleep(1_500); // the application's timer rounds: a send to /api would arrive by now
+        assertEquals(2, received.size(), "nothing sent once the configuration is gone: " + received);
+    }
+
+    /** A dispatcher (instance A) whose configuration defines the destination {@link #name} on {@link #queue}, to {@code /hook}. */
+    private Dispatcher instanceA() {
+        Map<String, DestinationsConfig.Destination> all = Map.of(name,
+                new ConfiguredDestinationsTest.Keys(queue, "http", Map.of("url", receiverUrl(server, "/hook"))));
+        return new Dispatcher(delivery, new ConfiguredDestinations(() -> all, delivery, Map.of()), repository, consume, stats,
+                vertx, registry, drains, trigger);
     }
 
     private long figuresRows() {
