@@ -364,8 +364,8 @@ public class DestinationResource {
             return store.configuredQueue(name).<Destination>map(q -> {
                 throw ApiProblem.notFound("queue '" + queue + "' has no destination named '" + name + "'"
                         + (q == null || !q.equals(queue) ? "" : " known to this instance: the configuration of another "
-                        + "running instance defines it (exactly.destinations." + name + ".*); ask that instance, or add it "
-                        + "to this one's configuration"));
+                        + "instance defines it (exactly.destinations." + name + ".*; " + MARKED + "); ask that instance, "
+                        + "or add it to this one's configuration"));
             });
         });
     }
@@ -403,9 +403,16 @@ public class DestinationResource {
      * @param action what to do instead, e.g. "change it there"
      */
     private static ApiProblem configuredElsewhere(String name, String queue, String action) {
-        return conflict(name, "destination '" + name + "' is defined in the configuration of a running instance "
-                + "(exactly.destinations." + name + ".*, on queue '" + queue + "'), whichever instance answers: " + action);
+        return conflict(name, "destination '" + name + "' is defined in the configuration of another instance "
+                + "(exactly.destinations." + name + ".*, on queue '" + queue + "'; " + MARKED + "), whichever instance "
+                + "answers: " + action + ", or, once no instance configures it, wait until "
+                + DestinationRepository.CONFIGURED_LIVE_MS / 1000 + " s after its last mark");
     }
+
+    /** How the database knows another instance's configured destination, as the 404 and 409 say it. */
+    private static final String MARKED = "an instance marks the configured destinations it runs every "
+            + DestinationRepository.CONFIGURED_MARK_EVERY_MS / 1000 + " s, and this one was marked less than "
+            + DestinationRepository.CONFIGURED_LIVE_MS / 1000 + " s ago";
 
     private static ApiProblem conflict(String name, String why) {
         return new ApiProblem(409, "destination-conflict", "Destination conflict", why, List.of(new FieldError(null, "name", why)));
