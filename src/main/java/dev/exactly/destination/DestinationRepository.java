@@ -96,10 +96,12 @@ public class DestinationRepository {
     // destination keeps its figures row and cursors
     private static final String LEFT_ON = "SELECT 1 FROM exactly.destination_state s WHERE s.name = $1 AND s.queue = $2 "
             + "AND NOT EXISTS (SELECT 1 FROM exactly.destinations d WHERE d.name = $1)";
-    // answers whether the row deleted carried a live configured mark: the delete then rolls back (409). The row
-    // lock the DELETE takes orders it with a mark being written: the mark's new time is what it reads
-    private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1 "
-            + "RETURNING COALESCE(" + LIVE + ", false) AS configured";
+    // answers the configured mark the deleted row carried (MARK_LIVE then says whether it is live: the delete rolls
+    // back, 409). The row lock the DELETE takes orders it with a mark being written: the mark's new time is what it reads
+    private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1 RETURNING configured_at";
+    // whether the mark the deleted figures row carried ($1) is live: read apart from the DELETE, whose RETURNING
+    // Citus allows no stable function in (now())
+    private static final String MARK_LIVE = "SELECT $1::timestamptz > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds' AS live";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     // the group's cursor rows in ascending partition id, the order fused acks and replays take them in
     // (sql/R__destinations.sql)
@@ -416,12 +418,15 @@ public class DestinationRepository {
                             .flatMap(x -> conn.preparedQuery(DELETE_CURSORS).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_DELIVERIES).execute(Tuple.of(group)))
                             .flatMap(x -> conn.preparedQuery(DELETE_STATE).execute(Tuple.of(name)))
-                            .invoke(state -> {
-                                for (Row r : state) {
-                                    if (r.getBoolean("configured")) {
-                                        throw new ConfiguredElsewhere(name, queue);
-                                    }
-                                }
+                            .flatMap(state -> {
+                                java.time.OffsetDateTime marked = state.size() == 0 ? null
+                                        : state.iterator().next().getOffsetDateTime("configured_at");
+                                return marked == null ? Uni.createFrom().item(state)
+                                        : conn.preparedQuery(MARK_LIVE).execute(Tuple.of(marked)).invoke(live -> {
+                                            if (live.iterator().next().getBoolean("live")) {
+                                                throw new ConfiguredElsewhere(name, queue);
+                                            }
+                                        });
                             })
                             .flatMap(x -> conn.preparedQuery(DELETE_DEAD).execute(Tuple.of(name)))
                             .flatMap(x -> conn.preparedQuery(DELETE_ATTEMPTS).execute(Tuple.of(name)))
