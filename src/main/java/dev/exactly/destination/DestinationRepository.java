@@ -44,7 +44,12 @@ public class DestinationRepository {
     // whether a figures row's configured mark is live (CONFIGURED_LIVE_MS); NULL (false) without a mark. now() (the
     // transaction's start) rather than clock_timestamp(): Citus evaluates a stable function once, on the coordinator,
     // in a write to a reference table; the transactions that read and write the mark are short beside the 60 s
-    private static final String LIVE = "configured_at > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds'";
+    private static final String LIVE = live("configured_at");
+
+    /** SQL: whether the mark {@code at} (an expression of type timestamptz) is live ({@link #CONFIGURED_LIVE_MS}). */
+    private static String live(String at) {
+        return at + " > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds'";
+    }
 
     private static final String COLUMNS = "name, queue, type, url, signing_secret, timeout_ms, max_attempts, "
             + "backoff_ms, backoff_cap_ms, queue_url, event_bus, source, detail_type, region, endpoint, ordered";
@@ -101,7 +106,7 @@ public class DestinationRepository {
     private static final String DELETE_STATE = "DELETE FROM exactly.destination_state WHERE name = $1 RETURNING configured_at";
     // whether the mark the deleted figures row carried ($1) is live: read apart from the DELETE, whose RETURNING
     // Citus allows no stable function in (now())
-    private static final String MARK_LIVE = "SELECT $1::timestamptz > now() - interval '" + CONFIGURED_LIVE_MS + " milliseconds' AS live";
+    private static final String MARK_LIVE = "SELECT " + live("$1::timestamptz") + " AS live";
     private static final String DELETE_DEAD = "DELETE FROM exactly.destination_dead_letters WHERE destination = $1";
     // the group's cursor rows in ascending partition id, the order fused acks and replays take them in
     // (sql/R__destinations.sql)

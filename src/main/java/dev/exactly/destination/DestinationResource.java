@@ -115,8 +115,7 @@ public class DestinationResource {
             }
             dispatcher.replaced(d);
             return created;
-        }).onFailure(DestinationRepository.ConfiguredElsewhere.class)
-                .transform(e -> configuredElsewhere(name, ((DestinationRepository.ConfiguredElsewhere) e).queue(), "change it there"))
+        }).onFailure(DestinationRepository.ConfiguredElsewhere.class).transform(e -> configuredElsewhere(e, "change it there"))
                 .flatMap(created -> viewOf(d).map(v -> Response.status(created ? 201 : 200).entity(v).build()));
     }
 
@@ -202,8 +201,7 @@ public class DestinationResource {
             dispatcher.forget(name);
             dispatcher.refreshSoon();
             return null;
-        }).onFailure(DestinationRepository.ConfiguredElsewhere.class)
-                .transform(e -> configuredElsewhere(name, ((DestinationRepository.ConfiguredElsewhere) e).queue(), "remove it there"))
+        }).onFailure(DestinationRepository.ConfiguredElsewhere.class).transform(e -> configuredElsewhere(e, "remove it there"))
                 .replaceWithVoid();
     }
 
@@ -407,6 +405,12 @@ public class DestinationResource {
                 + "(exactly.destinations." + name + ".*, on queue '" + queue + "'; " + MARKED + "), whichever instance "
                 + "answers: " + action + ", or, once no instance configures it, wait until "
                 + DestinationRepository.CONFIGURED_LIVE_MS / 1000 + " s after its last mark");
+    }
+
+    /** {@link #configuredElsewhere(String, String, String)} for the repository's refusal {@code e}. */
+    private static ApiProblem configuredElsewhere(Throwable e, String action) {
+        DestinationRepository.ConfiguredElsewhere c = (DestinationRepository.ConfiguredElsewhere) e;
+        return configuredElsewhere(c.name(), c.queue(), action);
     }
 
     /** How the database knows another instance's configured destination, as the 404 and 409 say it. */
